@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "gitwire",
+    products: [
+        .library(name: "GitWire", targets: ["GitWire"]),
+        .library(name: "GitWireReplay", targets: ["GitWireReplay"]),
+        .executable(name: "gitwire", targets: ["gitwire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .target(
+            name: "CGitWire",
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("crypto")]
+        ),
+        .target(name: "GitWire", dependencies: ["CGitWire"]),
+        .target(name: "GitWireReplay", dependencies: ["GitWire"]),
+        .executableTarget(
+            name: "gitwire",
+            dependencies: [
+                "GitWire", "GitWireReplay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "GitWireTestSupport", dependencies: ["GitWire"], path: "Tests/GitWireTestSupport"),
+        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireTestSupport"]),
+        .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
+    ]
+)

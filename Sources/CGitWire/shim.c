@@ -1,0 +1,49 @@
+#define _GNU_SOURCE
+#include "CGitWire.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string.h>
+
+int cgw_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int cgw_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int cgw_epoll_wait(int epfd, cgw_epoll_event *events, int max_events, int timeout_ms) {
+    struct epoll_event raw[256];
+    if (max_events > 256) max_events = 256;
+    int count = epoll_wait(epfd, raw, max_events, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        events[i].events = raw[i].events;
+        events[i].token = raw[i].data.u64;
+    }
+    return count;
+}
+
+int cgw_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int cgw_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int cgw_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int cgw_mkstemp_cloexec(char *template_path) { return mkostemp(template_path, O_CLOEXEC); }
+
+int cgw_inflate_init(z_streamp stream) { return inflateInit(stream); }
+
+int cgw_deflate_init(z_streamp stream, int level) { return deflateInit(stream, level); }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+void cgw_sha1_init(cgw_sha1_ctx *ctx) { SHA1_Init(&ctx->ctx); }
+void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count) { SHA1_Update(&ctx->ctx, data, count); }
+void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]) { SHA1_Final(digest, &ctx->ctx); }
+#pragma GCC diagnostic pop

@@ -1,0 +1,98 @@
+import CGitWire
+import Glibc
+
+/// A child process started with pipes on its standard input and output.
+public final class ChildProcess: @unchecked Sendable {
+    /// The process id.
+    public let pid: pid_t
+    private var status: Int32?
+
+    private init(pid: pid_t) { self.pid = pid }
+
+    /// The descriptors of a spawned child: its standard input, output and, if captured, error.
+    struct Pipes {
+        var standardInput: FileDescriptor
+        var standardOutput: FileDescriptor
+        var standardError: FileDescriptor?
+    }
+
+    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`, adding `environment` to this
+    /// process's environment. Standard error is inherited unless `captureStandardError` is set.
+    /// The returned descriptors are non-blocking and close-on-exec.
+    static func spawn(
+        _ arguments: [String], environment: [String: String] = [:], captureStandardError: Bool = false
+    ) throws -> (ChildProcess, Pipes) {
+        ignoreBrokenPipeSignal()
+        let stdin = try makePipe()
+        let stdout = try makePipe()
+        let stderr = captureStandardError ? try makePipe() : nil
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin.read.rawValue, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout.write.rawValue, 1)
+        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr.write.rawValue, 2) }
+
+        var merged: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                merged[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        for (key, value) in environment { merged[key] = value }
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        try? stdin.read.close()
+        try? stdout.write.close()
+        try? stderr?.write.close()
+        guard result == 0 else {
+            try? stdin.write.close()
+            try? stdout.read.close()
+            try? stderr?.read.close()
+            throw SystemCallError("posix_spawn \(arguments[0])", Errno(rawValue: result))
+        }
+        for fd in [stdin.write, stdout.read] + (stderr.map { [$0.read] } ?? []) { try fd.setNonBlocking() }
+        return (ChildProcess(pid: pid), Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read))
+    }
+
+    /// Waits for the process to end and returns its exit code (128 + the signal if a signal ended it).
+    @discardableResult
+    public func wait() throws -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        _ = try retryingInterrupts("waitpid") { waitpid(pid, &raw, 0) }
+        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    /// Sends `SIGTERM`.
+    public func terminate() { if status == nil { kill(pid, SIGTERM) } }
+
+    private static func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
+        var fds: [CInt] = [0, 0]
+        _ = try retryingInterrupts("pipe2") { cgw_pipe_cloexec(&fds) }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+}
+
+/// Makes writes to a closed pipe fail with `EPIPE` instead of killing the process.
+/// Sockets need no such thing: they are written with `MSG_NOSIGNAL`.
+func ignoreBrokenPipeSignal() {
+    _ = brokenPipeSignalIgnored
+}
+
+private let brokenPipeSignalIgnored: Bool = {
+    signal(SIGPIPE, SIG_IGN)
+    return true
+}()

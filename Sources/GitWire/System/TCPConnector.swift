@@ -1,0 +1,119 @@
+/// The state of connecting to a host: the resolved addresses, which one is being tried, and
+/// why earlier ones failed. Used by both the blocking and the run-loop connect.
+struct TCPConnector {
+    let host: String
+    let port: Int
+    let timeout: Duration?
+    private var addresses: [SocketAddress]?
+    private var index = 0
+    private(set) var failures: [(SocketAddress, Errno)] = []
+    /// The address being tried.
+    private(set) var current: SocketAddress?
+
+    init(host: String, port: Int, timeout: Duration?) {
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+    }
+
+    /// Starts a connect to the next address. Returns its socket, and whether it is connected
+    /// already. Throws ``ConnectError`` when no address is left, or ``ResolveError``.
+    mutating func next() throws -> (FileDescriptor, connected: Bool) {
+        if addresses == nil { addresses = try SocketAddress.resolve(host: host, port: port) }
+        while let addresses, index < addresses.count {
+            let address = addresses[index]
+            index += 1
+            current = address
+            let fd = try Socket.makeStream(family: address.family)
+            do {
+                let connected = try Socket.startConnect(fd, to: address)
+                if connected { Socket.setNoDelay(fd) }
+                return (fd, connected)
+            } catch let error as SystemCallError {
+                failures.append((address, error.errno))
+                try? fd.close()
+            }
+        }
+        throw ConnectError(host: host, port: port, failures: failures.map { ($0.0.description, $0.1.description) })
+    }
+
+    /// Checks a socket whose connect was in progress: true if it connected (and `TCP_NODELAY` is
+    /// set); false if it failed, with the failure recorded and the socket closed.
+    mutating func finish(_ fd: FileDescriptor) -> Bool {
+        if let error = Socket.connectError(fd) {
+            if let current { failures.append((current, error)) }
+            try? fd.close()
+            return false
+        }
+        Socket.setNoDelay(fd)
+        return true
+    }
+
+    /// The error for a connect that took longer than ``timeout``.
+    var timeoutError: StreamTimeoutError {
+        StreamTimeoutError(after: timeout ?? .zero, activity: "connecting to \(host) port \(port)")
+    }
+
+    /// Connects, blocking for at most ``timeout`` in all.
+    mutating func connectBlocking() throws -> FileDescriptor {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            let (fd, connected) = try next()
+            if connected { return fd }
+            let left = deadline.map { $0 - ContinuousClock.now }
+            if let left, left <= .zero {
+                try? fd.close()
+                throw timeoutError
+            }
+            if try !Poll.wait(fd, forWriting: true, timeout: left) {
+                try? fd.close()
+                throw timeoutError
+            }
+            if finish(fd) { return fd }
+        }
+    }
+}
+
+/// No address of a host accepted a connection.
+public struct ConnectError: Error, Sendable, CustomStringConvertible {
+    /// The host name.
+    public let host: String
+    /// The port.
+    public let port: Int
+    /// Each address tried, with the reason it failed.
+    public let failures: [(address: String, reason: String)]
+
+    /// Whether every address refused the connection.
+    public var isRefused: Bool { !failures.isEmpty && failures.allSatisfy { $0.reason == Errno.connectionRefused.description } }
+
+    public var description: String {
+        let reasons = failures.map { "\($0.address): \($0.reason)" }.joined(separator: "; ")
+        return "unable to connect to \(host) port \(port): \(failures.isEmpty ? "no address" : reasons)"
+    }
+}
+
+/// A stream operation took longer than its timeout.
+public struct StreamTimeoutError: Error, Sendable, CustomStringConvertible {
+    /// The timeout that passed.
+    public let after: Duration
+    /// What was being done, such as "reading the ref advertisement".
+    public var activity: String
+
+    /// Makes a timeout error.
+    public init(after: Duration, activity: String) {
+        self.after = after
+        self.activity = activity
+    }
+
+    public var description: String { "timed out after \(formatSeconds(after)) \(activity)" }
+}
+
+/// "10 s", "0.5 s": seconds as people write them.
+func formatSeconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    if attoseconds == 0 { return "\(seconds) s" }
+    let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    var text = String(Double(milliseconds) / 1000)
+    if text.hasSuffix(".0") { text.removeLast(2) }
+    return "\(text) s"
+}
