@@ -63,9 +63,15 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Appends the 20 raw bytes to `buffer`.
     public func append(to buffer: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
-        for shift in stride(from: 56, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: middle >> UInt64(shift))) }
-        for shift in stride(from: 24, through: 0, by: -8) { buffer.append(UInt8(truncatingIfNeeded: low >> UInt32(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            buffer.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
+        }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            buffer.append(UInt8(truncatingIfNeeded: middle >> UInt64(shift)))
+        }
+        for shift in stride(from: 24, through: 0, by: -8) {
+            buffer.append(UInt8(truncatingIfNeeded: low >> UInt32(shift)))
+        }
     }
 
     /// The first byte, which picks the fan-out bucket in a pack index.

@@ -9,7 +9,10 @@ public final class RunLoopTimer {
     let action: (RunLoopTimer) -> Void
     let sequence: UInt64
 
-    init(fireDate: ContinuousClock.Instant, interval: Duration?, sequence: UInt64, action: @escaping (RunLoopTimer) -> Void) {
+    init(
+        fireDate: ContinuousClock.Instant, interval: Duration?, sequence: UInt64,
+        action: @escaping (RunLoopTimer) -> Void
+    ) {
         self.fireDate = fireDate
         self.interval = interval
         self.sequence = sequence

@@ -47,8 +47,8 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
@@ -62,7 +62,10 @@ public final class ChildProcess: @unchecked Sendable {
             throw SystemCallError("posix_spawn \(arguments[0])", Errno(rawValue: result))
         }
         for fd in [stdin.write, stdout.read] + (stderr.map { [$0.read] } ?? []) { try fd.setNonBlocking() }
-        return (ChildProcess(pid: pid), Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read))
+        return (
+            ChildProcess(pid: pid),
+            Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read)
+        )
     }
 
     /// Waits for the process to end and returns its exit code (128 + the signal if a signal ended it).

@@ -84,7 +84,9 @@ public final class File {
         var position = offset
         while !rest.isEmpty {
             let written = try rest.withUnsafeBytes { raw in
-                try retryingInterrupts("pwrite \(path)") { pwrite(descriptor.rawValue, raw.baseAddress, raw.count, off_t(position)) }
+                try retryingInterrupts("pwrite \(path)") {
+                    pwrite(descriptor.rawValue, raw.baseAddress, raw.count, off_t(position))
+                }
             }
             rest = rest.dropFirst(written)
             position += Int64(written)

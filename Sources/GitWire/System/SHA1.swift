@@ -24,7 +24,8 @@ public struct SHA1: Sendable {
         withUnsafeMutableBytes(of: &digest) { raw in
             cgw_sha1_final(&context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        return ObjectID(high: UInt64(bigEndian: digest.0), middle: UInt64(bigEndian: digest.1), low: UInt32(bigEndian: digest.2))
+        return ObjectID(
+            high: UInt64(bigEndian: digest.0), middle: UInt64(bigEndian: digest.1), low: UInt32(bigEndian: digest.2))
     }
 
     /// The SHA-1 of `bytes`.

@@ -84,7 +84,9 @@ public struct ConnectError: Error, Sendable, CustomStringConvertible {
     public let failures: [(address: String, reason: String)]
 
     /// Whether every address refused the connection.
-    public var isRefused: Bool { !failures.isEmpty && failures.allSatisfy { $0.reason == Errno.connectionRefused.description } }
+    public var isRefused: Bool {
+        !failures.isEmpty && failures.allSatisfy { $0.reason == Errno.connectionRefused.description }
+    }
 
     public var description: String {
         let reasons = failures.map { "\($0.address): \($0.reason)" }.joined(separator: "; ")

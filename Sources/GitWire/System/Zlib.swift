@@ -106,7 +106,9 @@ public final class Inflater {
                         // Full, but the stream has not ended: one more byte tells "longer" from "needs input".
                         stream.next_out = probePointer
                         stream.avail_out = 1
-                        repeat { status = CGitWire.inflate(&stream, Z_FINISH) } while status == Z_OK && stream.avail_out == 1
+                        repeat {
+                            status = CGitWire.inflate(&stream, Z_FINISH)
+                        } while status == Z_OK && stream.avail_out == 1
                         produced += 1 - Int(stream.avail_out)
                     }
                 }
@@ -144,7 +146,8 @@ public struct InflateSizeError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         if truncated { return "zlib stream truncated after \(produced) of \(expected) bytes" }
-        return "inflated size mismatch: expected \(expected) bytes, got \(produced > expected ? "more" : String(produced))"
+        return
+            "inflated size mismatch: expected \(expected) bytes, got \(produced > expected ? "more" : String(produced))"
     }
 }
 
