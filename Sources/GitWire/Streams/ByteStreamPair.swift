@@ -22,7 +22,10 @@ public struct ByteStreamPair {
     /// Both ends of a Unix socket pair, open already: what one end writes the other reads.
     public static func socketPair() throws -> (ByteStreamPair, ByteStreamPair) {
         let (a, b) = try Socket.makePair()
-        return (ByteStreamPair(socket: a), ByteStreamPair(socket: b))
+        let pairs = (ByteStreamPair(socket: a), ByteStreamPair(socket: b))
+        try pairs.0.open()
+        try pairs.1.open()
+        return pairs
     }
 
     /// Streams over a connected socket, which they own.
@@ -57,6 +60,13 @@ public struct ByteStreamPair {
     public func close() {
         output.close()
         input.close()
+    }
+
+    /// Closes both streams at once; a TCP peer sees the connection reset rather than an orderly
+    /// end. For giving up on a peer that misbehaves.
+    public func abort() {
+        input.channel.prepareAbort()
+        close()
     }
 
     /// Schedules both streams in `loop`.

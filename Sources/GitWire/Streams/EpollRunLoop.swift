@@ -66,9 +66,12 @@ public final class EpollRunLoop {
             if !pendingEvents.isEmpty || handle.hasPosted {
                 timeout = .zero
             } else {
-                if let date = timers.nextFireDate() { timeout = date - now }
+                if let date = timers.nextFireDate() {
+                    timeout = date - now
+                } else if !hasWatchedSources {
+                    return
+                }
                 if let deadline { timeout = min(timeout ?? deadline - now, deadline - now) }
-                if timeout == nil && !hasWatchedSources { return }
             }
             let ready: [(token: UInt64, events: EpollEvents)]
             do {

@@ -11,6 +11,7 @@ final class StreamChannel: LoopSource {
     private var openStreams: Int
     private var readClosed = false
     private var writeClosed = false
+    private var isAborting = false
     /// Scheduled streams, held while they are in the loop.
     var scheduledInput: ByteInputStream?
     var scheduledOutput: ByteOutputStream?
@@ -145,6 +146,12 @@ final class StreamChannel: LoopSource {
 
     // MARK: Closing
 
+    /// Makes closing reset a TCP connection instead of ending it in order.
+    func prepareAbort() {
+        isAborting = true
+        if isSocket, let descriptor { Socket.setResetOnClose(descriptor) }
+    }
+
     /// One of the channel's streams closed. A socket's write side is shut down so the peer sees
     /// the end; the descriptor closes when no stream is left.
     func streamDidClose(reading: Bool) {
@@ -158,7 +165,7 @@ final class StreamChannel: LoopSource {
             descriptor = nil
             connector = nil
             isConnecting = false
-        } else if !reading, isSocket, let descriptor, connector == nil {
+        } else if !reading, isSocket, !isAborting, let descriptor, connector == nil {
             Socket.shutdown(descriptor, reading: false, writing: true)
         }
     }

@@ -58,6 +58,12 @@ enum Socket {
         }
     }
 
+    /// Makes the next close reset the connection (RST) instead of ending it in order.
+    static func setResetOnClose(_ fd: FileDescriptor) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Shuts down one or both directions.
     static func shutdown(_ fd: FileDescriptor, reading: Bool, writing: Bool) {
         let how = reading && writing ? CInt(SHUT_RDWR) : (reading ? CInt(SHUT_RD) : CInt(SHUT_WR))
