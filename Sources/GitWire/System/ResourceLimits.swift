@@ -6,13 +6,13 @@ public enum ResourceLimits {
     @discardableResult
     public static func raiseOpenFileLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return 0 }
+        guard getrlimit(openFileResource, &limit) == 0 else { return 0 }
         if limit.rlim_cur < limit.rlim_max {
             limit.rlim_cur = limit.rlim_max
-            _ = setrlimit(RLIMIT_NOFILE_VALUE, &limit)
+            _ = setrlimit(openFileResource, &limit)
         }
         return Int(clamping: limit.rlim_cur)
     }
 }
 
-private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+private let openFileResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -100,7 +100,7 @@ struct BlockingStreamTests {
     @Test func connectTimesOutAgainstAFullBacklog() throws {
         let listener = try ListeningSocket(host: "127.0.0.1", backlog: 0)
         var fillers: [ByteStreamPair] = []
-        defer { fillers.forEach { $0.close() } }
+        defer { for filler in fillers { filler.close() } }
         // Fill the accept queue without accepting, until a connect no longer completes.
         var timedOut = false
         for _ in 0..<16 where !timedOut {

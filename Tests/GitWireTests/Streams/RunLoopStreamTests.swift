@@ -82,7 +82,7 @@ struct RunLoopStreamTests {
         let loop = try EpollRunLoop()
         let listener = try ListeningSocket(host: "127.0.0.1", backlog: 0)
         var fillers: [ByteStreamPair] = []
-        defer { fillers.forEach { $0.close() } }
+        defer { for filler in fillers { filler.close() } }
         var sawTimeout = false
         for _ in 0..<16 where !sawTimeout {
             let pair = ByteStreamPair.connecting(
