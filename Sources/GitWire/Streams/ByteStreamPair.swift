@@ -35,11 +35,12 @@ public struct ByteStreamPair {
         output = ByteOutputStream(channel: channel)
     }
 
-    /// Starts `arguments` as a child process: ``input`` reads its standard output, ``output``
+    /// Starts `arguments` as a child process (a nil in `environment` removes that variable):
+    /// ``input`` reads its standard output, ``output``
     /// writes its standard input. Its standard error is inherited, or captured into
     /// `standardError` if asked for.
     public static func spawning(
-        _ arguments: [String], environment: [String: String] = [:], captureStandardError: Bool = false
+        _ arguments: [String], environment: [String: String?] = [:], captureStandardError: Bool = false
     ) throws -> (pair: ByteStreamPair, process: ChildProcess, standardError: ByteInputStream?) {
         let (process, pipes) = try ChildProcess.spawn(
             arguments, environment: environment, captureStandardError: captureStandardError)

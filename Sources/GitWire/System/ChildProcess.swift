@@ -16,11 +16,12 @@ public final class ChildProcess: @unchecked Sendable {
         var standardError: FileDescriptor?
     }
 
-    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`, adding `environment` to this
-    /// process's environment. Standard error is inherited unless `captureStandardError` is set.
+    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`, changing this process's
+    /// environment by `environment` (a nil value removes the variable). Standard error is
+    /// inherited unless `captureStandardError` is set.
     /// The returned descriptors are non-blocking and close-on-exec.
     static func spawn(
-        _ arguments: [String], environment: [String: String] = [:], captureStandardError: Bool = false
+        _ arguments: [String], environment: [String: String?] = [:], captureStandardError: Bool = false
     ) throws -> (ChildProcess, Pipes) {
         ignoreBrokenPipeSignal()
         let stdin = try makePipe()
@@ -77,6 +78,29 @@ public final class ChildProcess: @unchecked Sendable {
         let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
         status = code
         return code
+    }
+
+    /// The exit code if the process has ended, without waiting; nil while it runs.
+    public func exitCodeIfEnded() -> Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    /// Waits up to `grace` for the process to end, then kills it, so no zombie is left behind.
+    /// Returns the exit code.
+    @discardableResult
+    public func reap(grace: Duration = .seconds(5)) -> Int32 {
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline {
+            if let code = exitCodeIfEnded() { return code }
+            usleep(2000)
+        }
+        kill(pid, SIGKILL)
+        return (try? wait()) ?? 128 + SIGKILL
     }
 
     /// Sends `SIGTERM`.

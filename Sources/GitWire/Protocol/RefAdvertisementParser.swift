@@ -1,0 +1,131 @@
+/// A protocol v0/v1 ref advertisement, parsed.
+public struct RefAdvertisement: Hashable, Sendable {
+    /// The refs in the server's order; peeled tags are folded into their tag's ``Ref/peeled``.
+    public var refs: [Ref] = []
+    /// The capabilities from the first line.
+    public var capabilities = Capabilities()
+    /// `shallow` lines: the server's repository is shallow at these commits.
+    public var shallow: [ObjectID] = []
+    /// Warnings to show the user, in git's words.
+    public var warnings: [String] = []
+}
+
+/// Parses a protocol v0/v1 ref advertisement one packet at a time, as git's `get_remote_heads`
+/// does: refs, then `shallow` lines, then a flush. Pure: no I/O.
+///
+/// Refs are emitted as soon as they are complete: a tag is held back one line, so that its
+/// `^{}` line can be folded in.
+public struct RefAdvertisementParser: Sendable {
+    private enum State: Sendable {
+        case firstRef, refs, shallow, done
+    }
+
+    private var state = State.firstRef
+    private var pending: Ref?
+    /// What has been parsed so far (its ``RefAdvertisement/refs`` are filled by the caller from
+    /// the emitted refs, so they are not kept twice).
+    public private(set) var advertisement = RefAdvertisement()
+    /// The symrefs from the `symref=` capabilities: name to target.
+    private var symrefs: [[UInt8]: String] = [:]
+
+    /// A parser at the start of an advertisement (after any `version 1` line).
+    public init() {}
+
+    /// Whether the closing flush was seen.
+    public var isDone: Bool { state == .done }
+
+    /// Handles one packet; complete refs go to `emit`. Throws ``ProtocolError`` for malformed lines.
+    public mutating func receive(_ packet: PktLine, emit: (Ref) -> Void) throws {
+        switch packet {
+        case .flush:
+            flushPending(emit)
+            state = .done
+            return
+        case .delimiter, .responseEnd:
+            throw ProtocolError("invalid packet \(packet == .delimiter ? "0001" : "0002") in the ref advertisement")
+        case .data(var line):
+            guard state != .done else {
+                throw ProtocolError("unexpected packet after the ref advertisement", line: line)
+            }
+            if line.last == 0x0a { line.removeLast() }
+            try receive(line: line, emit: emit)
+        }
+    }
+
+    private mutating func receive(line: [UInt8], emit: (Ref) -> Void) throws {
+        var text = line[...]
+        let isFirstLine = state == .firstRef
+        if !isFirstLine, let nul = line.firstIndex(of: 0) {
+            advertisement.warnings.append(
+                "ignoring capabilities after first line '\(escapedForDisplay(line[(nul + 1)...]))'")
+            text = line[..<nul]
+        }
+        if isFirstLine {
+            if let nul = line.firstIndex(of: 0) {
+                advertisement.capabilities = Capabilities(spaceSeparated: line[(nul + 1)...])
+                for value in advertisement.capabilities.values(of: "symref") {
+                    guard let colon = value.firstIndex(of: ":") else { continue }
+                    symrefs[Array(value[..<colon].utf8)] = String(value[value.index(after: colon)...])
+                }
+                text = line[..<nul]
+            } else if isCapabilitiesPlaceholder(line[...]) {
+                throw ProtocolError("capabilities^{} line without capabilities", line: line)
+            }
+            if isCapabilitiesPlaceholder(text) {
+                state = .shallow
+                return
+            }
+            state = .refs
+        }
+        if state == .refs {
+            if let ref = try parseRef(text, line: line) {
+                add(ref, emit: emit)
+                return
+            }
+            state = .shallow
+        }
+        if text.starts(with: Array("shallow ".utf8)) {
+            let hex = text.dropFirst(8).prefix { $0 != 0 }
+            guard let id = ObjectID(hex: hex) else {
+                throw ProtocolError("expected shallow sha-1, got '\(escapedForDisplay(hex))'")
+            }
+            advertisement.shallow.append(id)
+            return
+        }
+        throw ProtocolError("unexpected line in the ref advertisement", line: line)
+    }
+
+    /// A ref from `text` (`<oid> <name>`), nil if the line does not start with an object id.
+    private mutating func parseRef(_ text: ArraySlice<UInt8>, line: [UInt8]) throws -> Ref? {
+        guard text.count >= 40, let id = ObjectID(hex: text.prefix(40)) else { return nil }
+        let rest = text.dropFirst(40)
+        guard rest.first == 0x20 else { throw ProtocolError("expected sha/ref, got", line: line) }
+        let name = Array(rest.dropFirst())
+        if name == Array("capabilities^{}".utf8) { throw ProtocolError("unexpected capabilities^{}") }
+        if name.isEmpty { throw ProtocolError("ref line without a name", line: line) }
+        return Ref(name: name, objectID: id, symrefTarget: symrefs[name])
+    }
+
+    private mutating func add(_ ref: Ref, emit: (Ref) -> Void) {
+        if var tag = pending {
+            if tag.peeled == nil, ref.nameBytes == tag.nameBytes + Array("^{}".utf8) {
+                tag.peeled = ref.objectID
+                pending = nil
+                emit(tag)
+                return
+            }
+            emit(tag)
+        }
+        pending = ref
+    }
+
+    private mutating func flushPending(_ emit: (Ref) -> Void) {
+        if let ref = pending { emit(ref) }
+        pending = nil
+    }
+
+    private func isCapabilitiesPlaceholder(_ text: ArraySlice<UInt8>) -> Bool {
+        text.count == 41 + 15 && ObjectID(hex: text.prefix(40)) == .zero
+            && text.dropFirst(40).elementsEqual(Array(" capabilities^{}".utf8))
+    }
+}

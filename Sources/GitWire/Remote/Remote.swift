@@ -1,0 +1,152 @@
+/// A remote repository and how to reach it: the entry point for ls-remote (and, later, fetch).
+///
+/// Every operation comes in three forms over one engine: blocking, on an ``EpollRunLoop`` with
+/// callbacks, and `async`.
+public struct Remote: Sendable {
+    /// Where the repository is.
+    public let url: RemoteURL
+    /// How to connect to it.
+    public var transport: any Transport
+    /// Bounds the connect and every wait for data; nil waits forever (as git does).
+    public var timeout: Duration?
+
+    /// A remote at `url` (any form git accepts), with the transport its scheme calls for.
+    public init(_ url: String, timeout: Duration? = nil) throws {
+        let parsed = try RemoteURL(url)
+        self.init(url: parsed, transport: try parsed.makeTransport(), timeout: timeout)
+    }
+
+    /// A git:// remote at `host`, `port` and `path`.
+    public init(host: String, port: Int = 9418, path: String, timeout: Duration? = nil) throws {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        try self.init("git://\(bracketed)\(port == 9418 ? "" : ":\(port)")\(path)", timeout: timeout)
+    }
+
+    /// A remote at `url` reached through `transport` (such as a replaying one in tests).
+    public init(url: RemoteURL, transport: any Transport, timeout: Duration? = nil) {
+        self.url = url
+        self.transport = transport
+        self.timeout = timeout
+    }
+
+    private func request(_ service: String, _ version: ProtocolVersion) -> ServiceRequest {
+        ServiceRequest(service: service, path: url.path, protocolVersion: version)
+    }
+
+    // MARK: Any exchange
+
+    /// Runs `exchange` with `service`, blocking until it ends. Elements go to `onElement` as they
+    /// are parsed. `traceIdentity` names this side in `GIT_TRACE_PACKET` output.
+    public func run<E: Exchange>(
+        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        traceIdentity: String, onElement: (E.Element) -> Void = { _ in }
+    ) throws -> E.Output {
+        let connection = try transport.connect(request(service, protocolVersion), timeout: timeout)
+        return try BlockingRunner.run(
+            exchange, over: connection, timeout: timeout, trace: PacketTrace(identity: traceIdentity),
+            emit: onElement)
+    }
+
+    /// Starts `exchange` on `loop` and returns at once. `onElement` and then `completion` (once)
+    /// are called on the loop's thread as the exchange proceeds.
+    @discardableResult
+    public func run<E: Exchange>(
+        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        traceIdentity: String, in loop: EpollRunLoop, onElement: @escaping (E.Element) -> Void = { _ in },
+        completion: @escaping (Result<E.Output, any Error>) -> Void
+    ) -> RemoteOperation {
+        let connection: any LoopConnection
+        do {
+            connection = try transport.connect(request(service, protocolVersion), timeout: timeout, in: loop)
+        } catch {
+            loop.addTimer(after: .zero) { _ in completion(.failure(error)) }
+            return RemoteOperation {}
+        }
+        let runner = LoopExchangeRunner(
+            exchange: exchange, connection: connection, loop: loop, timeout: timeout,
+            trace: PacketTrace(identity: traceIdentity), onElement: onElement, completion: completion)
+        runner.start()
+        return RemoteOperation { runner.cancel(with: CancelledError()) }
+    }
+
+    /// Runs `exchange` on a shared background run loop and returns its output. Cancelling the
+    /// task closes the connection and throws ``CancelledError``.
+    public func run<E: Exchange & Sendable>(
+        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        traceIdentity: String, onElement: @escaping @Sendable (E.Element) -> Void = { _ in }
+    ) async throws -> E.Output where E.Output: Sendable, E.Element: Sendable {
+        let operation = LoopBound<RemoteOperation>()
+        let cancelled = LoopBound<Bool>(false)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try SharedRunLoop.shared.post {
+                        guard cancelled.value != true, let loop = try? EpollRunLoop.current() else {
+                            continuation.resume(throwing: CancelledError())
+                            return
+                        }
+                        operation.value = run(
+                            exchange, service: service, protocolVersion: protocolVersion,
+                            traceIdentity: traceIdentity, in: loop, onElement: onElement
+                        ) { result in
+                            operation.value = nil
+                            continuation.resume(with: result)
+                        }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            try? SharedRunLoop.shared.post {
+                cancelled.value = true
+                operation.value?.cancel()
+            }
+        }
+    }
+
+    // MARK: ls-remote
+
+    /// Lists the remote's refs, blocking.
+    public func lsRemote(_ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
+        try run(
+            LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
+    }
+
+    /// Lists the remote's refs on `loop`: `onRef` gets each ref as it is parsed, then
+    /// `completion` the whole listing or the error.
+    @discardableResult
+    public func lsRemote(
+        _ options: LsRemoteOptions = LsRemoteOptions(), in loop: EpollRunLoop,
+        onRef: @escaping (Ref) -> Void = { _ in },
+        completion: @escaping (Result<RefListing, any Error>) -> Void
+    ) -> RemoteOperation {
+        run(
+            LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote",
+            in: loop, onElement: onRef, completion: completion)
+    }
+
+    /// Lists the remote's refs.
+    public func lsRemote(_ options: LsRemoteOptions = LsRemoteOptions()) async throws -> RefListing {
+        try await run(
+            LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
+    }
+
+    /// The remote's refs as they arrive.
+    public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> AsyncThrowingStream<Ref, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    _ = try await run(
+                        LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
+                        traceIdentity: "ls-remote"
+                    ) { ref in continuation.yield(ref) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import GitWire
+
+/// A subcommand that reports failures as git does: `fatal: <message>` on standard error and exit
+/// status 128. Its ``execute()`` returns the exit status for everything else.
+protocol GitStyleCommand: ParsableCommand {
+    /// Does the work; returns the exit status.
+    func execute() throws -> Int32
+}
+
+extension GitStyleCommand {
+    func run() throws {
+        let status: Int32
+        do {
+            status = try execute()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            Console.error("fatal: \(error)")
+            throw ExitCode(128)
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}
+
+/// Writes to standard output and standard error, bytes exactly as given.
+enum Console {
+    /// Writes `bytes` to standard output.
+    static func output(_ bytes: [UInt8]) throws {
+        try File.standardOutput().write(bytes[...])
+    }
+
+    /// Writes `message` and a newline to standard error.
+    static func error(_ message: String) {
+        try? File.standardError().write(Array((message + "\n").utf8)[...])
+    }
+
+    /// Writes `bytes` to standard error.
+    static func errorBytes(_ bytes: [UInt8]) {
+        try? File.standardError().write(bytes[...])
+    }
+}
+
+/// Parses `--timeout` values: seconds, fractions allowed.
+func parseTimeout(_ text: String?) throws -> Duration? {
+    guard let text else { return nil }
+    guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+        throw ValidationError("--timeout takes a positive number of seconds, not '\(text)'")
+    }
+    return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+}

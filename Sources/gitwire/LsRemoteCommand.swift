@@ -1,0 +1,96 @@
+import ArgumentParser
+import GitWire
+
+/// `gitwire ls-remote`: lists a remote's refs, printing exactly what `git ls-remote` prints.
+struct LsRemoteCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls-remote",
+        abstract: "List references in a remote repository, as git ls-remote does.",
+        discussion: """
+            Output is byte-identical to `git -c protocol.version=N ls-remote` with the same options \
+            and patterns. Exit status: 0, 2 with --exit-code when nothing matched, 128 on errors.
+            """)
+
+    @Flag(name: [.customShort("h"), .long], help: "Limit to refs/heads (branches).")
+    var heads = false
+
+    @Flag(name: [.customShort("t"), .long], help: "Limit to refs/tags.")
+    var tags = false
+
+    @Flag(name: .long, help: "Do not show peeled tags or pseudorefs like HEAD.")
+    var refs = false
+
+    @Flag(name: .long, help: "Show the ref each symbolic ref points to.")
+    var symref = false
+
+    @Flag(name: [.customShort("q"), .long], help: "Do not print the remote URL to standard error.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Exit with status 2 when no matching refs are found.")
+    var exitCode = false
+
+    @Flag(name: .long, help: "Print the URL of the repository and exit.")
+    var getURL = false
+
+    @Option(name: [.customShort("o"), .customLong("server-option")], help: "Send a protocol v2 server option.")
+    var serverOptions: [String] = []
+
+    @Option(name: .long, help: "Protocol version to ask for: 0, 1 or 2 (default 2).")
+    var protocolVersion = 2
+
+    @Option(name: .long, help: "Seconds to wait for the connection and for each read (default: no limit).")
+    var timeout: String?
+
+    @Option(name: .customLong("upload-pack"), help: "Path of git-upload-pack on a local remote.")
+    var uploadPack: String?
+
+    @Argument(help: "The remote repository: a URL or a path.")
+    var repository: String
+
+    @Argument(help: "Show only refs whose names end with a match of one of these patterns.")
+    var patterns: [String] = []
+
+    func execute() throws -> Int32 {
+        if getURL {
+            try Console.output(Array((repository + "\n").utf8))
+            return 0
+        }
+        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
+            throw ValidationError("unknown protocol version \(protocolVersion)")
+        }
+        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        if let uploadPack {
+            guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
+            remote.transport = LocalTransport(uploadPack: uploadPack)
+        }
+        let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
+        let options = LsRemoteOptions(
+            protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
+        let listing = try remote.lsRemote(options)
+        for warning in listing.warnings { Console.error("warning: \(warning)") }
+        let output = LsRemoteFormatter.format(listing.refs, filter: filter, showSymrefs: symref)
+        try Console.output(output)
+        return exitCode && output.isEmpty ? 2 : 0
+    }
+}
+
+/// Prints refs the way `git ls-remote` does.
+enum LsRemoteFormatter {
+    /// One `<oid>\t<name>` line per ref that passes `filter`, a `<peeled>\t<name>^{}` line after a
+    /// peeled tag, and `ref: <target>\t<name>` before a symref's line when asked. Unborn refs are
+    /// not shown (git's ls-remote leaves them out too).
+    static func format(_ refs: [Ref], filter: RefFilter, showSymrefs: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {
+            guard filter.includes(name) else { return }
+            if showSymrefs, let symref { output += Array("ref: \(symref)\t".utf8) + name + [0x0a] }
+            output += id.hexBytes + [0x09] + name + [0x0a]
+        }
+        for ref in refs {
+            guard let id = ref.objectID else { continue }
+            line(id, ref.nameBytes, symref: ref.symrefTarget)
+            if let peeled = ref.peeled { line(peeled, ref.nameBytes + Array("^{}".utf8), symref: nil) }
+        }
+        return output
+    }
+}
