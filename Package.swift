@@ -26,7 +26,7 @@ let package = Package(
             ]
         ),
         .target(name: "GitWireTestSupport", dependencies: ["GitWire"], path: "Tests/GitWireTestSupport"),
-        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireTestSupport"]),
+        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireTestSupport", "gitwire"]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]
 )

@@ -27,12 +27,58 @@ public final class ChildProcess: @unchecked Sendable {
         let stdin = try makePipe()
         let stdout = try makePipe()
         let stderr = captureStandardError ? try makePipe() : nil
+        let process: ChildProcess
+        do {
+            process = try launch(arguments, environment: environment) { actions in
+                posix_spawn_file_actions_adddup2(&actions, stdin.read.rawValue, 0)
+                posix_spawn_file_actions_adddup2(&actions, stdout.write.rawValue, 1)
+                if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr.write.rawValue, 2) }
+            }
+        } catch {
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write] { try? fd.close() }
+            try? stderr?.read.close()
+            try? stderr?.write.close()
+            throw error
+        }
+        try? stdin.read.close()
+        try? stdout.write.close()
+        try? stderr?.write.close()
+        for fd in [stdin.write, stdout.read] + (stderr.map { [$0.read] } ?? []) { try fd.setNonBlocking() }
+        return (process, Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read))
+    }
+
+    /// Starts a background program (a test server, say) with standard input and output on
+    /// `/dev/null` and standard error inherited.
+    public static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess
+    {
+        try launch(arguments, environment: environment) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+    }
+
+    /// `posix_spawnp` with a clean signal state: nothing blocked and `SIGPIPE` back to its
+    /// default, whatever the calling thread has (runtimes block signals on their threads, and
+    /// children would inherit that and ignore `SIGTERM`).
+    private static func launch(
+        _ arguments: [String], environment: [String: String?],
+        fileActions: (inout posix_spawn_file_actions_t) -> Void
+    ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin.read.rawValue, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout.write.rawValue, 1)
-        if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr.write.rawValue, 2) }
+        fileActions(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         var merged: [String: String] = [:]
         var cursor = environ
@@ -52,21 +98,9 @@ public final class ChildProcess: @unchecked Sendable {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
-        try? stdin.read.close()
-        try? stdout.write.close()
-        try? stderr?.write.close()
-        guard result == 0 else {
-            try? stdin.write.close()
-            try? stdout.read.close()
-            try? stderr?.read.close()
-            throw SystemCallError("posix_spawn \(arguments[0])", Errno(rawValue: result))
-        }
-        for fd in [stdin.write, stdout.read] + (stderr.map { [$0.read] } ?? []) { try fd.setNonBlocking() }
-        return (
-            ChildProcess(pid: pid),
-            Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read)
-        )
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw SystemCallError("posix_spawn \(arguments[0])", Errno(rawValue: result)) }
+        return ChildProcess(pid: pid)
     }
 
     /// Waits for the process to end and returns its exit code (128 + the signal if a signal ended it).

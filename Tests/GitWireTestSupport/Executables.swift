@@ -1,0 +1,20 @@
+import Foundation
+
+/// The `gitwire` executable built next to the test bundle.
+public let gitwireExecutable: String = {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var candidate = directory.appendingPathComponent("gitwire").path
+    if !FileManager.default.isExecutableFile(atPath: candidate) {
+        // Under XCTest's runner the bundle path is deeper; look beside the build products.
+        candidate = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("gitwire").path
+    }
+    return candidate
+}()
+
+/// Runs `gitwire` with `arguments`, without failing on a non-zero status.
+@discardableResult
+public func gitwire(_ arguments: [String], in directory: String? = nil, environment: [String: String] = [:])
+    throws -> ProcessOutput
+{
+    try run([gitwireExecutable] + arguments, in: directory, environment: environment, check: false)
+}

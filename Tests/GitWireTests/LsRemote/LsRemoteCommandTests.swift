@@ -1,0 +1,119 @@
+import Foundation
+import GitWireTestSupport
+import Testing
+
+/// One way of calling ls-remote, compared between git and gitwire.
+struct LsRemoteCase: CustomTestStringConvertible, Sendable {
+    var repository: String
+    var version: Int
+    var arguments: [String]
+
+    var testDescription: String { "v\(version) \(repository) \(arguments.joined(separator: " "))" }
+}
+
+private let flagSets: [[String]] = [
+    [], ["--symref"], ["--heads"], ["--tags"], ["--refs"], ["--heads", "--tags"], ["--symref", "--refs"],
+    ["--exit-code"], ["-t", "--refs", "--symref"],
+]
+
+private let patternSets: [[String]] = [
+    ["main"], ["v1.1*"], ["refs/heads/*"], ["HEAD"], ["日本語-タグ"], ["b/c/*/p"], ["ünïcödé"], ["tag-of-*"],
+    ["light-1?", "branch-[0-3]"], ["[!b]*-9"], ["no-such-ref"],
+]
+
+private let cases: [LsRemoteCase] = {
+    var cases: [LsRemoteCase] = []
+    for version in [0, 1, 2] {
+        for repository in TestRepositories.names {
+            for flags in flagSets {
+                cases.append(LsRemoteCase(repository: repository, version: version, arguments: flags))
+            }
+        }
+        for patterns in patternSets {
+            cases.append(LsRemoteCase(repository: "big.git", version: version, arguments: patterns))
+            cases.append(
+                LsRemoteCase(
+                    repository: "big.git", version: version, arguments: ["--exit-code", "--symref"] + patterns))
+            cases.append(
+                LsRemoteCase(repository: "big.git", version: version, arguments: ["--heads", "--refs"] + patterns))
+        }
+        cases.append(LsRemoteCase(repository: "no-such.git", version: version, arguments: []))
+    }
+    return cases
+}()
+
+@Suite("ls-remote command against git daemon")
+struct LsRemoteCommandTests {
+    @Test(arguments: cases)
+    func matchesGitByteForByte(_ testCase: LsRemoteCase) throws {
+        let repositories = TestRepositories.shared
+        let url = repositories.daemon.url(testCase.repository)
+        let options = testCase.arguments.filter { $0.hasPrefix("-") }
+        let patterns = testCase.arguments.filter { !$0.hasPrefix("-") }
+        let expected = try git(
+            ["-c", "protocol.version=\(testCase.version)", "ls-remote"] + options + [url] + patterns, check: false)
+        let actual = try gitwire(["ls-remote", "--protocol-version=\(testCase.version)"] + options + [url] + patterns)
+        #expect(actual.status == expected.status, "\(actual.errorText)")
+        #expect(actual.standardOutput == expected.standardOutput)
+        #expect(actual.errorText == expected.errorText)
+    }
+
+    @Test(arguments: [0, 2])
+    func overFileURLsAndPathsToo(version: Int) throws {
+        let repositories = TestRepositories.shared
+        for location in ["file://\(repositories.path("big.git"))", repositories.path("small.git")] {
+            let expected = try git(["-c", "protocol.version=\(version)", "ls-remote", "--symref", location])
+            let actual = try gitwire(["ls-remote", "--protocol-version=\(version)", "--symref", location])
+            #expect(actual.status == 0)
+            #expect(actual.standardOutput == expected.standardOutput)
+        }
+    }
+
+    @Test func overIPv6() throws {
+        let repositories = TestRepositories.shared
+        try #require(repositories.daemon.hasIPv6)
+        let url = "git://[::1]:\(repositories.daemon.port)/small.git"
+        let expected = try git(["ls-remote", url])
+        let actual = try gitwire(["ls-remote", url])
+        #expect(actual.standardOutput == expected.standardOutput)
+        #expect(actual.status == 0)
+    }
+
+    @Test func serverOptionsNeedProtocolV2() throws {
+        let url = TestRepositories.shared.daemon.url("small.git")
+        let expected = try git(["-c", "protocol.version=0", "ls-remote", "-o", "x", url], check: false)
+        let actual = try gitwire(["ls-remote", "--protocol-version=0", "-o", "x", url])
+        #expect(actual.status == 128)
+        #expect(expected.status == 128)
+        #expect(actual.errorText == "fatal: protocol error: server options require protocol version 2 or later\n")
+        let v2 = try gitwire(["ls-remote", "-o", "x", "--server-option=y", url])
+        #expect(v2.status == 0)
+        #expect(v2.standardOutput == (try git(["ls-remote", "-o", "x", url]).standardOutput))
+    }
+
+    @Test func connectionRefusedIsFatal() throws {
+        let port = try ListeningPort.free()
+        let result = try gitwire(["ls-remote", "git://127.0.0.1:\(port)/x.git"])
+        #expect(result.status == 128)
+        #expect(result.errorText.hasPrefix("fatal: unable to connect to 127.0.0.1 port \(port): "))
+        #expect(result.errorText.contains("Connection refused"))
+    }
+
+    @Test func getURLPrintsTheRepository() throws {
+        let result = try gitwire(["ls-remote", "--get-url", "git://example.com/repo.git"])
+        #expect(result.text == "git://example.com/repo.git\n")
+        #expect(result.status == 0)
+    }
+
+    @Test func helpExitsZero() throws {
+        let result = try gitwire(["ls-remote", "--help"])
+        #expect(result.status == 0)
+        #expect(result.text.contains("--symref"))
+    }
+
+    @Test func badUsageIsAnError() throws {
+        let result = try gitwire(["ls-remote"])
+        #expect(result.status != 0)
+        #expect(result.errorText.contains("Missing expected argument"))
+    }
+}
