@@ -3,37 +3,60 @@
 final class DeltaResolutionPlan: Sendable {
     /// The pack file to read entries from.
     let packPath: String
-    /// Where each entry is in the pack (see ``PackEntryTable``).
-    let table: PackEntryTable
+    /// Each entry's offset in the pack.
+    let offsets: [UInt64]
+    /// Where the last entry ends.
+    let endOffset: UInt64
     /// Offset deltas sorted by base index, then by position.
     let offsetChildren: [OffsetDeltaLink]
     /// Reference deltas sorted by base name, then by position.
     let referenceChildren: [ReferenceDeltaLink]
     /// The whole objects that are the base of at least one delta, in pack order.
     let roots: [Int32]
+    /// The type of each root.
+    let rootTypes: [ObjectType]
+    /// The name of each root.
+    let rootIDs: [ObjectID]
     /// The bytes of base data each thread may keep in its cache.
     let cacheLimitPerThread: Int
 
-    init(packPath: String, table: PackEntryTable, cacheLimitPerThread: Int) {
+    /// Makes the plan for `table`, taking its offset deltas (the table's list is left empty, so the
+    /// largest list is sorted in place rather than copied).
+    init(packPath: String, table: inout PackEntryTable, cacheLimitPerThread: Int) {
         self.packPath = packPath
-        self.table = table
         self.cacheLimitPerThread = cacheLimitPerThread
-        offsetChildren = table.offsetDeltas.sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        offsets = table.offsets
+        endOffset = table.endOffset
+        var offsetLinks: [OffsetDeltaLink] = []
+        swap(&offsetLinks, &table.offsetDeltas)
+        offsetLinks.sort { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        offsetChildren = offsetLinks
         referenceChildren = table.referenceDeltas.sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
-        var roots: [Int32] = []
         var hasOffsetChild = [Bool](repeating: false, count: table.count)
         for link in offsetChildren { hasOffsetChild[Int(link.base)] = true }
+        var roots: [Int32] = []
+        var rootTypes: [ObjectType] = []
+        var rootIDs: [ObjectID] = []
         for index in 0..<table.count where !table.isDelta(index) {
-            if hasOffsetChild[index] || !Self.range(of: table.ids[index], in: referenceChildren).isEmpty {
+            let id = table.ids[index]
+            if hasOffsetChild[index] || !Self.range(of: id, in: referenceChildren).isEmpty {
                 roots.append(Int32(index))
+                rootTypes.append(ObjectType(rawValue: table.typeNumbers[index])!)
+                rootIDs.append(id)
             }
         }
         self.roots = roots
+        self.rootTypes = rootTypes
+        self.rootIDs = rootIDs
     }
 
+    /// The byte range of entry `index` of the first pass.
+    func range(of index: Int) -> Range<UInt64> {
+        offsets[index]..<(index + 1 < offsets.count ? offsets[index + 1] : endOffset)
+    }
     /// The offset deltas based on entry `index`, as a range of ``offsetChildren``.
     func offsetChildren(of index: Int32) -> Range<Int> {
-        guard Int(index) < table.count else { return 0..<0 }
+        guard Int(index) < offsets.count else { return 0..<0 }
         var low = 0
         var high = offsetChildren.count
         while low < high {

@@ -72,7 +72,7 @@ final class DeltaTreeResolver {
                 cachedBytes -= base.count
                 stack[top].data = nil
             }
-            let childRange = plan.table.range(of: Int(child))
+            let childRange = plan.range(of: Int(child))
             let result = try applyDelta(at: childRange, to: base)
             let childID = ObjectID.of(type: stack[top].type, data: result[...])
             resolved.append(ResolvedDelta(index: child, id: childID))

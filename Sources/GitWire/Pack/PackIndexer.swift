@@ -108,7 +108,7 @@ public final class PackIndexer {
 
     private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
         var packChecksum = try parser.finish()
-        var table = parser.table
+        var table = parser.takeTable()
         let packPath: String
         switch source {
         case .received(let file, _): packPath = file.path
@@ -120,10 +120,11 @@ public final class PackIndexer {
         var objectsAdded = 0
         if deltaCount > 0 {
             let plan = DeltaResolutionPlan(
-                packPath: packPath, table: table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
-            for delta in try ParallelDeltaResolver.resolve(plan: plan, threads: threads, progress: resolving) {
-                table.ids[Int(delta.index)] = delta.id
-            }
+                packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
+            var ids: [ObjectID] = []
+            swap(&ids, &table.ids)
+            table.ids = try ParallelDeltaResolver.resolve(
+                plan: plan, threads: threads, progress: resolving, ids: consume ids)
             if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
                 let completion = ThinPackCompletion(
                     plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving)

@@ -13,7 +13,7 @@ final class PackStreamParser {
     }
 
     /// What has been recorded so far.
-    private(set) var table = PackEntryTable()
+    private var table = PackEntryTable()
     /// The pack header, once read.
     private(set) var header: PackHeader?
     /// Called with the number of objects read after each one.
@@ -36,6 +36,12 @@ final class PackStreamParser {
     private var objectHash = SHA1()
 
     init() throws { inflater = try Inflater() }
+
+    /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
+    func takeTable() -> PackEntryTable {
+        defer { table = PackEntryTable() }
+        return table
+    }
 
     /// The number of entries the header announces (zero before it is read).
     var expectedCount: UInt32 { header?.objectCount ?? 0 }
