@@ -18,7 +18,7 @@ public struct PackHeader: Equatable, Sendable {
     /// Throws for a bad signature or a version other than 2 or 3.
     public static func parse(_ bytes: ArraySlice<UInt8>) throws(PackError) -> PackHeader? {
         guard bytes.count >= length else {
-            if !bytes.elementsEqual(Array("PACK".utf8).prefix(bytes.count)) {
+            if !bytes.prefix(4).elementsEqual("PACK".utf8.prefix(bytes.count)) {
                 throw PackError(offset: 0, .badSignature)
             }
             return nil
