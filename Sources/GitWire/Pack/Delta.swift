@@ -9,6 +9,13 @@ public enum Delta {
         public var resultSize: UInt64
         /// The index in the delta where the instructions start.
         public var instructionsStart: Int
+
+        /// Makes a header.
+        public init(baseSize: UInt64, resultSize: UInt64, instructionsStart: Int) {
+            self.baseSize = baseSize
+            self.resultSize = resultSize
+            self.instructionsStart = instructionsStart
+        }
     }
 
     /// Reads the two sizes at the start of `delta`.

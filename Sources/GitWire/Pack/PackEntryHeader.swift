@@ -18,6 +18,13 @@ public struct PackEntryHeader: Equatable, Sendable {
     /// The header's length in bytes; the zlib stream starts right after it.
     public var length: Int
 
+    /// Makes a header.
+    public init(kind: Kind, size: UInt64, length: Int) {
+        self.kind = kind
+        self.size = size
+        self.length = length
+    }
+
     /// The longest header that can be valid: a 10-byte size and a 20-byte base name.
     public static let maximumLength = 30
 
