@@ -5,7 +5,7 @@ import Testing
 
 /// The `.idx` gitwire writes is byte for byte the one `git index-pack` writes, for packs made in
 /// many ways, with one and two threads.
-@Suite struct IndexIdentityTests {
+@Suite struct PackIndexIdentityTests {
     /// Ways to make a pack of the fixture repository.
     enum Variant: String, CaseIterable, CustomTestStringConvertible {
         case offsetDeltas, deepChains, referenceDeltas, noReuse, oneThreadNoReuseObject, noDeltas

@@ -2,7 +2,7 @@ import GitWire
 import Testing
 
 /// The delta applier, on hand-made deltas.
-@Suite struct DeltaTests {
+@Suite struct PackDeltaTests {
     let base = Array("The quick brown fox jumps over the lazy dog".utf8)
 
     @Test func copiesAndInserts() throws {
