@@ -19,6 +19,17 @@ struct PackEntryTable: Sendable {
     /// The number of entries.
     var count: Int { offsets.count }
 
+    /// Makes room for more entries when `count` fill the arrays: twice as many, but no more than the
+    /// header announces. Growth follows the entries that actually arrive, so a lying header cannot
+    /// force a large allocation; an honest one saves the slack of doubling past the real count.
+    mutating func reserve(growingFrom count: Int, upTo announced: Int) {
+        let capacity = max(count + 1, min(max(count * 2, 1024), announced))
+        offsets.reserveCapacity(capacity)
+        crc32s.reserveCapacity(capacity)
+        typeNumbers.reserveCapacity(capacity)
+        ids.reserveCapacity(capacity)
+    }
+
     /// Whether entry `index` is a delta.
     func isDelta(_ index: Int) -> Bool { typeNumbers[index] >= 6 }
 

@@ -18,10 +18,10 @@ public struct PackIndexOptions: Sendable {
     /// Where to write the index instead of beside the pack (git's `-o`).
     public var indexPath: String?
 
-    /// Makes options; by default one thread per processor, a 64 MiB base cache, git's offset
+    /// Makes options; by default one thread per processor, a 16 MiB base cache, git's offset
     /// threshold and the index beside the pack.
     public init(
-        threads: Int = WorkerThreads.processorCount, baseCacheLimit: Int = 64 << 20,
+        threads: Int = WorkerThreads.processorCount, baseCacheLimit: Int = 16 << 20,
         largeOffsetThreshold: UInt64 = PackIndexWriter.defaultLargeOffsetThreshold, indexPath: String? = nil
     ) {
         self.threads = threads

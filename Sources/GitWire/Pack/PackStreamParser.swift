@@ -195,6 +195,7 @@ final class PackStreamParser {
     private func recordEntry() throws {
         let index = table.count
         guard index < Int(Int32.max) else { throw PackError(offset: entryOffset, .tooManyObjects) }
+        if index == table.offsets.capacity { table.reserve(growingFrom: index, upTo: Int(expectedCount)) }
         table.offsets.append(entryOffset)
         table.crc32s.append(entryCRC)
         table.typeNumbers.append(entryHeader.typeNumber)
