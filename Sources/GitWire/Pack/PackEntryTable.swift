@@ -43,11 +43,6 @@ struct PackEntryTable: Sendable {
         }
         return low < offsets.count && offsets[low] == offset ? low : nil
     }
-
-    /// The byte range of entry `index` in the pack.
-    func range(of index: Int) -> Range<UInt64> {
-        offsets[index]..<(index + 1 < offsets.count ? offsets[index + 1] : endOffset)
-    }
 }
 
 /// An offset delta and the entry it is based on, by entry index.
