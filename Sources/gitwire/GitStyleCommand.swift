@@ -16,28 +16,10 @@ extension GitStyleCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            Console.error("fatal: \(error)")
+            Console.writeError("fatal: \(error)\n")
             throw ExitCode(128)
         }
         if status != 0 { throw ExitCode(status) }
-    }
-}
-
-/// Writes to standard output and standard error, bytes exactly as given.
-enum Console {
-    /// Writes `bytes` to standard output.
-    static func output(_ bytes: [UInt8]) throws {
-        try File.standardOutput().write(bytes[...])
-    }
-
-    /// Writes `message` and a newline to standard error.
-    static func error(_ message: String) {
-        try? File.standardError().write(Array((message + "\n").utf8)[...])
-    }
-
-    /// Writes `bytes` to standard error.
-    static func errorBytes(_ bytes: [UInt8]) {
-        try? File.standardError().write(bytes[...])
     }
 }
 

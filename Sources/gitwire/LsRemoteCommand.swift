@@ -52,7 +52,7 @@ struct LsRemoteCommand: GitStyleCommand {
 
     func execute() throws -> Int32 {
         if getURL {
-            try Console.output(Array((repository + "\n").utf8))
+            try Console.writeOutput(repository + "\n")
             return 0
         }
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
@@ -67,9 +67,9 @@ struct LsRemoteCommand: GitStyleCommand {
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
         let listing = try remote.lsRemote(options)
-        for warning in listing.warnings { Console.error("warning: \(warning)") }
+        for warning in listing.warnings { Console.writeError("warning: \(warning)\n") }
         let output = LsRemoteFormatter.format(listing.refs, filter: filter, showSymrefs: symref)
-        try Console.output(output)
+        try Console.writeOutput(output)
         return exitCode && output.isEmpty ? 2 : 0
     }
 }

@@ -42,23 +42,11 @@ public final class File {
     /// Standard input, for reading (not closed by this value).
     public static func standardInput() -> File { inherited(.standardInput, name: "<stdin>") }
 
-    /// Standard output, for writing (not closed by this value).
-    public static func standardOutput() -> File {
-        ignoreBrokenPipeSignal()
-        return inherited(.standardOutput, name: "<stdout>")
-    }
-
-    /// Standard error, for writing (not closed by this value).
-    public static func standardError() -> File { inherited(.standardError, name: "<stderr>") }
-
     private static func inherited(_ descriptor: FileDescriptor, name: String) -> File {
         let file = File(path: name, descriptor: descriptor)
         file.isClosed = true
         return file
     }
-
-    /// Whether the file is a terminal.
-    public var isTerminal: Bool { descriptor.isTerminal }
 
     /// Reads up to `count` bytes at the current position; empty at end of file.
     public func read(upTo count: Int) throws -> [UInt8] {

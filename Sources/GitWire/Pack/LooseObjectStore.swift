@@ -1,0 +1,134 @@
+/// Loose objects: one zlib-compressed file per object at `objects/xx/yyyy…`, holding
+/// `<type> <size>\0` and the content.
+public struct LooseObjectStore: ObjectSource, Sendable {
+    /// The repository's `objects` directory.
+    public let objectsDirectory: String
+
+    /// The loose objects under `objectsDirectory`.
+    public init(objectsDirectory: String) { self.objectsDirectory = objectsDirectory }
+
+    /// Where the loose object `id` lives.
+    public func path(of id: ObjectID) -> String {
+        let hex = id.hex
+        return "\(objectsDirectory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
+    }
+
+    /// Whether the loose object `id` exists.
+    public func contains(_ id: ObjectID) -> Bool { FileSystem.exists(path(of: id)) }
+
+    /// The loose object `id`, or nil if there is none.
+    public func object(_ id: ObjectID) throws -> GitObject? {
+        let path = path(of: id)
+        guard FileSystem.exists(path) else { return nil }
+        do {
+            return try Self.decode(FileSystem.read(path)[...])
+        } catch let error as LooseObjectError {
+            throw LooseObjectFileError(path: path, error: error)
+        }
+    }
+
+    /// Writes `object` as a loose object unless it exists already, and returns its name. The file
+    /// is written under a temporary name and renamed into place, read-only, as git does.
+    @discardableResult
+    public func write(_ object: GitObject) throws -> ObjectID {
+        let id = object.id
+        let path = path(of: id)
+        if FileSystem.exists(path) { return id }
+        let directory = String(path.dropLast(ObjectID.byteCount * 2 - 2 + 1))
+        try FileSystem.makeDirectory(directory)
+        let file = try File.createTemporary(in: directory, prefix: "tmp_obj_")
+        do {
+            try file.write(Self.encode(object)[...])
+            try file.setPermissions(0o444)
+            try file.close()
+            try FileSystem.rename(file.path, to: path)
+        } catch {
+            try? FileSystem.remove(file.path)
+            throw error
+        }
+        return id
+    }
+
+    /// The bytes of a loose object file: `<type> <size>\0` and the content, deflated at zlib's level 1
+    /// as git's default `core.compression` does for loose objects.
+    public static func encode(_ object: GitObject) throws -> [UInt8] {
+        try Deflater(level: 1).deflateWhole((object.type.header(size: object.data.count) + object.data)[...])
+    }
+
+    /// Decodes the bytes of a loose object file. Inflates no further than the size in its header
+    /// allows, and throws for a bad header, a size mismatch, a corrupt stream or bytes after it.
+    public static func decode(_ compressed: ArraySlice<UInt8>) throws(LooseObjectError) -> GitObject {
+        var output: [UInt8] = []
+        var expectedTotal: Int?
+        var header: (type: ObjectType, length: Int)?
+        let progress: InflateProgress
+        do {
+            let inflater = try Inflater()
+            progress = try inflater.inflate(compressed) { piece in
+                output.append(contentsOf: piece)
+                if expectedTotal == nil, let parsed = try parseHeader(output) {
+                    header = (parsed.type, parsed.length)
+                    expectedTotal = parsed.length + parsed.size
+                }
+                if expectedTotal == nil && output.count > 64 { throw LooseObjectError.badHeader }
+                if let expectedTotal, output.count > expectedTotal { throw LooseObjectError.sizeMismatch }
+            }
+        } catch let error as LooseObjectError {
+            throw error
+        } catch {
+            throw .corruptStream("\(error)")
+        }
+        guard progress.finished else { throw .corruptStream("stream ends early") }
+        guard progress.consumed == compressed.count else { throw .trailingGarbage }
+        guard let header, let expectedTotal else { throw .badHeader }
+        guard output.count == expectedTotal else { throw .sizeMismatch }
+        return GitObject(type: header.type, data: Array(output[header.length...]))
+    }
+
+    /// Parses `<type> <size>\0` at the start of `bytes`: nil if the NUL has not come yet.
+    private static func parseHeader(_ bytes: [UInt8]) throws(LooseObjectError) -> (
+        type: ObjectType, size: Int, length: Int
+    )? {
+        guard let nul = bytes.firstIndex(of: 0) else { return nil }
+        guard let space = bytes[..<nul].firstIndex(of: UInt8(ascii: " ")),
+            let type = ObjectType(name: bytes[..<space])
+        else { throw .badHeader }
+        let digits = bytes[(space + 1)..<nul]
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ (48...57).contains($0) }),
+            digits.count == 1 || digits.first != UInt8(ascii: "0")
+        else { throw .badHeader }
+        let size = digits.reduce(0) { $0 * 10 + Int($1 - 48) }
+        return (type, size, nul + 1)
+    }
+}
+
+/// A loose object's bytes are not a valid loose object.
+public enum LooseObjectError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The `<type> <size>\0` header is malformed.
+    case badHeader
+    /// The content is not as long as the header says.
+    case sizeMismatch
+    /// The zlib stream is corrupt or ends early.
+    case corruptStream(String)
+    /// Bytes follow the zlib stream.
+    case trailingGarbage
+
+    public var description: String {
+        switch self {
+        case .badHeader: return "bad loose object header"
+        case .sizeMismatch: return "loose object size does not match its header"
+        case .corruptStream(let message): return "corrupt loose object stream (\(message))"
+        case .trailingGarbage: return "garbage at end of loose object"
+        }
+    }
+}
+
+/// A loose object file could not be decoded.
+public struct LooseObjectFileError: Error, Sendable, CustomStringConvertible {
+    /// The file's path.
+    public var path: String
+    /// What is wrong with it.
+    public var error: LooseObjectError
+
+    public var description: String { "\(path): \(error)" }
+}

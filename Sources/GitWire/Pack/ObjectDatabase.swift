@@ -1,0 +1,47 @@
+/// A repository's objects: loose objects and the packs in `objects/pack`, read by name. Supplies
+/// external bases to complete thin packs, and objects to walk local history.
+public final class ObjectDatabase: ObjectSource {
+    /// The repository's `objects` directory.
+    public let objectsDirectory: String
+    /// The loose objects.
+    public let loose: LooseObjectStore
+    private var packs: [PackReader] = []
+
+    /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`).
+    public init(gitDirectory: String) throws {
+        objectsDirectory = "\(gitDirectory)/objects"
+        loose = LooseObjectStore(objectsDirectory: objectsDirectory)
+        guard FileSystem.isDirectory(objectsDirectory) else {
+            throw SystemCallError("open \(objectsDirectory)", .noSuchFile)
+        }
+        try reloadPacks()
+    }
+
+    /// Looks again for packs in `objects/pack`, as after a fetch added one.
+    public func reloadPacks() throws {
+        let directory = "\(objectsDirectory)/pack"
+        guard FileSystem.isDirectory(directory) else {
+            packs = []
+            return
+        }
+        let names = try FileSystem.contents(ofDirectory: directory).filter { $0.hasSuffix(".idx") }.sorted()
+        packs = try names.compactMap { name in
+            let packPath = "\(directory)/\(name.dropLast(4)).pack"
+            guard FileSystem.exists(packPath) else { return nil }
+            return try PackReader(packPath: packPath, indexPath: "\(directory)/\(name)")
+        }
+    }
+
+    /// The object named `id`, from a pack or loose, or nil if the repository does not have it.
+    public func object(_ id: ObjectID) throws -> GitObject? {
+        for pack in packs {
+            if let object = try pack.object(id) { return object }
+        }
+        return try loose.object(id)
+    }
+
+    /// Whether the repository has the object `id`.
+    public func contains(_ id: ObjectID) -> Bool {
+        packs.contains { $0.contains(id) } || loose.contains(id)
+    }
+}

@@ -1,0 +1,115 @@
+/// A version 2 pack index (`.idx`), read into memory: looks up an object's offset in its pack.
+public struct PackIndex: Sendable {
+    /// The number of objects.
+    public let count: Int
+    /// The checksum of the pack this index describes.
+    public let packChecksum: ObjectID
+    private let bytes: [UInt8]
+    private let largeOffsetCount: Int
+
+    private static let headerLength = 8
+    private static let fanOutLength = 256 * 4
+    private var namesStart: Int { Self.headerLength + Self.fanOutLength }
+    private var crcStart: Int { namesStart + count * ObjectID.byteCount }
+    private var offsetStart: Int { crcStart + count * 4 }
+    private var largeOffsetStart: Int { offsetStart + count * 4 }
+
+    /// Parses and checks an index: signature, version 2, fan-out order, table sizes and the
+    /// trailing checksum.
+    public init(bytes: [UInt8]) throws(PackIndexError) {
+        let minimum = Self.headerLength + Self.fanOutLength + 2 * ObjectID.byteCount
+        guard bytes.count >= minimum else { throw .tooShort(bytes.count) }
+        guard bytes.starts(with: [0xff, 0x74, 0x4f, 0x63]) else { throw .badSignature }
+        let version = bigEndianUInt32(bytes[...], at: 4)
+        guard version == 2 else { throw .unsupportedVersion(version) }
+        var previous: UInt32 = 0
+        for bucket in 0..<256 {
+            let value = bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4)
+            guard value >= previous else { throw .badFanOut(bucket: bucket) }
+            previous = value
+        }
+        let count = Int(previous)
+        let fixed = minimum + count * (ObjectID.byteCount + 8)
+        guard bytes.count >= fixed, (bytes.count - fixed) % 8 == 0 else { throw .badSize(bytes.count, objects: count) }
+        var hash = SHA1()
+        hash.update(bytes[..<(bytes.count - ObjectID.byteCount)])
+        let computed = hash.finish()
+        guard computed == ObjectID(bytes: bytes.suffix(ObjectID.byteCount)) else { throw .checksumMismatch }
+        self.count = count
+        self.bytes = bytes
+        largeOffsetCount = (bytes.count - fixed) / 8
+        packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * ObjectID.byteCount)...])!
+        for position in 0..<count where offsetWord(at: position) & 0x8000_0000 != 0 {
+            guard Int(offsetWord(at: position) & 0x7fff_ffff) < largeOffsetCount else {
+                throw .badLargeOffset(position: position)
+            }
+        }
+    }
+
+    /// Reads and checks the index at `path`.
+    public init(path: String) throws { try self.init(bytes: FileSystem.read(path)) }
+
+    /// The name of the object at `position` in name order.
+    public func id(at position: Int) -> ObjectID {
+        ObjectID(bytes: bytes[(namesStart + position * ObjectID.byteCount)...])!
+    }
+
+    /// The CRC-32 of the raw entry of the object at `position`.
+    public func crc32(at position: Int) -> UInt32 { bigEndianUInt32(bytes[...], at: crcStart + position * 4) }
+
+    /// The pack offset of the object at `position`.
+    public func offset(at position: Int) -> UInt64 {
+        let word = offsetWord(at: position)
+        guard word & 0x8000_0000 != 0 else { return UInt64(word) }
+        return bigEndianUInt64(bytes[...], at: largeOffsetStart + Int(word & 0x7fff_ffff) * 8)
+    }
+
+    /// The position of `id` in name order, or nil if the pack does not hold it.
+    public func position(of id: ObjectID) -> Int? {
+        let bucket = Int(id.firstByte)
+        var low = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: Self.headerLength + (bucket - 1) * 4))
+        var high = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = self.id(at: middle)
+            if candidate == id { return middle }
+            if candidate < id { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// The pack offset of `id`, or nil if the pack does not hold it.
+    public func offset(of id: ObjectID) -> UInt64? { position(of: id).map(offset(at:)) }
+
+    private func offsetWord(at position: Int) -> UInt32 { bigEndianUInt32(bytes[...], at: offsetStart + position * 4) }
+}
+
+/// A pack index file is not a valid version 2 index.
+public enum PackIndexError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file is shorter than any index.
+    case tooShort(Int)
+    /// The file does not start with the index signature.
+    case badSignature
+    /// The index version is not 2.
+    case unsupportedVersion(UInt32)
+    /// The fan-out table decreases at this bucket.
+    case badFanOut(bucket: Int)
+    /// The file's size does not fit the number of objects.
+    case badSize(Int, objects: Int)
+    /// A 4-byte offset points past the 8-byte table.
+    case badLargeOffset(position: Int)
+    /// The trailing checksum is wrong.
+    case checksumMismatch
+
+    public var description: String {
+        switch self {
+        case .tooShort(let size): return "pack index too short (\(size) bytes)"
+        case .badSignature: return "not a pack index (bad signature)"
+        case .unsupportedVersion(let version): return "unsupported pack index version \(version)"
+        case .badFanOut(let bucket): return "pack index fan-out decreases at bucket \(bucket)"
+        case .badSize(let size, let objects): return "pack index size \(size) does not fit \(objects) objects"
+        case .badLargeOffset(let position): return "pack index offset \(position) points past the 8-byte table"
+        case .checksumMismatch: return "pack index checksum mismatch"
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Where a ``PackIndexer`` puts the pack it receives.
+public enum PackDestination: Sendable, Equatable {
+    /// At this path, which must end in `.pack`; the index goes beside it with `.idx` instead.
+    case file(String)
+    /// In this directory, named after the pack's checksum: `pack-<checksum>.pack` and `.idx`, as in
+    /// a repository's `objects/pack`.
+    case directory(String)
+}
+
+/// How a ``PackIndexer`` works.
+public struct PackIndexOptions: Sendable {
+    /// Threads resolving deltas.
+    public var threads: Int
+    /// Bytes of base objects all threads together may keep while resolving deltas.
+    public var baseCacheLimit: Int
+    /// Offsets above this go to the index's 8-byte offset table (git's `--index-version=2,<offset>`).
+    public var largeOffsetThreshold: UInt64
+    /// Where to write the index instead of beside the pack (git's `-o`).
+    public var indexPath: String?
+
+    /// Makes options; by default one thread per processor, a 16 MiB base cache, git's offset
+    /// threshold and the index beside the pack.
+    public init(
+        threads: Int = WorkerThreads.processorCount, baseCacheLimit: Int = 16 << 20,
+        largeOffsetThreshold: UInt64 = PackIndexWriter.defaultLargeOffsetThreshold, indexPath: String? = nil
+    ) {
+        self.threads = threads
+        self.baseCacheLimit = baseCacheLimit
+        self.largeOffsetThreshold = largeOffsetThreshold
+        self.indexPath = indexPath
+    }
+}
+
+/// What indexing a pack made.
+public struct PackIndexResult: Sendable, Equatable {
+    /// The pack's checksum (its last 20 bytes), which git prints and names packs after.
+    public var packChecksum: ObjectID
+    /// The number of objects in the pack, including any added to complete a thin pack.
+    public var objectCount: Int
+    /// The final path of the pack.
+    public var packPath: String
+    /// The final path of the index.
+    public var indexPath: String
+    /// The number of objects appended from external bases to complete a thin pack.
+    public var objectsAdded: Int
+}

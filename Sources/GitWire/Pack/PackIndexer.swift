@@ -1,0 +1,224 @@
+/// Reads a pack as it streams in, writes it through to disk, then resolves its deltas on several
+/// threads and writes its version 2 index, byte for byte as `git index-pack` would.
+///
+/// Feed it with ``append(_:)-(ArraySlice<UInt8>)`` in any chunking, then call
+/// ``finish(externalBases:)``. Memory stays bounded: a few dozen bytes per object plus the base
+/// cache, never the whole pack or a whole object from the stream. Nothing is left behind unless
+/// everything checks out: the pack and index are written under temporary names and renamed at the
+/// end; on an error, or if the indexer is dropped unfinished, the temporary files are removed.
+public final class PackIndexer {
+    private enum Source {
+        /// Bytes arrive through `append` and are written to a temporary pack file.
+        case received(File, PackDestination)
+        /// The pack is already on disk at this path.
+        case existing(String)
+    }
+
+    private let source: Source
+    private let options: PackIndexOptions
+    private let progress: PackProgressHandler?
+    private let parser: PackStreamParser
+    private var receiving: ProgressCounter?
+    private var bytesRead: UInt64 = 0
+    private var isDone = false
+    private var temporaryPaths: [String] = []
+
+    /// Makes an indexer that writes the pack it receives to `destination`, reporting progress
+    /// to `progress`.
+    public init(
+        destination: PackDestination, options: PackIndexOptions = PackIndexOptions(),
+        progress: PackProgressHandler? = nil
+    ) throws {
+        let directory: String
+        switch destination {
+        case .file(let path):
+            _ = try Self.indexPath(forPack: path)
+            directory = Self.directory(of: path)
+        case .directory(let path):
+            directory = path
+        }
+        let file = try File.createTemporary(in: directory, prefix: "tmp_pack_")
+        source = .received(file, destination)
+        temporaryPaths = [file.path]
+        self.options = options
+        self.progress = progress
+        parser = try PackStreamParser()
+        parser.onObject = { [unowned self] count in self.objectRead(count) }
+    }
+
+    private init(existing path: String, options: PackIndexOptions, progress: PackProgressHandler?) throws {
+        _ = try Self.indexPath(forPack: path)
+        source = .existing(path)
+        self.options = options
+        self.progress = progress
+        parser = try PackStreamParser()
+        parser.onObject = { [unowned self] count in self.objectRead(count) }
+    }
+
+    deinit { if !isDone { removeTemporaryFiles() } }
+
+    /// Indexes the pack already at `path` (which must end in `.pack`), writing its index beside it
+    /// (or at `options.indexPath`), as `git index-pack <path>` does.
+    public static func indexPack(
+        at path: String, options: PackIndexOptions = PackIndexOptions(), progress: PackProgressHandler? = nil
+    ) throws -> PackIndexResult {
+        let indexer = try PackIndexer(existing: path, options: options, progress: progress)
+        let file = try File.openForReading(path)
+        var offset: Int64 = 0
+        while true {
+            let chunk = try file.read(at: offset, count: 1 << 20)
+            if chunk.isEmpty { break }
+            try indexer.append(chunk[...])
+            offset += Int64(chunk.count)
+        }
+        return try indexer.finish()
+    }
+
+    /// Takes the next bytes of the pack (side-band already stripped), in any chunking.
+    public func append(_ bytes: ArraySlice<UInt8>) throws {
+        guard !isDone else { throw PackIndexerError.alreadyFinished }
+        do {
+            if case .received(let file, _) = source { try file.write(bytes) }
+            bytesRead += UInt64(bytes.count)
+            try parser.append(bytes)
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
+    /// Takes the next bytes of the pack (side-band already stripped), in any chunking.
+    public func append(_ bytes: [UInt8]) throws { try append(bytes[...]) }
+
+    /// Ends the input: checks the trailer, resolves every delta, completes a thin pack from
+    /// `externalBases` if it needs that (appending each missing base as a whole object and rewriting
+    /// the header and trailer, as `git index-pack --fix-thin` does), writes the index and moves pack
+    /// and index to their final names.
+    public func finish(externalBases: (any ObjectSource)? = nil) throws -> PackIndexResult {
+        guard !isDone else { throw PackIndexerError.alreadyFinished }
+        do {
+            let result = try complete(externalBases: externalBases)
+            isDone = true
+            return result
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
+    private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
+        var packChecksum = try parser.finish()
+        var table = parser.takeTable()
+        let packPath: String
+        switch source {
+        case .received(let file, _): packPath = file.path
+        case .existing(let path): packPath = path
+        }
+        let deltaCount = table.offsetDeltas.count + table.referenceDeltas.count
+        let threads = max(1, options.threads)
+        let resolving = ProgressCounter(phase: .resolving, total: deltaCount, handler: progress)
+        var objectsAdded = 0
+        if deltaCount > 0 {
+            let plan = DeltaResolutionPlan(
+                packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
+            var ids: [ObjectID] = []
+            swap(&ids, &table.ids)
+            table.ids = try ParallelDeltaResolver.resolve(
+                plan: plan, threads: threads, progress: resolving, ids: consume ids)
+            if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
+                let completion = ThinPackCompletion(
+                    plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving)
+                packChecksum = try completion.complete(&table, from: externalBases)
+                objectsAdded = completion.objectsAdded
+            }
+            if resolving.count < deltaCount { throw Self.unresolvedError(table) }
+        }
+        let order = try PackIndexWriter.sortedOrder(ids: table.ids, offsets: table.offsets)
+        return try writeFinalFiles(table: table, order: order, packChecksum: packChecksum, objectsAdded: objectsAdded)
+    }
+
+    private func writeFinalFiles(
+        table: PackEntryTable, order: [Int32], packChecksum: ObjectID, objectsAdded: Int
+    ) throws -> PackIndexResult {
+        let finalPackPath: String
+        switch source {
+        case .received(_, .file(let path)), .existing(let path): finalPackPath = path
+        case .received(_, .directory(let directory)): finalPackPath = "\(directory)/pack-\(packChecksum.hex).pack"
+        }
+        let finalIndexPath = try options.indexPath ?? Self.indexPath(forPack: finalPackPath)
+        let index = try File.createTemporary(in: Self.directory(of: finalIndexPath), prefix: "tmp_idx_")
+        temporaryPaths.append(index.path)
+        try PackIndexWriter.write(
+            ids: table.ids, crc32s: table.crc32s, offsets: table.offsets, order: order, packChecksum: packChecksum,
+            largeOffsetThreshold: options.largeOffsetThreshold
+        ) { try index.write($0) }
+        try index.sync()
+        try index.setPermissions(0o444)
+        try index.close()
+        if case .received(let pack, _) = source {
+            try pack.sync()
+            try pack.setPermissions(0o444)
+            try pack.close()
+            try FileSystem.rename(pack.path, to: finalPackPath)
+        }
+        try FileSystem.rename(index.path, to: finalIndexPath)
+        temporaryPaths = []
+        return PackIndexResult(
+            packChecksum: packChecksum, objectCount: table.count, packPath: finalPackPath, indexPath: finalIndexPath,
+            objectsAdded: objectsAdded)
+    }
+
+    private func objectRead(_ count: Int) {
+        if receiving == nil {
+            receiving = ProgressCounter(phase: .receiving, total: Int(parser.expectedCount), handler: progress)
+        }
+        receiving?.advance(bytes: bytesRead)
+    }
+
+    private func fail() {
+        isDone = true
+        removeTemporaryFiles()
+    }
+
+    private func removeTemporaryFiles() {
+        for path in temporaryPaths { try? FileSystem.remove(path) }
+        temporaryPaths = []
+    }
+
+    /// The error for a pack whose deltas did not all resolve: the first reference delta whose base
+    /// is nowhere, or a loop.
+    private static func unresolvedError(_ table: PackEntryTable) -> PackError {
+        let known = Set(table.ids)
+        for link in table.referenceDeltas where !known.contains(link.base) {
+            return PackError(offset: table.offsets[Int(link.delta)], .deltaBaseMissing(.id(link.base)))
+        }
+        let first = table.ids.indices.first { table.isDelta($0) && table.ids[$0] == .zero } ?? 0
+        return PackError(offset: table.offsets[first], .deltaChainLoop)
+    }
+
+    /// The index path git uses for a pack: `.pack` replaced by `.idx`.
+    static func indexPath(forPack path: String) throws -> String {
+        guard path.hasSuffix(".pack") else { throw PackIndexerError.notAPackName(path) }
+        return String(path.dropLast(5)) + ".idx"
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// A ``PackIndexer`` was used wrongly.
+public enum PackIndexerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A pack path does not end in `.pack`.
+    case notAPackName(String)
+    /// The indexer already finished or failed.
+    case alreadyFinished
+
+    public var description: String {
+        switch self {
+        case .notAPackName(let path): return "packfile name '\(path)' does not end with '.pack'"
+        case .alreadyFinished: return "the pack indexer has already finished"
+        }
+    }
+}

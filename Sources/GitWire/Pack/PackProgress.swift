@@ -1,0 +1,56 @@
+import Synchronization
+
+/// How far indexing a pack has come, for a git-style progress display.
+public struct PackProgress: Sendable, Equatable {
+    /// The two phases of indexing.
+    public enum Phase: Sendable, Equatable {
+        /// Reading entries ("Receiving objects" / "Indexing objects").
+        case receiving
+        /// Resolving deltas ("Resolving deltas").
+        case resolving
+    }
+
+    /// The phase.
+    public var phase: Phase
+    /// Objects read or deltas resolved so far.
+    public var completed: Int
+    /// Objects the pack announces, or deltas it holds.
+    public var total: Int
+    /// Pack bytes read so far.
+    public var bytes: UInt64
+}
+
+/// Receives ``PackProgress`` reports; called from any thread, one call at a time.
+public typealias PackProgressHandler = @Sendable (PackProgress) -> Void
+
+/// Counts completed work from any number of threads and calls the handler whenever the
+/// percentage changes, and once more at the end.
+final class ProgressCounter: Sendable {
+    private let phase: PackProgress.Phase
+    private let total: Int
+    private let handler: PackProgressHandler?
+    private let completed = Atomic<Int>(0)
+    private let reportedPercent = Atomic<Int>(-1)
+    private let calling = Mutex<Void>(())
+
+    init(phase: PackProgress.Phase, total: Int, handler: PackProgressHandler?) {
+        self.phase = phase
+        self.total = total
+        self.handler = handler
+    }
+
+    /// Adds one completed item; `bytes` is the pack bytes read so far, when known.
+    func advance(bytes: UInt64 = 0) {
+        let done = completed.add(1, ordering: .relaxed).newValue
+        guard let handler else { return }
+        let percent = total > 0 ? done * 100 / total : 100
+        let last = reportedPercent.load(ordering: .relaxed)
+        guard percent != last,
+            reportedPercent.compareExchange(expected: last, desired: percent, ordering: .relaxed).exchanged
+        else { return }
+        calling.withLock { _ in handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes)) }
+    }
+
+    /// The number of items completed.
+    var count: Int { completed.load(ordering: .relaxed) }
+}

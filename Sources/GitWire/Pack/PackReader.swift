@@ -1,0 +1,107 @@
+/// Reads objects from a pack on disk through its index, resolving delta chains without recursion.
+public final class PackReader: ObjectSource {
+    /// The pack's index.
+    public let index: PackIndex
+    /// The pack's path.
+    public let packPath: String
+    private let file: File
+    private let inflater: Inflater
+    /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
+    private let boundaries: [UInt64]
+
+    /// The longest delta chain followed before assuming a loop.
+    static let maximumChainLength = 1 << 16
+
+    /// Opens the pack at `packPath` with its index (by default beside it, `.idx` for `.pack`).
+    /// The pack must be self-contained, as every pack in a repository is (thin packs are completed
+    /// when they are indexed).
+    public init(packPath: String, indexPath: String? = nil) throws {
+        index = try PackIndex(path: indexPath ?? PackIndexer.indexPath(forPack: packPath))
+        self.packPath = packPath
+        file = try File.openForReading(packPath)
+        inflater = try Inflater()
+        let size = try file.size()
+        guard size >= Int64(PackHeader.length + ObjectID.byteCount),
+            let header = try PackHeader.parse(file.read(at: 0, count: PackHeader.length)[...])
+        else { throw PackError(offset: UInt64(size), .truncated(objectsRead: 0, objectsExpected: UInt32(index.count))) }
+        guard Int(header.objectCount) == index.count else {
+            throw PackError(offset: 8, .objectCountMismatch(header: header.objectCount, objectsRead: index.count))
+        }
+        let trailer = try file.read(at: size - Int64(ObjectID.byteCount), count: ObjectID.byteCount)
+        guard ObjectID(bytes: trailer) == index.packChecksum else {
+            throw PackError(
+                offset: UInt64(size) - 20,
+                .checksumMismatch(expected: index.packChecksum, computed: ObjectID(bytes: trailer) ?? .zero))
+        }
+        boundaries = (0..<index.count).map(index.offset(at:)).sorted() + [UInt64(size) - UInt64(ObjectID.byteCount)]
+    }
+
+    /// The object named `id`, or nil if the pack does not hold it.
+    public func object(_ id: ObjectID) throws -> GitObject? {
+        guard let offset = index.offset(of: id) else { return nil }
+        return try object(atOffset: offset)
+    }
+
+    /// Whether the pack holds `id`.
+    public func contains(_ id: ObjectID) -> Bool { index.position(of: id) != nil }
+
+    /// The object whose entry starts at `offset`, with its delta chain resolved.
+    public func object(atOffset offset: UInt64) throws -> GitObject {
+        var deltas: [(offset: UInt64, data: [UInt8])] = []
+        var position = offset
+        var base: GitObject
+        while true {
+            guard deltas.count < Self.maximumChainLength else { throw PackError(offset: offset, .deltaChainLoop) }
+            let (header, data) = try readEntry(at: position)
+            switch header.kind {
+            case .object(let type):
+                base = GitObject(type: type, data: data)
+            case .offsetDelta(let baseOffset):
+                deltas.append((position, data))
+                position = baseOffset
+                continue
+            case .referenceDelta(let id):
+                deltas.append((position, data))
+                guard let baseOffset = index.offset(of: id) else {
+                    throw PackError(offset: position, .deltaBaseMissing(.id(id)))
+                }
+                position = baseOffset
+                continue
+            }
+            break
+        }
+        for delta in deltas.reversed() {
+            do {
+                base.data = try Delta.apply(delta.data[...], to: base.data[...])
+            } catch {
+                throw PackError(offset: delta.offset, .badDelta(error))
+            }
+        }
+        return base
+    }
+
+    /// Reads and inflates the entry at `offset`.
+    private func readEntry(at offset: UInt64) throws -> (PackEntryHeader, [UInt8]) {
+        var low = 0
+        var high = boundaries.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if boundaries[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, boundaries[low - 1] == offset else {
+            throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
+        }
+        let end = boundaries[low]
+        let raw = try file.read(at: Int64(offset), count: Int(end - offset))
+        guard raw.count == Int(end - offset), let header = try PackEntryHeader.parse(raw[...], at: offset) else {
+            throw PackError(offset: offset, .packChangedOnDisk)
+        }
+        do {
+            return (header, try inflater.inflateWhole(raw[header.length...], size: Int(header.size)).bytes)
+        } catch let error as ZlibError {
+            throw PackError(offset: offset, .badZlibStream(error.description))
+        } catch let error as InflateSizeError {
+            throw PackError(offset: offset, .badZlibStream(error.description))
+        }
+    }
+}

@@ -1,0 +1,219 @@
+/// The first pass over a pack: takes its bytes in any chunking, inflates each entry as it streams
+/// past (never holding a whole object), names every whole object, takes each entry's CRC-32, checks
+/// sizes and the trailing checksum, and records everything in a ``PackEntryTable``. No I/O.
+///
+/// The last 20 bytes received are held back until more arrive: when the input ends they are the
+/// trailer, so a short or over-long object count is told apart from truncation.
+final class PackStreamParser {
+    private enum State {
+        case packHeader
+        case entryHeader
+        case entryData
+        case end
+    }
+
+    /// What has been recorded so far.
+    private var table = PackEntryTable()
+    /// The pack header, once read.
+    private(set) var header: PackHeader?
+    /// Called with the number of objects read after each one.
+    var onObject: ((Int) -> Void)?
+
+    private var state = State.packHeader
+    /// The pack offset of the next byte the parser takes.
+    private var offset: UInt64 = 0
+    /// The start of a header that has not all arrived yet.
+    private var stash: [UInt8] = []
+    /// The last bytes received, not yet parsed: the trailer if the input ends now.
+    private var holdback: [UInt8] = []
+    private var packHash = SHA1()
+    private let inflater: Inflater
+
+    private var entryOffset: UInt64 = 0
+    private var entryHeader = PackEntryHeader(kind: .object(.blob), size: 0, length: 0)
+    private var entryCRC: UInt32 = 0
+    private var entryProduced: UInt64 = 0
+    private var objectHash = SHA1()
+
+    init() throws { inflater = try Inflater() }
+
+    /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
+    func takeTable() -> PackEntryTable {
+        defer { table = PackEntryTable() }
+        return table
+    }
+
+    /// The number of entries the header announces (zero before it is read).
+    var expectedCount: UInt32 { header?.objectCount ?? 0 }
+
+    /// Takes the next bytes of the pack.
+    func append(_ chunk: ArraySlice<UInt8>) throws {
+        let trailerLength = ObjectID.byteCount
+        if chunk.count >= trailerLength {
+            if !holdback.isEmpty {
+                let held = holdback
+                holdback.removeAll(keepingCapacity: true)
+                try consume(held[...])
+            }
+            try consume(chunk.dropLast(trailerLength))
+            holdback.append(contentsOf: chunk.suffix(trailerLength))
+        } else {
+            holdback.append(contentsOf: chunk)
+            if holdback.count > trailerLength {
+                let extra = holdback.count - trailerLength
+                let ready = Array(holdback.prefix(extra))
+                holdback.removeFirst(extra)
+                try consume(ready[...])
+            }
+        }
+    }
+
+    /// Ends the input: checks that every announced object was read and the trailer is the pack's
+    /// SHA-1. Returns that checksum.
+    func finish() throws -> ObjectID {
+        let read = table.count
+        let endOfInput = offset + UInt64(stash.count + holdback.count)
+        guard holdback.count == ObjectID.byteCount, let trailer = ObjectID(bytes: holdback) else {
+            throw PackError(offset: endOfInput, .truncated(objectsRead: read, objectsExpected: expectedCount))
+        }
+        var hash = packHash
+        let computed = hash.finish()
+        switch state {
+        case .end:
+            guard trailer == computed else {
+                throw PackError(offset: offset, .checksumMismatch(expected: trailer, computed: computed))
+            }
+            return computed
+        case .entryHeader where stash.isEmpty && trailer == computed:
+            throw PackError(offset: offset, .objectCountMismatch(header: expectedCount, objectsRead: read))
+        default:
+            throw PackError(offset: endOfInput, .truncated(objectsRead: read, objectsExpected: expectedCount))
+        }
+    }
+
+    private func consume(_ bytes: ArraySlice<UInt8>) throws {
+        var input = bytes
+        while !input.isEmpty {
+            switch state {
+            case .packHeader, .entryHeader:
+                let used: Int?
+                if stash.isEmpty {
+                    used = try parseHeader(input)
+                    if let used {
+                        takeHeader(input.prefix(used))
+                        input = input.dropFirst(used)
+                    } else {
+                        stash.append(contentsOf: input)
+                        input = []
+                    }
+                } else {
+                    let before = stash.count
+                    let taken = min(input.count, PackEntryHeader.maximumLength)
+                    stash.append(contentsOf: input.prefix(taken))
+                    used = try parseHeader(stash[...])
+                    if let used {
+                        takeHeader(stash.prefix(used))
+                        stash.removeAll(keepingCapacity: true)
+                        input = input.dropFirst(used - before)
+                    } else {
+                        input = input.dropFirst(taken)
+                    }
+                }
+            case .entryData:
+                input = try inflateEntry(input)
+            case .end:
+                throw PackError(offset: offset, .dataAfterEnd(objectCount: expectedCount))
+            }
+        }
+    }
+
+    /// Parses the header the state calls for; returns how many bytes it took, or nil if more are needed.
+    private func parseHeader(_ bytes: ArraySlice<UInt8>) throws(PackError) -> Int? {
+        if state == .packHeader {
+            guard let parsed = try PackHeader.parse(bytes) else { return nil }
+            header = parsed
+            return PackHeader.length
+        }
+        guard let parsed = try PackEntryHeader.parse(bytes, at: offset) else { return nil }
+        entryHeader = parsed
+        return parsed.length
+    }
+
+    /// Accounts for the bytes of a header just parsed and moves to what follows it.
+    private func takeHeader(_ bytes: ArraySlice<UInt8>) {
+        packHash.update(bytes)
+        if state == .packHeader {
+            offset += UInt64(bytes.count)
+            table.endOffset = offset
+            state = expectedCount == 0 ? .end : .entryHeader
+            return
+        }
+        entryOffset = offset
+        offset += UInt64(bytes.count)
+        entryCRC = crc32(bytes)
+        entryProduced = 0
+        if case .object(let type) = entryHeader.kind {
+            objectHash = SHA1()
+            objectHash.update("\(type.name) \(entryHeader.size)\0".utf8.map { $0 }[...])
+        }
+        inflater.reset()
+        state = .entryData
+    }
+
+    /// Feeds entry bytes to the inflater; returns what is left of `input` after the entry's zlib stream.
+    private func inflateEntry(_ input: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> {
+        let expected = entryHeader.size
+        let hashing: Bool
+        if case .object = entryHeader.kind { hashing = true } else { hashing = false }
+        let progress: InflateProgress
+        do {
+            progress = try inflater.inflate(input) { output in
+                entryProduced += UInt64(output.count)
+                guard entryProduced <= expected else {
+                    throw PackError(offset: entryOffset, .sizeMismatch(expected: expected, actual: nil))
+                }
+                if hashing { objectHash.update(output) }
+            }
+        } catch let error as ZlibError {
+            throw PackError(offset: entryOffset, .badZlibStream(error.description))
+        }
+        let used = input.prefix(progress.consumed)
+        packHash.update(used)
+        entryCRC = crc32(used, continuing: entryCRC)
+        offset += UInt64(progress.consumed)
+        if progress.finished {
+            guard entryProduced == expected else {
+                throw PackError(offset: entryOffset, .sizeMismatch(expected: expected, actual: entryProduced))
+            }
+            try recordEntry()
+        } else if progress.consumed == 0 {
+            throw PackError(offset: entryOffset, .badZlibStream("inflate made no progress"))
+        }
+        return input.dropFirst(progress.consumed)
+    }
+
+    private func recordEntry() throws {
+        let index = table.count
+        guard index < Int(Int32.max) else { throw PackError(offset: entryOffset, .tooManyObjects) }
+        if index == table.offsets.capacity { table.reserve(growingFrom: index, upTo: Int(expectedCount)) }
+        table.offsets.append(entryOffset)
+        table.crc32s.append(entryCRC)
+        table.typeNumbers.append(entryHeader.typeNumber)
+        switch entryHeader.kind {
+        case .object:
+            table.ids.append(objectHash.finish())
+        case .offsetDelta(let baseOffset):
+            guard let base = table.index(ofOffset: baseOffset) else {
+                throw PackError(offset: entryOffset, .deltaBaseNotAnEntry(baseOffset: baseOffset))
+            }
+            table.ids.append(.zero)
+            table.offsetDeltas.append(OffsetDeltaLink(base: Int32(base), delta: Int32(index)))
+        case .referenceDelta(let base):
+            table.ids.append(.zero)
+            table.referenceDeltas.append(ReferenceDeltaLink(base: base, delta: Int32(index)))
+        }
+        table.endOffset = offset
+        state = table.count == Int(expectedCount) ? .end : .entryHeader
+        onObject?(table.count)
+    }
+}

@@ -1,0 +1,56 @@
+import Synchronization
+
+/// Resolves all the deltas of a pack that hang off whole objects in it, on several threads: each
+/// thread takes the next base from a shared counter and resolves its whole tree.
+enum ParallelDeltaResolver {
+    /// Resolves the trees of every root in `plan` on up to `threads` threads, writing the name of
+    /// each resolved delta into `ids` at its entry index; returns `ids`. The first error any thread
+    /// meets stops all of them and is thrown.
+    static func resolve(
+        plan: DeltaResolutionPlan, threads: Int, progress: ProgressCounter?, ids: consuming [ObjectID]
+    ) throws -> [ObjectID] {
+        let shared = SharedState(ids: ids)
+        let count = max(1, min(threads, plan.roots.count))
+        WorkerThreads.run(count: count) { _ in
+            do {
+                let resolver = try DeltaTreeResolver(plan: plan, progress: progress)
+                while !shared.stopped.load(ordering: .relaxed) {
+                    let next = shared.nextRoot.add(1, ordering: .relaxed).oldValue
+                    guard next < plan.roots.count else { break }
+                    try resolver.resolveTree(
+                        root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
+                        range: plan.range(of: Int(plan.roots[next])), data: nil)
+                    if resolver.resolved.count >= 4096 { shared.record(resolver.takeResolved()) }
+                }
+                shared.record(resolver.takeResolved())
+            } catch {
+                shared.stopped.store(true, ordering: .relaxed)
+                shared.failure.withLock { if $0 == nil { $0 = error } }
+            }
+        }
+        if let failure = shared.failure.withLock({ $0 }) { throw failure }
+        return shared.ids.withLock { ids in
+            var taken: [ObjectID] = []
+            swap(&taken, &ids)
+            return taken
+        }
+    }
+}
+
+/// What the resolving threads share: the next root to take, the names found so far, and the
+/// first failure.
+private final class SharedState: Sendable {
+    let nextRoot = Atomic<Int>(0)
+    let stopped = Atomic<Bool>(false)
+    let ids: Mutex<[ObjectID]>
+    let failure = Mutex<(any Error)?>(nil)
+
+    init(ids: consuming [ObjectID]) { self.ids = Mutex(ids) }
+
+    /// Writes a batch of resolved names into their entries.
+    func record(_ batch: [ResolvedDelta]) {
+        ids.withLock { ids in
+            for delta in batch { ids[Int(delta.index)] = delta.id }
+        }
+    }
+}

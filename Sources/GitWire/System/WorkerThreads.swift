@@ -1,0 +1,45 @@
+import Glibc
+
+/// Runs a body on several threads at once and waits for all of them to return.
+public enum WorkerThreads {
+    /// The number of processors online (at least 1).
+    public static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Runs `body(0)` to `body(count - 1)`, each on a thread of its own (index 0 on the calling thread),
+    /// and returns when all of them have returned. A thread that cannot be started runs its index on
+    /// the calling thread instead, so every index runs exactly once.
+    public static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        guard count > 1 else {
+            body(0)
+            return
+        }
+        var threads: [pthread_t] = []
+        var inline: [Int] = []
+        for index in 1..<count {
+            let job = Unmanaged.passRetained(WorkerJob { body(index) })
+            var thread = pthread_t()
+            let status = pthread_create(
+                &thread, nil,
+                { raw in
+                    Unmanaged<WorkerJob>.fromOpaque(raw!).takeRetainedValue().run()
+                    return nil
+                }, job.toOpaque())
+            if status == 0 {
+                threads.append(thread)
+            } else {
+                job.release()
+                inline.append(index)
+            }
+        }
+        body(0)
+        for index in inline { body(index) }
+        for thread in threads { pthread_join(thread, nil) }
+    }
+}
+
+/// A closure handed to a new thread.
+private final class WorkerJob: Sendable {
+    let run: @Sendable () -> Void
+
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import GitWire
+
+/// `gitwire index-pack`: checks a pack, resolves its deltas and writes its `.idx`, like `git index-pack`.
+struct IndexPackCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index-pack",
+        abstract: "Build a pack index (.idx) for a pack, as git index-pack does.",
+        discussion: """
+            Prints the pack's checksum (`pack\\t<checksum>` with --stdin). On error prints \
+            `fatal: <message>`, exits 128 and leaves no index (nor, with --stdin, pack) behind.
+            """
+    )
+
+    @Flag(name: .customShort("v"), help: "Show progress on standard error.")
+    var verbose = false
+
+    @Option(name: .customShort("o"), help: "Write the index to <index-file> instead of beside the pack.")
+    var indexFile: String?
+
+    @Flag(help: "Read the pack from standard input and write it to <pack-file>.")
+    var stdin = false
+
+    @Flag(name: .customLong("fix-thin"), help: "Complete a thin pack with bases from --repository (needs --stdin).")
+    var fixThin = false
+
+    @Option(help: "Threads resolving deltas (default: as git chooses, from the number of processors).")
+    var threads: Int?
+
+    @Option(
+        name: .customLong("index-version"),
+        help: "Index version, optionally with the offset above which offsets go to the 8-byte table: 2[,<offset>].")
+    var indexVersion: String?
+
+    @Option(help: "The git directory that supplies bases for --fix-thin.")
+    var repository: String?
+
+    @Argument(help: "The pack file (must end in .pack).")
+    var packFile: String?
+
+    func execute() throws -> Int32 {
+        let options = try makeOptions()
+        let display = verbose ? ProgressDisplay(receivingLabel: stdin ? "Receiving objects" : "Indexing objects") : nil
+        var handler: PackProgressHandler?
+        if let display { handler = { progress in display.show(progress) } }
+        let result: PackIndexResult
+        if stdin {
+            result = try indexStandardInput(options: options, progress: handler)
+        } else {
+            guard !fixThin else { throw UsageError("the option '--fix-thin' requires '--stdin'") }
+            guard let packFile else { throw UsageError("a pack file is required without --stdin") }
+            result = try PackIndexer.indexPack(at: packFile, options: options, progress: handler)
+        }
+        display?.finish(objectsAdded: result.objectsAdded)
+        try Console.writeOutput(stdin ? "pack\t\(result.packChecksum)\n" : "\(result.packChecksum)\n")
+        return 0
+    }
+
+    private func indexStandardInput(options: PackIndexOptions, progress: PackProgressHandler?) throws -> PackIndexResult
+    {
+        let destination: PackDestination
+        if let packFile {
+            guard !FileSystem.exists(packFile) else { throw UsageError("unable to create '\(packFile)': File exists") }
+            destination = .file(packFile)
+        } else if let repository {
+            destination = .directory("\(repository)/objects/pack")
+        } else {
+            throw UsageError("--stdin needs a pack file or --repository")
+        }
+        let bases: ObjectDatabase?
+        if fixThin {
+            guard let repository else { throw UsageError("--fix-thin needs --repository=<git dir> for the bases") }
+            bases = try ObjectDatabase(gitDirectory: repository)
+        } else {
+            bases = nil
+        }
+        let indexer = try PackIndexer(destination: destination, options: options, progress: progress)
+        let input = File.standardInput()
+        while true {
+            let chunk = try input.read(upTo: 1 << 16)
+            if chunk.isEmpty { break }
+            try indexer.append(chunk)
+        }
+        return try indexer.finish(externalBases: bases)
+    }
+
+    private func makeOptions() throws -> PackIndexOptions {
+        var options = PackIndexOptions(threads: try threadCount())
+        options.indexPath = indexFile
+        if let indexVersion {
+            let parts = indexVersion.split(separator: ",", maxSplits: 1)
+            guard parts.first == "2" else { throw UsageError("unsupported index version '\(indexVersion)' (only 2)") }
+            if parts.count == 2 {
+                guard let limit = parseNumber(parts[1]), limit & 0x8000_0000 == 0 else {
+                    throw UsageError("bad index version '\(indexVersion)'")
+                }
+                options.largeOffsetThreshold = limit
+            }
+        }
+        return options
+    }
+
+    /// The thread count: the option, or git's default for the number of processors.
+    private func threadCount() throws -> Int {
+        if let threads {
+            guard threads >= 0 else { throw UsageError("invalid number of threads specified (\(threads))") }
+            if threads > 0 { return threads }
+        }
+        let processors = WorkerThreads.processorCount
+        switch processors {
+        case ..<4: return processors
+        case ..<6: return 3
+        case ..<40: return processors / 2
+        default: return 20
+        }
+    }
+
+    /// A number in decimal, or hex with `0x`, or octal with a leading `0`, as `strtoul` reads it.
+    private func parseNumber(_ text: Substring) -> UInt64? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
+        if text.hasPrefix("0") && text.count > 1 { return UInt64(text.dropFirst(), radix: 8) }
+        return UInt64(text)
+    }
+}
+
+/// A usage mistake, reported as `fatal: <message>`.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}

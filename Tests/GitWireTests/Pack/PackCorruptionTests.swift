@@ -1,0 +1,211 @@
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// Broken packs are rejected with an error that says what and where, by both ways of indexing,
+/// and leave nothing behind. Git rejects each of them too.
+@Suite struct PackCorruptionTests {
+    /// A small real pack with deltas, and its entry offsets in pack order.
+    static let sample: (pack: [UInt8], offsets: [UInt64]) = {
+        let pack = try! FixtureRepository.shared.pack(["--delta-base-offset"], revisions: ["v40"])
+        let directory = try! TemporaryDirectory()
+        _ = try! gitIndex(of: pack, in: directory)
+        let index = try! PackIndex(path: directory.appending("git.idx"))
+        return (pack, (0..<index.count).map(index.offset(at:)).sorted())
+    }()
+
+    static var count: UInt32 { UInt32(sample.offsets.count) }
+
+    /// Checks that `pack` is rejected with an error whose reason passes `check` and whose offset
+    /// is `offset` (when given), that no index or temporary file is left, and that git rejects it.
+    func expectRejected(
+        _ pack: [UInt8], offset: UInt64? = nil, gitArguments: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation, _ check: (PackError.Reason) -> Bool
+    ) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("broken.pack")
+        try writeFile(path, pack)
+        let fromFile = #expect(throws: PackError.self, sourceLocation: sourceLocation) {
+            try PackIndexer.indexPack(at: path, options: PackIndexOptions(threads: 2))
+        }
+        let streamed = #expect(throws: PackError.self, sourceLocation: sourceLocation) {
+            let indexer = try PackIndexer(destination: .file(directory.appending("streamed.pack")))
+            var start = 0
+            while start < pack.count {
+                try indexer.append(pack[start..<min(start + 97, pack.count)])
+                start += 97
+            }
+            _ = try indexer.finish()
+        }
+        for error in [fromFile, streamed] {
+            #expect(
+                error.map { check($0.reason) } == true, "unexpected \(String(describing: error))",
+                sourceLocation: sourceLocation)
+            if let offset { #expect(error?.offset == offset, sourceLocation: sourceLocation) }
+        }
+        #expect(fromFile == streamed, sourceLocation: sourceLocation)
+        #expect(try fileNames(in: directory) == ["broken.pack"], sourceLocation: sourceLocation)
+        let gitResult = try git(["index-pack"] + gitArguments + [path], in: directory.path, check: false)
+        #expect(gitResult.status != 0, sourceLocation: sourceLocation)
+    }
+
+    @Test func badSignature() throws {
+        var pack = Self.sample.pack
+        pack[3] = UInt8(ascii: "X")
+        try expectRejected(pack, offset: 0) { $0 == .badSignature }
+    }
+
+    @Test func unsupportedVersion() throws {
+        var pack = Self.sample.pack
+        pack[7] = 4
+        try expectRejected(rehashed(pack), offset: 4) { $0 == .unsupportedVersion(4) }
+    }
+
+    @Test(arguments: [5, 12, 100, 1000, -21, -1])
+    func truncated(keeping length: Int) throws {
+        let pack = Self.sample.pack
+        let kept = Array(pack.prefix(length > 0 ? length : pack.count + length))
+        try expectRejected(kept) {
+            if case .truncated = $0 { return true }
+            return false
+        }
+    }
+
+    @Test func checksumMismatch() throws {
+        var pack = Self.sample.pack
+        pack[pack.count - 1] ^= 1
+        let trailerOffset = UInt64(pack.count - 20)
+        try expectRejected(pack, offset: trailerOffset) {
+            if case .checksumMismatch(let expected, let computed) = $0 {
+                return expected == ObjectID(bytes: pack.suffix(20)) && computed == SHA1.hash(pack.dropLast(20))
+            }
+            return false
+        }
+    }
+
+    @Test func countRaisedWithValidChecksum() throws {
+        try expectRejected(rehashed(withCount(Self.count + 1))) {
+            $0 == .objectCountMismatch(header: Self.count + 1, objectsRead: Int(Self.count))
+        }
+    }
+
+    @Test func countLoweredWithValidChecksum() throws {
+        let offset = Self.sample.offsets[Int(Self.count) - 1]
+        try expectRejected(rehashed(withCount(Self.count - 1)), offset: offset) {
+            $0 == .dataAfterEnd(objectCount: Self.count - 1)
+        }
+    }
+
+    @Test func countRaisedWithOriginalChecksum() throws {
+        try expectRejected(withCount(Self.count + 1)) {
+            $0 == .truncated(objectsRead: Int(Self.count), objectsExpected: Self.count + 1)
+        }
+    }
+
+    @Test func countLoweredWithOriginalChecksum() throws {
+        try expectRejected(withCount(Self.count - 1)) { $0 == .dataAfterEnd(objectCount: Self.count - 1) }
+    }
+
+    @Test func junkAfterTheTrailer() throws {
+        let pack = Self.sample.pack
+        try expectRejected(pack + [1, 2, 3], offset: UInt64(pack.count - 20)) {
+            $0 == .dataAfterEnd(objectCount: Self.count)
+        }
+    }
+
+    @Test(arguments: [2, 10, 30])
+    func flippedByteInAZlibStream(entry: Int) throws {
+        var pack = Self.sample.pack
+        let entryOffset = Self.sample.offsets[entry]
+        // The last byte of the stream is part of its Adler-32 check, so zlib must notice.
+        pack[Int(Self.sample.offsets[entry + 1]) - 1] ^= 0x40
+        try expectRejected(rehashed(pack), offset: entryOffset) {
+            if case .badZlibStream = $0 { return true }
+            return false
+        }
+    }
+
+    @Test func objectLongerThanItsHeaderSays() throws {
+        var builder = TestPackBuilder()
+        try builder.addObject(.blob, Array("hello".utf8))
+        let offset = try builder.addObject(.blob, Array("twelve bytes".utf8), size: 10)
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .sizeMismatch(expected: 10, actual: nil) }
+    }
+
+    @Test func objectShorterThanItsHeaderSays() throws {
+        var builder = TestPackBuilder()
+        let offset = try builder.addObject(.blob, Array("ten bytes!".utf8), size: 12)
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .sizeMismatch(expected: 12, actual: 10) }
+    }
+
+    @Test func badObjectType() throws {
+        var builder = TestPackBuilder()
+        try builder.addObject(.blob, Array("hello".utf8))
+        let offset = builder.nextOffset
+        builder.addRaw([0x50, 0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .badObjectType(5) }
+    }
+
+    @Test func referenceDeltaBaseMissing() throws {
+        var builder = TestPackBuilder()
+        try builder.addObject(.blob, Array("hello".utf8))
+        let missing = ObjectID(String(repeating: "ab", count: 20))!
+        let offset = try builder.addReferenceDelta(
+            base: missing, makeDelta(baseSize: 5, resultSize: 3, insertInstruction(Array("abc".utf8))))
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .deltaBaseMissing(.id(missing)) }
+    }
+
+    @Test func offsetDeltaToTheMiddleOfAnEntry() throws {
+        var builder = TestPackBuilder()
+        let base = try builder.addObject(.blob, Array("hello, world".utf8))
+        let offset = try builder.addOffsetDelta(
+            baseOffset: base + 1, makeDelta(baseSize: 12, resultSize: 5, copyInstruction(offset: 0, size: 5)))
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            $0 == .deltaBaseNotAnEntry(baseOffset: UInt64(base + 1))
+        }
+    }
+
+    @Test func deltaCopyOutOfRange() throws {
+        var builder = TestPackBuilder()
+        let base = try builder.addObject(.blob, Array("hello".utf8))
+        let offset = try builder.addOffsetDelta(
+            baseOffset: base, makeDelta(baseSize: 5, resultSize: 10, copyInstruction(offset: 2, size: 10)))
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            $0 == .badDelta(.copyOutOfRange(at: 2, offset: 2, size: 10, baseSize: 5))
+        }
+    }
+
+    @Test func deltaWithReservedOpcode() throws {
+        var builder = TestPackBuilder()
+        let base = try builder.addObject(.blob, Array("hello".utf8))
+        let offset = try builder.addOffsetDelta(baseOffset: base, makeDelta(baseSize: 5, resultSize: 1, [0]))
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .badDelta(.reservedOpcode(at: 2)) }
+    }
+
+    @Test func deltaForABaseOfAnotherSize() throws {
+        var builder = TestPackBuilder()
+        let base = try builder.addObject(.blob, Array("hello".utf8))
+        let offset = try builder.addOffsetDelta(
+            baseOffset: base, makeDelta(baseSize: 6, resultSize: 5, copyInstruction(offset: 0, size: 5)))
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            $0 == .badDelta(.baseSizeMismatch(expected: 6, actual: 5))
+        }
+    }
+
+    @Test func duplicateObjects() throws {
+        var builder = TestPackBuilder()
+        let first = try builder.addObject(.blob, Array("same".utf8))
+        try builder.addObject(.blob, Array("other".utf8))
+        let second = try builder.addObject(.blob, Array("same".utf8))
+        let id = GitObject(type: .blob, data: Array("same".utf8)).id
+        try expectRejected(builder.bytes(), offset: UInt64(second), gitArguments: ["--strict"]) {
+            $0 == .duplicateObject(id, firstOffset: UInt64(first))
+        }
+    }
+
+    private func withCount(_ count: UInt32) -> [UInt8] {
+        var pack = Self.sample.pack
+        pack.replaceSubrange(8..<12, with: PackHeader(objectCount: count).bytes[8..<12])
+        return pack
+    }
+}

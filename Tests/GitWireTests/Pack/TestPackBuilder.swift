@@ -1,0 +1,100 @@
+import GitWire
+
+/// Builds packs entry by entry, including wrong ones, for tests.
+struct TestPackBuilder {
+    private var body: [UInt8] = []
+    private(set) var count: UInt32 = 0
+
+    /// The offset the next entry will have.
+    var nextOffset: Int { 12 + body.count }
+
+    /// Adds a whole object whose header says `size` (by default the data's size); returns its offset.
+    @discardableResult
+    mutating func addObject(_ type: ObjectType, _ data: [UInt8], size: Int? = nil) throws -> Int {
+        try addEntry(typeNumber: type.rawValue, size: size ?? data.count, extra: [], data: data)
+    }
+
+    /// Adds an offset delta against the entry at `baseOffset`; returns its offset.
+    @discardableResult
+    mutating func addOffsetDelta(baseOffset: Int, _ delta: [UInt8]) throws -> Int {
+        var distance = nextOffset - baseOffset
+        var encoded = [UInt8(distance & 127)]
+        distance >>= 7
+        while distance != 0 {
+            distance -= 1
+            encoded.insert(0x80 | UInt8(distance & 127), at: 0)
+            distance >>= 7
+        }
+        return try addEntry(typeNumber: 6, size: delta.count, extra: encoded, data: delta)
+    }
+
+    /// Adds a reference delta against `base`; returns its offset.
+    @discardableResult
+    mutating func addReferenceDelta(base: ObjectID, _ delta: [UInt8]) throws -> Int {
+        try addEntry(typeNumber: 7, size: delta.count, extra: base.bytes, data: delta)
+    }
+
+    /// Adds bytes as they are, counted as one entry.
+    mutating func addRaw(_ bytes: [UInt8]) {
+        body += bytes
+        count += 1
+    }
+
+    /// The pack: header (with `objectCount` if given), entries and checksum.
+    func bytes(objectCount: UInt32? = nil) -> [UInt8] {
+        var pack = PackHeader(objectCount: objectCount ?? count).bytes + body
+        SHA1.hash(pack[...]).append(to: &pack)
+        return pack
+    }
+
+    private mutating func addEntry(typeNumber: UInt8, size: Int, extra: [UInt8], data: [UInt8]) throws -> Int {
+        let offset = nextOffset
+        var header: [UInt8] = []
+        var rest = size >> 4
+        var byte = typeNumber << 4 | UInt8(size & 15)
+        while rest != 0 {
+            header.append(byte | 0x80)
+            byte = UInt8(rest & 0x7f)
+            rest >>= 7
+        }
+        header.append(byte)
+        body += header + extra + (try Deflater().deflateWhole(data[...]))
+        count += 1
+        return offset
+    }
+}
+
+/// A delta: the two sizes, then the instructions.
+func makeDelta(baseSize: Int, resultSize: Int, _ instructions: [UInt8]) -> [UInt8] {
+    func size(_ value: Int) -> [UInt8] {
+        var value = value
+        var bytes: [UInt8] = []
+        repeat {
+            var byte = UInt8(value & 0x7f)
+            value >>= 7
+            if value != 0 { byte |= 0x80 }
+            bytes.append(byte)
+        } while value != 0
+        return bytes
+    }
+    return size(baseSize) + size(resultSize) + instructions
+}
+
+/// A copy instruction: `size` bytes from `offset` of the base.
+func copyInstruction(offset: Int, size: Int) -> [UInt8] {
+    var opcode: UInt8 = 0x80
+    var arguments: [UInt8] = []
+    for bit in 0..<4 where (offset >> (8 * bit)) & 0xff != 0 {
+        opcode |= 1 << bit
+        arguments.append(UInt8((offset >> (8 * bit)) & 0xff))
+    }
+    let encodedSize = size == 0x10000 ? 0 : size
+    for bit in 0..<3 where (encodedSize >> (8 * bit)) & 0xff != 0 {
+        opcode |= 0x10 << bit
+        arguments.append(UInt8((encodedSize >> (8 * bit)) & 0xff))
+    }
+    return [opcode] + arguments
+}
+
+/// An insert instruction with `bytes` (1 to 127 of them).
+func insertInstruction(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count)] + bytes }
