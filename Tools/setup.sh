@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gitwire builds and tests with, if any is missing:
+# git (client, git daemon, git-upload-pack, git-http-backend), the zlib and libcrypto headers,
+# and the tools the tests and scripts use (timeout, unshare, ip, /usr/bin/time).
+set -euo pipefail
+
+packages=(git zlib1g-dev libssl-dev coreutils util-linux iproute2 time ca-certificates)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=()
+    [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+    echo "installing: ${missing[*]}" >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
+fi
