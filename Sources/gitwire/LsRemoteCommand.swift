@@ -1,5 +1,6 @@
 import ArgumentParser
 import GitWire
+import GitWireReplay
 
 /// `gitwire ls-remote`: lists a remote's refs, printing exactly what `git ls-remote` prints.
 struct LsRemoteCommand: GitStyleCommand {
@@ -44,6 +45,9 @@ struct LsRemoteCommand: GitStyleCommand {
     @Option(name: .customLong("upload-pack"), help: "Path of git-upload-pack on a local remote.")
     var uploadPack: String?
 
+    @Option(help: "Record the whole session (every byte both ways) to this fixture file.")
+    var record: String?
+
     @Argument(help: "The remote repository: a URL or a path.")
     var repository: String
 
@@ -66,31 +70,18 @@ struct LsRemoteCommand: GitStyleCommand {
         let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
-        let listing = try remote.lsRemote(options)
+        let recording = record.map { SessionRecording(path: $0, remote: &remote) }
+        let listing: RefListing
+        do {
+            listing = try remote.lsRemote(options)
+            try recording?.save()
+        } catch {
+            try? recording?.save()
+            throw error
+        }
         for warning in listing.warnings { Console.writeError("warning: \(warning)\n") }
-        let output = LsRemoteFormatter.format(listing.refs, filter: filter, showSymrefs: symref)
+        let output = LsRemoteOutput.format(listing.refs, filter: filter, showSymrefs: symref)
         try Console.writeOutput(output)
         return exitCode && output.isEmpty ? 2 : 0
-    }
-}
-
-/// Prints refs the way `git ls-remote` does.
-enum LsRemoteFormatter {
-    /// One `<oid>\t<name>` line per ref that passes `filter`, a `<peeled>\t<name>^{}` line after a
-    /// peeled tag, and `ref: <target>\t<name>` before a symref's line when asked. Unborn refs are
-    /// not shown (git's ls-remote leaves them out too).
-    static func format(_ refs: [Ref], filter: RefFilter, showSymrefs: Bool) -> [UInt8] {
-        var output: [UInt8] = []
-        func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {
-            guard filter.includes(name) else { return }
-            if showSymrefs, let symref { output += Array("ref: \(symref)\t".utf8) + name + [0x0a] }
-            output += id.hexBytes + [0x09] + name + [0x0a]
-        }
-        for ref in refs {
-            guard let id = ref.objectID else { continue }
-            line(id, ref.nameBytes, symref: ref.symrefTarget)
-            if let peeled = ref.peeled { line(peeled, ref.nameBytes + Array("^{}".utf8), symref: nil) }
-        }
-        return output
     }
 }

@@ -79,12 +79,7 @@ final class LoopExchangeRunner<E: Exchange>: LoopConnectionHandler {
         self.completion = nil
         timer?.invalidate()
         timer = nil
-        if case .success = result {
-            // Let the farewell leave before closing: the loop writes queued bytes first.
-            loop.addTimer(after: .zero) { [connection] _ in connection.close() }
-        } else {
-            connection.close()
-        }
+        connection.close()
         completion(result)
     }
 }

@@ -7,6 +7,7 @@ public final class ByteOutputStream: ByteStream {
     private var queueHeadOffset = 0
     /// Bytes queued and not yet written.
     public private(set) var queuedByteCount = 0
+    private var closesWhenDrained = false
 
     override var isReading: Bool { false }
 
@@ -91,7 +92,21 @@ public final class ByteOutputStream: ByteStream {
                 queueHeadOffset = 0
             }
         }
-        if announce { loop.enqueue(.hasSpaceAvailable, for: self) }
+        if closesWhenDrained {
+            close()
+        } else if announce {
+            loop.enqueue(.hasSpaceAvailable, for: self)
+        }
+    }
+
+    /// Closes the stream once every queued byte has been written (at once if none is queued).
+    /// Unlike ``close()``, nothing written before is lost.
+    public func closeAfterWriting() {
+        if queuedByteCount == 0 || status != .open || runLoop == nil {
+            close()
+        } else {
+            closesWhenDrained = true
+        }
     }
 
     override public func close() {

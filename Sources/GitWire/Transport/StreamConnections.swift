@@ -62,10 +62,16 @@ final class StreamLoopConnection: LoopConnection, ByteStreamDelegate {
         }
     }
 
+    /// Closes the connection; bytes already queued (a farewell flush) still go out, for up to
+    /// five seconds if the peer is slow to take them.
     func close() {
         handler = nil
-        pair.close()
-        if let process, let loop { process.reap(in: loop) }
+        pair.input.close()
+        pair.output.closeAfterWriting()
+        if let loop {
+            if pair.output.status != .closed { loop.addTimer(after: .seconds(5)) { [pair] _ in pair.close() } }
+            process?.reap(in: loop)
+        }
     }
 
     func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {

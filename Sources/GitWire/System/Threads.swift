@@ -16,18 +16,9 @@ public enum WorkerThreads {
         var threads: [pthread_t] = []
         var inline: [Int] = []
         for index in 1..<count {
-            let job = Unmanaged.passRetained(WorkerJob { body(index) })
-            var thread = pthread_t()
-            let status = pthread_create(
-                &thread, nil,
-                { raw in
-                    Unmanaged<WorkerJob>.fromOpaque(raw!).takeRetainedValue().run()
-                    return nil
-                }, job.toOpaque())
-            if status == 0 {
+            if let thread = try? startThread({ body(index) }) {
                 threads.append(thread)
             } else {
-                job.release()
                 inline.append(index)
             }
         }
@@ -37,8 +28,30 @@ public enum WorkerThreads {
     }
 }
 
+/// Starts `body` on a new thread, which the caller joins or detaches.
+func startThread(_ body: @escaping @Sendable () -> Void) throws -> pthread_t {
+    let job = Unmanaged.passRetained(ThreadJob(body))
+    var thread = pthread_t()
+    let status = pthread_create(
+        &thread, nil,
+        { raw in
+            Unmanaged<ThreadJob>.fromOpaque(raw!).takeRetainedValue().run()
+            return nil
+        }, job.toOpaque())
+    guard status == 0 else {
+        job.release()
+        throw SystemCallError("pthread_create", Errno(rawValue: status))
+    }
+    return thread
+}
+
+/// Starts `body` on a new detached thread.
+func startDetachedThread(_ body: @escaping @Sendable () -> Void) throws {
+    pthread_detach(try startThread(body))
+}
+
 /// A closure handed to a new thread.
-private final class WorkerJob: Sendable {
+private final class ThreadJob: Sendable {
     let run: @Sendable () -> Void
 
     init(_ run: @escaping @Sendable () -> Void) { self.run = run }

@@ -1,0 +1,20 @@
+/// The output of `git ls-remote`, byte for byte.
+public enum LsRemoteOutput {
+    /// One `<oid>\t<name>` line per ref that passes `filter`, a `<peeled>\t<name>^{}` line after a
+    /// peeled tag, and `ref: <target>\t<name>` before a symref's line when `showSymrefs` is set.
+    /// Unborn refs are not shown (git's ls-remote leaves them out too).
+    public static func format(_ refs: [Ref], filter: RefFilter = RefFilter(), showSymrefs: Bool = false) -> [UInt8] {
+        var output: [UInt8] = []
+        func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {
+            guard filter.includes(name) else { return }
+            if showSymrefs, let symref { output += Array("ref: \(symref)\t".utf8) + name + [0x0a] }
+            output += id.hexBytes + [0x09] + name + [0x0a]
+        }
+        for ref in refs {
+            guard let id = ref.objectID else { continue }
+            line(id, ref.nameBytes, symref: ref.symrefTarget)
+            if let peeled = ref.peeled { line(peeled, ref.nameBytes + Array("^{}".utf8), symref: nil) }
+        }
+        return output
+    }
+}

@@ -1,0 +1,156 @@
+import GitWire
+
+/// A git:// proxy that records every connection it forwards: any client (git itself included)
+/// connects to it, it connects to the upstream daemon, passes the bytes through unchanged both
+/// ways, and when both sides have closed writes the session as a fixture.
+///
+/// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
+public final class RecordingProxy {
+    private let listener: ListeningSocket
+    private let upstreamHost: String
+    private let upstreamPort: Int
+    private let outputDirectory: String
+    private let loop: EpollRunLoop
+    private var connections: [ObjectIdentifier: ProxyConnection] = [:]
+    private var sequence = 0
+    /// Paths of the fixtures written so far.
+    public private(set) var writtenFixtures: [String] = []
+    /// Called after each fixture is written (or fails to be, with the error).
+    public var onFinishedConnection: ((Result<String, any Error>) -> Void)?
+
+    /// Listens on `host`:`port` and forwards to `upstreamHost`:`upstreamPort`, writing fixtures
+    /// into `outputDirectory` as `connection-001.session`, `connection-002.session`, ….
+    public init(
+        listenHost: String, listenPort: Int, upstreamHost: String, upstreamPort: Int, outputDirectory: String,
+        loop: EpollRunLoop
+    ) throws {
+        listener = try ListeningSocket(host: listenHost, port: listenPort)
+        self.upstreamHost = upstreamHost
+        self.upstreamPort = upstreamPort
+        self.outputDirectory = outputDirectory
+        self.loop = loop
+        try FileSystem.makeDirectory(outputDirectory)
+        listener.schedule(in: loop) { [weak self] client in self?.accept(client) }
+    }
+
+    /// The address the proxy listens on.
+    public var address: SocketAddress { listener.address }
+
+    /// Connections being forwarded now.
+    public var openConnectionCount: Int { connections.count }
+
+    /// Stops accepting and closes every open connection.
+    public func close() {
+        listener.close()
+        for connection in connections.values { connection.closeAll() }
+        connections.removeAll()
+    }
+
+    private func accept(_ client: ByteStreamPair) {
+        sequence += 1
+        let name = "connection-\(String(sequence).leftPaddedWithZeros(to: 3)).session"
+        let upstream = ByteStreamPair.connecting(toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
+        let connection = ProxyConnection(client: client, upstream: upstream, loop: loop) { [weak self] connection in
+            self?.finish(connection, fixtureName: name)
+        }
+        connections[ObjectIdentifier(connection)] = connection
+        connection.start()
+    }
+
+    private func finish(_ connection: ProxyConnection, fixtureName: String) {
+        connections[ObjectIdentifier(connection)] = nil
+        let path = "\(outputDirectory)/\(fixtureName)"
+        do {
+            try connection.session().write(toFile: path)
+            writtenFixtures.append(path)
+            onFinishedConnection?(.success(path))
+        } catch {
+            onFinishedConnection?(.failure(error))
+        }
+    }
+}
+
+@available(*, unavailable)
+extension RecordingProxy: Sendable {}
+
+/// One forwarded connection: client and upstream streams, and what went through them.
+final class ProxyConnection: ByteStreamDelegate {
+    private let client: ByteStreamPair
+    private let upstream: ByteStreamPair
+    private var events = Session(transport: "git", service: "", path: "", protocolVersion: .v0)
+    private var clientEnded = false
+    private var upstreamEnded = false
+    private var finished = false
+    private let onFinish: (ProxyConnection) -> Void
+
+    init(
+        client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop,
+        onFinish: @escaping (ProxyConnection) -> Void
+    ) {
+        self.client = client
+        self.upstream = upstream
+        self.onFinish = onFinish
+        for stream in [client.input, client.output, upstream.input, upstream.output] as [ByteStream] {
+            stream.delegate = self
+        }
+        client.schedule(in: loop)
+        upstream.schedule(in: loop)
+    }
+
+    func start() {
+        do {
+            try upstream.open()
+        } catch {
+            closeAll()
+        }
+    }
+
+    /// The recorded session, with the header taken from the client's request line.
+    func session() throws -> Session {
+        var decoder = PktLineDecoder()
+        decoder.append(events.bytes(from: .client))
+        guard let first = try decoder.next()?.payload, let request = DaemonRequestLine(payload: first) else {
+            throw ProtocolError("the client did not send a git:// request line")
+        }
+        var session = events
+        session.service = request.service
+        session.path = request.path
+        session.host = request.host
+        session.protocolVersion = request.protocolVersion
+        return session
+    }
+
+    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
+        let fromClient = stream === client.input || stream === client.output
+        switch event {
+        case .hasBytesAvailable:
+            guard let input = stream as? ByteInputStream else { return }
+            guard let bytes = try? input.read(), !bytes.isEmpty else { return }
+            events.append(bytes, from: fromClient ? .client : .server)
+            try? (fromClient ? upstream.output : client.output).write(bytes)
+        case .endEncountered:
+            events.appendEnd(from: fromClient ? .client : .server)
+            if fromClient { clientEnded = true } else { upstreamEnded = true }
+            (fromClient ? upstream.output : client.output).closeAfterWriting()
+            if clientEnded && upstreamEnded { closeAll() }
+        case .errorOccurred:
+            closeAll()
+        case .openCompleted, .hasSpaceAvailable:
+            break
+        }
+    }
+
+    func closeAll() {
+        client.close()
+        upstream.close()
+        guard !finished else { return }
+        finished = true
+        onFinish(self)
+    }
+}
+
+extension String {
+    func leftPaddedWithZeros(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,191 @@
+import GitWire
+import Synchronization
+
+/// A transport that plays a recorded ``Session`` back instead of connecting anywhere: it serves
+/// the server's bytes (in chunks of ``chunking``) and checks that what the client sends matches
+/// the recording, failing with a ``ReplayMismatchError`` that shows the first differing pkt-line.
+///
+/// After the exchange, ``verify()`` confirms the client sent everything recorded.
+public struct ReplayTransport: Transport {
+    /// The recording played back.
+    public let session: Session
+    /// How the server's bytes are split.
+    public let chunking: ReplayChunking
+    private let state = SharedState()
+
+    /// Plays `session` back, splitting the server's bytes by `chunking`.
+    public init(_ session: Session, chunking: ReplayChunking = .whole) {
+        self.session = session
+        self.chunking = chunking
+    }
+
+    /// Plays the fixture file at `path` back.
+    public init(fixture path: String, chunking: ReplayChunking = .whole) throws {
+        self.init(try Session(contentsOfFile: path), chunking: chunking)
+    }
+
+    public var name: String { "replay" }
+
+    /// Throws if no connection was opened, the client sent less than recorded, or a mismatch
+    /// happened (even one the client's code swallowed).
+    public func verify() throws {
+        try state.lock.withLock { state in
+            if let mismatch = state.mismatch { throw mismatch }
+            guard state.connected else { throw ReplayMismatchError.incomplete(missing: session.bytes(from: .client)) }
+            if !state.unsentClientBytes.isEmpty {
+                throw ReplayMismatchError.incomplete(missing: state.unsentClientBytes)
+            }
+        }
+    }
+
+    public func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
+        ReplayBlockingConnection(player: try makePlayer(request))
+    }
+
+    public func connect(
+        _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
+    ) throws -> any LoopConnection {
+        ReplayLoopConnection(player: try makePlayer(request), loop: loop)
+    }
+
+    private func makePlayer(_ request: ServiceRequest) throws -> ReplayPlayer {
+        try state.lock.withLock { state in
+            guard !state.connected else { throw ReplayMismatchError.extraConnection }
+            state.connected = true
+            state.unsentClientBytes = session.bytes(from: .client)
+        }
+        for (asked, recorded, what) in [
+            (request.service, session.service, "service"), (request.path, session.path, "path"),
+            (String(request.protocolVersion.rawValue), String(session.protocolVersion.rawValue), "protocol version"),
+        ] where asked != recorded {
+            let error = ReplayMismatchError.request(
+                "the client asked for \(what) '\(asked)', the recording for '\(recorded)'")
+            state.lock.withLock { $0.mismatch = error }
+            throw error
+        }
+        let greeting: [PktLine] =
+            session.transport == "git" ? [request.daemonRequest(host: session.host ?? "")] : []
+        return ReplayPlayer(
+            script: ReplayScript(session: session, chunking: chunking), greeting: greeting, state: state)
+    }
+
+    /// What the connections report back to the transport, for ``verify()``.
+    final class SharedState: Sendable {
+        struct Values {
+            var connected = false
+            var unsentClientBytes: [UInt8] = []
+            var mismatch: ReplayMismatchError?
+        }
+        let lock = Mutex(Values())
+    }
+}
+
+/// The replaying server of one connection: shared by the blocking and run-loop forms.
+final class ReplayPlayer {
+    private var script: ReplayScript
+    let greeting: [PktLine]
+    private let state: ReplayTransport.SharedState
+
+    init(script: ReplayScript, greeting: [PktLine], state: ReplayTransport.SharedState) {
+        self.script = script
+        self.greeting = greeting
+        self.state = state
+    }
+
+    func receiveFromClient(_ bytes: [UInt8]) throws {
+        do {
+            try script.receiveFromClient(bytes)
+        } catch let error as ReplayMismatchError {
+            state.lock.withLock { $0.mismatch = $0.mismatch ?? error }
+            throw error
+        }
+        let unsent = script.remainingClientBytes
+        state.lock.withLock { $0.unsentClientBytes = unsent }
+    }
+
+    func nextServerStep() -> ReplayScript.ServerStep { script.nextServerStep() }
+
+    func fail(_ error: ReplayMismatchError) {
+        state.lock.withLock { $0.mismatch = $0.mismatch ?? error }
+    }
+}
+
+/// A blocking connection to a replaying server.
+final class ReplayBlockingConnection: BlockingConnection {
+    private let player: ReplayPlayer
+
+    init(player: ReplayPlayer) { self.player = player }
+
+    var greeting: [PktLine] { player.greeting }
+
+    func send(_ bytes: [UInt8]) throws { try player.receiveFromClient(bytes) }
+
+    func receive() throws -> [UInt8] {
+        switch player.nextServerStep() {
+        case .bytes(let bytes): return bytes
+        case .end: return []
+        case .waitingForClient(let expected):
+            let error = ReplayMismatchError.clientShouldSend(expected)
+            player.fail(error)
+            throw error
+        }
+    }
+
+    func close() {}
+}
+
+/// A run-loop connection to a replaying server: one chunk per loop iteration.
+final class ReplayLoopConnection: LoopConnection {
+    private let player: ReplayPlayer
+    private weak var loop: EpollRunLoop?
+    private var handler: (any LoopConnectionHandler)?
+    private var pumping = false
+
+    init(player: ReplayPlayer, loop: EpollRunLoop) {
+        self.player = player
+        self.loop = loop
+    }
+
+    var greeting: [PktLine] { player.greeting }
+
+    func start(handler: any LoopConnectionHandler) {
+        self.handler = handler
+        schedulePump()
+    }
+
+    func send(_ bytes: [UInt8]) {
+        guard handler != nil else { return }
+        do {
+            try player.receiveFromClient(bytes)
+            schedulePump()
+        } catch {
+            handler?.connection(self, didFail: error)
+        }
+    }
+
+    func close() { handler = nil }
+
+    private func schedulePump() {
+        guard !pumping, let loop else { return }
+        pumping = true
+        loop.addTimer(after: .zero) { [weak self] _ in self?.pump() }
+    }
+
+    private func pump() {
+        pumping = false
+        guard let handler else { return }
+        switch player.nextServerStep() {
+        case .bytes(let bytes):
+            handler.connection(self, didReceive: bytes)
+            schedulePump()
+        case .end:
+            handler.connectionDidEnd(self)
+        case .waitingForClient(let expected):
+            // The client reacts to what it receives within the callback, so if it has not sent
+            // by now it never will: the recording and the client disagree.
+            let error = ReplayMismatchError.clientShouldSend(expected)
+            player.fail(error)
+            handler.connection(self, didFail: error)
+        }
+    }
+}

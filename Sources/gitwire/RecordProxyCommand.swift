@@ -1,0 +1,73 @@
+import ArgumentParser
+import GitWire
+import GitWireReplay
+
+/// `gitwire record-proxy`: a git:// proxy that records each connection as a fixture.
+struct RecordProxyCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record-proxy",
+        abstract: "Forward git:// connections to an upstream daemon, recording each as a fixture.",
+        discussion: """
+            Point any client at the proxy (git://HOST:PORT/repo) and it records the whole session, \
+            byte for byte, into <out>/connection-NNN.session. It stops after --connections sessions, \
+            after --idle-timeout seconds without a connection, or on SIGINT/SIGTERM.
+            """)
+
+    @Option(help: "Where to listen, HOST:PORT (IPv6 as [::1]:PORT).")
+    var listen: String
+
+    @Option(help: "The git daemon to forward to: git://HOST[:PORT].")
+    var upstream: String
+
+    @Option(help: "Directory for the fixtures.")
+    var out: String
+
+    @Option(help: "Stop after recording this many connections.")
+    var connections: Int?
+
+    @Option(help: "Stop after this many seconds without any connection open (default 300).")
+    var idleTimeout: Double = 300
+
+    func execute() throws -> Int32 {
+        let (host, port) = try parseHostAndPort(listen)
+        let upstreamURL = try RemoteURL(upstream.hasSuffix("/") ? upstream : upstream + "/")
+        guard upstreamURL.scheme == .git, let upstreamHost = upstreamURL.host else {
+            throw ValidationError("--upstream must be a git:// URL")
+        }
+        let loop = try EpollRunLoop()
+        let proxy = try RecordingProxy(
+            listenHost: host, listenPort: port, upstreamHost: upstreamHost, upstreamPort: upstreamURL.port ?? 9418,
+            outputDirectory: out, loop: loop)
+        Console.writeError("record-proxy: listening on \(proxy.address), forwarding to \(upstream)\n")
+        var finished = 0
+        var failure: (any Error)?
+        var lastActivity = ContinuousClock.now
+        proxy.onFinishedConnection = { result in
+            lastActivity = .now
+            switch result {
+            case .success(let path): Console.writeError("record-proxy: wrote \(path)\n")
+            case .failure(let error): failure = error
+            }
+            finished += 1
+            if let connections, finished >= connections { loop.stop() }
+        }
+        let idle = Duration.milliseconds(Int64(idleTimeout * 1000))
+        loop.addTimer(after: .milliseconds(100), repeating: .milliseconds(100)) { _ in
+            if proxy.openConnectionCount > 0 { lastActivity = .now }
+            if ContinuousClock.now - lastActivity > idle { loop.stop() }
+        }
+        loop.run()
+        proxy.close()
+        if let failure { throw failure }
+        return 0
+    }
+
+    private func parseHostAndPort(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+            throw ValidationError("--listen takes HOST:PORT")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+}

@@ -1,0 +1,22 @@
+import GitWire
+import GitWireReplay
+
+/// `--record=<file>`: routes a remote's transport through a recorder and saves the session.
+struct SessionRecording {
+    let path: String
+    let recorder = SessionRecorder()
+
+    /// Starts recording everything `remote` sends and receives.
+    init(path: String, remote: inout Remote) {
+        self.path = path
+        let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--record") }
+        let command = (["gitwire"] + arguments).joined(separator: " ")
+        remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: command)
+    }
+
+    /// Writes the recorded session (the first connection) to the file.
+    func save() throws {
+        guard let session = recorder.sessions.first else { return }
+        try session.write(toFile: path)
+    }
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Regenerates every fixture in Fixtures/ from real servers started here on loopback.
+#
+# It runs itself inside a private network namespace (`unshare -rn`), where port 9418 is always
+# free: clients connect to git://127.0.0.1/… with no port in the URL, so no port number ends up in
+# a fixture. Repositories are built with fixed names and dates, so object ids are the same on every
+# run. What changes between runs is only what the servers or clients themselves change (such as
+# git's agent string after an upgrade).
+#
+#   ls-remote/*.session   gitwire ls-remote --record, straight to git daemon (v0, v1, v2)
+#   ls-remote/*.expected  what real `git ls-remote` printed for the same command, for the tests
+#   fetch/*.session       real `git clone` / `git fetch` through `gitwire record-proxy`
+#
+# The ls-remote fixtures come out byte for byte the same on every run. In the fetch fixtures the
+# bytes of each side-band stream are the same every time, but how upload-pack cuts them into
+# packets depends on pipe timing (it forwards whatever one read of pack-objects' output gave),
+# so those packets may be split differently from one run to the next.
+#
+# Usage: Tools/capture-fixtures.sh      (needs git, unshare and ip; builds gitwire first)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+if [ -z "${GITWIRE_CAPTURE_NETNS:-}" ]; then
+    bash "$root/Tools/setup.sh"
+    (cd "$root" && swift build --product gitwire >&2)
+    exec unshare -rn env GITWIRE_CAPTURE_NETNS=1 bash "$0" "$@"
+fi
+
+ip link set lo up
+gitwire="$root/.build/debug/gitwire"
+work=$(mktemp -d /tmp/gitwire-capture.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+export GIT_AUTHOR_NAME="A U Thor" GIT_AUTHOR_EMAIL=author@example.com
+export GIT_COMMITTER_NAME="C O Mitter" GIT_COMMITTER_EMAIL=committer@example.com
+export GIT_AUTHOR_DATE="1700300000 +0000" GIT_COMMITTER_DATE="1700300000 +0000"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=/nonexistent LC_ALL=C TZ=UTC
+
+# fast-import input for <count> commits on <branch>, starting at time <t0>.
+commits() {
+    local count=$1 branch=$2 t0=$3 i
+    for ((i = 1; i <= count; i++)); do
+        local content="version $i"$'\n'"line $((i % 7))"$'\n'
+        printf 'blob\nmark :%d\ndata %d\n%s\n' "$i" "${#content}" "$content"
+        printf 'commit %s\nmark :%d\n' "$branch" $((i + 100000))
+        printf 'author A U Thor <author@example.com> %d +0000\n' $((t0 + i))
+        printf 'committer C O Mitter <committer@example.com> %d +0000\n' $((t0 + i))
+        printf 'data 10\ncommit %-3d\n' "$i"
+        [ "$i" -gt 1 ] && printf 'from :%d\n' $((i + 99999))
+        printf 'M 100644 :%d file-%d.txt\n\n' "$i" $((i % 5))
+    done
+}
+
+bare() { git init -q --bare --initial-branch=main "$work/served/$1"; git -C "$work/served/$1" config pack.threads 1; }
+
+mkdir -p "$work/served"
+bare small.git
+{
+    commits 12 refs/heads/main 1700000000
+    printf 'reset refs/heads/feature\nfrom :100009\n\nreset refs/tags/light\nfrom :100005\n\n'
+    printf 'tag v1\nfrom :100010\ntagger C O Mitter <committer@example.com> 1700200000 +0000\ndata 12\nversion one\n\n'
+} | git -C "$work/served/small.git" fast-import --quiet
+git -C "$work/served/small.git" update-ref refs/remotes/origin/main main
+git -C "$work/served/small.git" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+
+bare many-refs.git
+{
+    commits 100 refs/heads/main 1700000000
+    for ((i = 0; i < 1000; i++)); do printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
+    for ((i = 0; i < 1000; i++)); do printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
+    for ((i = 0; i < 500; i++)); do
+        printf 'tag v1.%d\nfrom :%d\ntagger C O Mitter <committer@example.com> %d +0000\ndata 8\nrelease\n\n' \
+            "$i" $((100001 + i % 100)) $((1700100000 + i))
+    done
+    printf 'reset refs/heads/ünïcödé\nfrom :100003\n\nreset refs/heads/a/b/c/d/e/f/g/h/i/j\nfrom :100004\n\n'
+} | git -C "$work/served/many-refs.git" fast-import --quiet
+git -C "$work/served/many-refs.git" tag -a -m "a tag of a tag" tag-of-tag v1.0
+git -C "$work/served/many-refs.git" tag -a -m "a tag of a tree" tag-of-tree "main^{tree}"
+
+bare empty.git
+bare unborn.git
+commits 3 refs/heads/main 1700000000 | git -C "$work/served/unborn.git" fast-import --quiet
+git -C "$work/served/unborn.git" symbolic-ref HEAD refs/heads/not-yet
+bare detached.git
+commits 5 refs/heads/main 1700000000 | git -C "$work/served/detached.git" fast-import --quiet
+git -C "$work/served/detached.git" update-ref --no-deref HEAD main~2
+bare history.git
+commits 40 refs/heads/main 1700000000 | git -C "$work/served/history.git" fast-import --quiet
+git -C "$work/served/history.git" tag -a -m "release one" v1 main~10
+bare private.git
+commits 2 refs/heads/main 1700000000 | git -C "$work/served/private.git" fast-import --quiet
+for repository in "$work"/served/*.git; do
+    [ "$repository" = "$work/served/private.git" ] || touch "$repository/git-daemon-export-ok"
+done
+
+# Serves the repositories in <dir> that have git-daemon-export-ok, on 127.0.0.1:<port>.
+serve() {
+    timeout 600 git daemon --reuseaddr --listen=127.0.0.1 --port="$2" --base-path="$1" "$1" 2>/dev/null &
+    pids+=($!)
+    for _ in $(seq 100); do
+        git ls-remote "git://127.0.0.1:$2/small.git" >/dev/null 2>&1 && return
+        sleep 0.05
+    done
+    echo "git daemon did not start on port $2" >&2
+    exit 1
+}
+
+out="$root/Fixtures/ls-remote"
+rm -f "$out"/*.session "$out"/*.expected
+serve "$work/served" 9418
+
+# Records `gitwire ls-remote <args>` as <name>.session and what git prints as <name>.expected.
+capture_ls_remote() {
+    local name=$1 version=$2
+    shift 2
+    "$gitwire" ls-remote --record="$out/$name.session" --protocol-version="$version" "$@" >/dev/null 2>&1 || true
+    local status=0
+    git -c protocol.version="$version" ls-remote "$@" >"$work/stdout" 2>"$work/stderr" || status=$?
+    {
+        printf 'git-exit-status %d\ngit-stderr-bytes %d\ngit-stdout-bytes %d\n' \
+            "$status" "$(wc -c <"$work/stderr")" "$(wc -c <"$work/stdout")"
+        cat "$work/stderr" "$work/stdout"
+    } >"$out/$name.expected"
+    echo "captured ls-remote/$name" >&2
+}
+
+url=git://127.0.0.1
+for v in 0 1 2; do
+    capture_ls_remote "v$v-small-symref" "$v" --symref "$url/small.git"
+    capture_ls_remote "v$v-empty" "$v" --symref "$url/empty.git"
+    capture_ls_remote "v$v-unborn-head" "$v" --symref "$url/unborn.git"
+    capture_ls_remote "v$v-detached-head" "$v" --symref "$url/detached.git"
+    capture_ls_remote "v$v-many-refs" "$v" "$url/many-refs.git"
+    capture_ls_remote "v$v-not-exported" "$v" "$url/private.git"
+done
+capture_ls_remote v0-patterns 0 "$url/many-refs.git" main 'v1.1*' 'ünïcödé'
+capture_ls_remote v2-patterns 2 "$url/many-refs.git" main 'v1.1*' 'ünïcödé'
+capture_ls_remote v2-heads-and-tags 2 --heads --tags --refs "$url/many-refs.git"
+capture_ls_remote v2-tags-patterns 2 --tags "$url/many-refs.git" 'tag-of-*'
+capture_ls_remote v2-server-options 2 -o first -o second "$url/small.git"
+capture_ls_remote v0-exit-code-no-match 0 --exit-code "$url/small.git" no-such-ref
+
+# git as the client, through the recording proxy: the daemon moves to 9419, the proxy takes 9418.
+kill "${pids[@]}"
+wait 2>/dev/null || true
+pids=()
+serve "$work/served" 9419
+out="$root/Fixtures/fetch"
+rm -f "$out"/*.session
+
+# Records one connection of `git <args>` as <name>.session.
+capture_git() {
+    local name=$1
+    shift
+    rm -rf "$work/proxy"
+    "$gitwire" record-proxy --listen=127.0.0.1:9418 --upstream=git://127.0.0.1:9419 --out="$work/proxy" \
+        --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
+    local proxy=$!
+    for _ in $(seq 100); do
+        grep -q listening "$work/proxy.log" 2>/dev/null && break
+        sleep 0.05
+    done
+    git "$@" >/dev/null 2>&1
+    wait "$proxy"
+    mv "$work/proxy/connection-001.session" "$out/$name.session"
+    echo "captured fetch/$name" >&2
+}
+
+for v in 0 2; do
+    rm -rf "$work/clones"
+    mkdir -p "$work/clones"
+    capture_git "v$v-clone" -c protocol.version=$v clone --progress --bare "$url/history.git" "$work/clones/full.git"
+    capture_git "v$v-shallow-clone" -c protocol.version=$v clone --no-progress --bare --depth=1 "$url/history.git" \
+        "$work/clones/shallow.git"
+    # An incremental fetch: clone an older state, let the server move on, fetch with haves.
+    git clone -q --bare "$work/served/history.git" "$work/clones/old.git"
+    git -C "$work/clones/old.git" update-ref refs/heads/main main~15
+    git -C "$work/clones/old.git" tag -d v1 >/dev/null
+    git -C "$work/clones/old.git" gc -q --prune=now
+    capture_git "v$v-incremental-fetch" -C "$work/clones/old.git" -c protocol.version=$v fetch --no-progress \
+        "$url/history.git" "+refs/heads/*:refs/heads/*" "+refs/tags/*:refs/tags/*"
+done
+echo "fixtures written to $root/Fixtures" >&2
