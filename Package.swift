@@ -25,8 +25,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "GitWireTestSupport", dependencies: ["GitWire"], path: "Tests/GitWireTestSupport"),
-        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireTestSupport", "gitwire"]),
+        .target(
+            name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireTestSupport"),
+        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire"]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]
 )

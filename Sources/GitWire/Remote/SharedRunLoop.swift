@@ -25,6 +25,7 @@ final class SharedRunLoop: Sendable {
         nonisolated(unsafe) let loop = try EpollRunLoop()
         let handle = loop.handle
         try startDetachedThread { [self] in
+            loop.becomeCurrent()
             while true {
                 loop.run()
                 if handle.finishIfIdle() { break }

@@ -1,0 +1,71 @@
+import GitWire
+import GitWireReplay
+import GitWireTestSupport
+import Testing
+
+@Suite("Replay mismatches")
+struct ReplayMismatchTests {
+    private func fixture(_ name: String) throws -> Session {
+        try Session(contentsOfFile: "\(fixturesDirectory)/ls-remote/\(name).session")
+    }
+
+    @Test func aDifferentRequestShowsTheFirstDifferingPacket() throws {
+        let transport = ReplayTransport(try fixture("v2-small-symref"))
+        let remote = Remote(url: try RemoteURL("git://127.0.0.1/small.git"), transport: transport)
+        let error = try #require(throws: ReplayMismatchError.self) {
+            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v2, agent: "someone-else/1.0"))
+        }
+        #expect(
+            error.description
+                == "replay mismatch: client packet 2 of this turn differs\n  recorded: pkt \"agent=gitwire/0.1.0\\n\"\n  sent:     pkt \"agent=someone-else/1.0\\n\""
+        )
+        #expect(throws: ReplayMismatchError.self) { try transport.verify() }
+    }
+
+    @Test func anotherProtocolVersionIsRefusedUpFront() throws {
+        let transport = ReplayTransport(try fixture("v2-small-symref"))
+        let remote = Remote(url: try RemoteURL("git://127.0.0.1/small.git"), transport: transport)
+        let error = try #require(throws: ReplayMismatchError.self) {
+            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v0))
+        }
+        #expect(
+            error.description == "replay mismatch: the client asked for protocol version '0', the recording for '2'")
+    }
+
+    @Test func extraRefPrefixesAreCaughtOnTheRunLoopToo() throws {
+        let transport = ReplayTransport(try fixture("v2-small-symref"), chunking: .oneByte)
+        let remote = Remote(url: try RemoteURL("git://127.0.0.1/small.git"), transport: transport)
+        let loop = try EpollRunLoop()
+        var failure: (any Error)?
+        remote.lsRemote(LsRemoteOptions(refPrefixes: ["refs/heads/"]), in: loop) { result in
+            if case .failure(let error) = result { failure = error }
+        }
+        loop.run(until: .now + .seconds(30))
+        let mismatch = try #require(failure as? ReplayMismatchError)
+        #expect(
+            mismatch.description
+                == "replay mismatch: client packet 8 of this turn differs\n  recorded: flush\n  sent:     pkt \"ref-prefix refs/heads/\\n\""
+        )
+    }
+
+    @Test func stoppingEarlyIsReportedByVerify() throws {
+        let session = try fixture("v0-small-symref")
+        let transport = ReplayTransport(session)
+        let connection = try transport.connect(ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil)
+        try connection.send(connection.greeting[0].encoded)
+        _ = try connection.receive()
+        connection.close()
+        let error = try #require(throws: ReplayMismatchError.self) { try transport.verify() }
+        #expect(error.description == "replay mismatch: the client stopped before sending flush")
+    }
+
+    @Test func readingWhenTheRecordingSaysSendIsAMismatch() throws {
+        let transport = ReplayTransport(try fixture("v0-small-symref"))
+        let connection = try transport.connect(ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil)
+        let error = try #require(throws: ReplayMismatchError.self) { try connection.receive() }
+        #expect(
+            error.description.hasPrefix(
+                "replay mismatch: the client waits for data but the recording has it send pkt \"git-upload-pack /small.git\\0host=127.0.0.1\\0\""
+            ))
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GitWire
+import GitWireReplay
+import GitWireTestSupport
+import Synchronization
+import Testing
+
+/// Recording needs real servers (loopback), so these suites are not named like the replay ones.
+@Suite("Recording live sessions")
+struct RecordingTests {
+    @Test(arguments: ProtocolVersion.allCases)
+    func aRecordedSessionPlaysBackToTheSameRefs(version: ProtocolVersion) throws {
+        let repositories = TestRepositories.shared
+        let url = repositories.daemon.url("big.git")
+        var remote = try Remote(url)
+        let recorder = SessionRecorder()
+        remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: "test")
+        let options = LsRemoteOptions(protocolVersion: version)
+        let live = try remote.lsRemote(options)
+        let session = try #require(recorder.sessions.first)
+        #expect(recorder.sessions.count == 1)
+        #expect(session.host == "127.0.0.1:\(repositories.daemon.port)")
+        #expect(session.events.last == .end(.client))
+
+        let saved = try Session(fixtureText: session.fixtureText)
+        for chunking in [ReplayChunking.whole, .oneByte] {
+            let transport = ReplayTransport(saved, chunking: chunking)
+            let replayed = try Remote(url: try RemoteURL(url), transport: transport).lsRemote(options)
+            #expect(replayed == live)
+            try transport.verify()
+        }
+    }
+
+    @Test func theCommandLineRecordsWhatItDid() throws {
+        let directory = try TemporaryDirectory()
+        let url = TestRepositories.shared.daemon.url("small.git")
+        let result = try gitwire(["ls-remote", "--record=\(directory.appending("s.session"))", "--symref", url])
+        #expect(result.status == 0)
+        let session = try Session(contentsOfFile: directory.appending("s.session"))
+        #expect(session.command == "gitwire ls-remote --symref \(url)")
+        #expect(session.protocolVersion == .v2)
+        #expect(session.path == "/small.git")
+        let failed = try gitwire([
+            "ls-remote", "--record=\(directory.appending("err.session"))",
+            TestRepositories.shared.daemon.url("nope.git"),
+        ])
+        #expect(failed.status == 128)
+        let errorSession = try Session(contentsOfFile: directory.appending("err.session"))
+        #expect(
+            errorSession.fixtureText.contains("pkt \"ERR access denied or repository not exported: /nope.git\"") == true
+        )
+    }
+
+    @Test(arguments: [ProtocolVersion.v0, .v2])
+    func theProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
+        let repositories = TestRepositories.shared
+        let output = try TemporaryDirectory()
+        let ready = Mutex<Int?>(nil)
+        let written = Mutex<[String]>([])
+        let daemonPort = repositories.daemon.port
+        let proxyThread = Thread {
+            guard let loop = try? EpollRunLoop(),
+                let proxy = try? RecordingProxy(
+                    listenHost: "127.0.0.1", listenPort: 0, upstreamHost: "127.0.0.1", upstreamPort: daemonPort,
+                    outputDirectory: output.appending("fixtures"), loop: loop)
+            else { return }
+            proxy.onFinishedConnection = { result in
+                if case .success(let path) = result { written.withLock { $0.append(path) } }
+                loop.stop()
+            }
+            ready.withLock { $0 = proxy.address.port }
+            loop.run(until: .now + .seconds(60))
+            proxy.close()
+        }
+        proxyThread.start()
+        var port: Int?
+        for _ in 0..<500 where port == nil {
+            port = ready.withLock { $0 }
+            usleep(10_000)
+        }
+        let proxyPort = try #require(port)
+        try git([
+            "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
+            "git://127.0.0.1:\(proxyPort)/small.git", output.appending("clone.git"),
+        ])
+        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        let path = try #require(written.withLock { $0.first })
+        let session = try Session(contentsOfFile: path)
+        #expect(session.path == "/small.git")
+        #expect(session.protocolVersion == version)
+        let fetch = try DecodedFetch(session)
+        #expect(!fetch.pack.isEmpty)
+        let objects = try gitText(["count-objects", "-v"], in: output.appending("clone.git"))
+        #expect(objects.contains("in-pack: \(try #require(try PackHeader.parse(fetch.pack[...])).objectCount)"))
+    }
+}
