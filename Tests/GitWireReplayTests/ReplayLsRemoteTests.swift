@@ -68,13 +68,11 @@ struct ReplayLsRemoteTests {
         guard let loop = try? EpollRunLoop() else { return .failure(FixtureProblem("no run loop")) }
         var streamed: [Ref] = []
         var result: Result<[Ref], any Error>?
-        remote.lsRemote(
-            options, in: loop,
-            onRef: { ref in
-                #expect(result == nil, "a ref arrived after the completion")
-                streamed.append(ref)
-            }
-        ) { outcome in
+        let onRef: (Ref) -> Void = { ref in
+            #expect(result == nil, "a ref arrived after the completion")
+            streamed.append(ref)
+        }
+        remote.lsRemote(options, in: loop, onRef: onRef) { outcome in
             result = outcome.map(\.refs)
             if case .success(let listing) = outcome { #expect(listing.refs == streamed) }
             loop.stop()
