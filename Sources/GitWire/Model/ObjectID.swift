@@ -36,18 +36,22 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Parses 40 hex digits (either case); nil if the text is anything else.
     public init?<Text: Collection<UInt8>>(hex: Text) {
         guard hex.count == 40 else { return nil }
-        var high: UInt64 = 0
-        var middle: UInt64 = 0
-        var low: UInt64 = 0
-        for (i, digit) in hex.enumerated() {
-            guard let value = hexValue(digit) else { return nil }
-            switch i {
-            case 0..<16: high = high << 4 | UInt64(value)
-            case 16..<32: middle = middle << 4 | UInt64(value)
-            default: low = low << 4 | UInt64(value)
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var index = hex.startIndex
+        for word in 0..<3 {
+            var value: UInt64 = 0
+            for _ in 0..<(word == 2 ? 8 : 16) {
+                guard let digit = hexValue(hex[index]) else { return nil }
+                value = value << 4 | UInt64(digit)
+                index = hex.index(after: index)
+            }
+            switch word {
+            case 0: words.0 = value
+            case 1: words.1 = value
+            default: words.2 = value
             }
         }
-        self.init(high: high, middle: middle, low: UInt32(low))
+        self.init(high: words.0, middle: words.1, low: UInt32(words.2))
     }
 
     /// Parses 40 hex digits (either case); nil if the text is anything else.
@@ -81,11 +85,15 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     public var hexBytes: [UInt8] {
         var result = [UInt8]()
         result.reserveCapacity(40)
-        for byte in bytes {
-            result.append(hexDigits[Int(byte >> 4)])
-            result.append(hexDigits[Int(byte & 0xf)])
-        }
+        appendHex(to: &result)
         return result
+    }
+
+    /// Appends the 40 lowercase hex digits to `buffer`.
+    public func appendHex(to buffer: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hexDigits[Int(high >> UInt64(shift) & 0xf)]) }
+        for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hexDigits[Int(middle >> UInt64(shift) & 0xf)]) }
+        for shift in stride(from: 28, through: 0, by: -4) { buffer.append(hexDigits[Int(low >> UInt32(shift) & 0xf)]) }
     }
 
     /// The 40 lowercase hex digits.

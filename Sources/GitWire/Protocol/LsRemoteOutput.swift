@@ -5,16 +5,26 @@ public enum LsRemoteOutput {
     /// Unborn refs are not shown (git's ls-remote leaves them out too).
     public static func format(_ refs: [Ref], filter: RefFilter = RefFilter(), showSymrefs: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
+        output.reserveCapacity(refs.count * 80)
         func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {
             guard filter.includes(name) else { return }
-            if showSymrefs, let symref { output += Array("ref: \(symref)\t".utf8) + name + [0x0a] }
-            output += id.hexBytes + [0x09] + name + [0x0a]
+            if showSymrefs, let symref {
+                output.append(contentsOf: "ref: \(symref)\t".utf8)
+                output.append(contentsOf: name)
+                output.append(0x0a)
+            }
+            id.appendHex(to: &output)
+            output.append(0x09)
+            output.append(contentsOf: name)
+            output.append(0x0a)
         }
         for ref in refs {
             guard let id = ref.objectID else { continue }
             line(id, ref.nameBytes, symref: ref.symrefTarget)
-            if let peeled = ref.peeled { line(peeled, ref.nameBytes + Array("^{}".utf8), symref: nil) }
+            if let peeled = ref.peeled { line(peeled, ref.nameBytes + peeledSuffix, symref: nil) }
         }
         return output
     }
 }
+
+private let peeledSuffix: [UInt8] = Array("^{}".utf8)

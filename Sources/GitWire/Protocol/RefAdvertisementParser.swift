@@ -103,7 +103,7 @@ public struct RefAdvertisementParser: Sendable {
         let name = Array(rest.dropFirst())
         if name == Array("capabilities^{}".utf8) { throw ProtocolError("unexpected capabilities^{}") }
         if name.isEmpty { throw ProtocolError("ref line without a name", line: line) }
-        return Ref(name: name, objectID: id, symrefTarget: symrefs[name])
+        return Ref(name: name, objectID: id, symrefTarget: symrefs.isEmpty ? nil : symrefs[name])
     }
 
     private mutating func add(_ ref: Ref, emit: (Ref) -> Void) {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Benchmarks `gitwire ls-remote` against `git ls-remote` over git:// on a repository with many
+# refs, protocol v0 and v2, side by side in one run: mean wall time per call and the ratio.
+# Both outputs must be identical; the script stops if they are not.
+#
+# Usage: Tools/bench-ls-remote.sh [refs=6000] [runs=40]
+set -euo pipefail
+refs=${1:-6000}
+runs=${2:-40}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/Tools/setup.sh"
+(cd "$root" && swift build -c release --product gitwire >&2)
+gitwire="$root/.build/release/gitwire"
+
+work=$(mktemp -d /tmp/gitwire-bench.XXXXXX)
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+
+git init -q --bare "$work/many.git"
+{
+    for i in $(seq 1 50); do
+        printf 'blob\nmark :%d\ndata 8\nblob %-3d\n' "$i" "$i"
+        printf 'commit refs/heads/main\nmark :%d\ncommitter B <b@example.com> %d +0000\ndata 2\nc\n' $((i + 1000)) $((1700000000 + i))
+        [ "$i" -gt 1 ] && printf 'from :%d\n' $((i + 999))
+        printf 'M 100644 :%d f\n\n' "$i"
+    done
+    for i in $(seq 1 $((refs / 3))); do
+        printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
+        printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
+        printf 'tag v%d\nfrom :%d\ntagger T <t@example.com> 1700000000 +0000\ndata 2\nt\n\n' "$i" $((1001 + i % 50))
+    done
+} | git -C "$work/many.git" fast-import --quiet
+
+for attempt in $(seq 10); do
+    port=$((20000 + RANDOM % 40000))
+    timeout 900 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work" "$work" 2>/dev/null &
+    daemon=$!
+    for _ in $(seq 50); do
+        git ls-remote "git://127.0.0.1:$port/many.git" HEAD >/dev/null 2>&1 && break 2
+        kill -0 "$daemon" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill "$daemon" 2>/dev/null || true
+    daemon=""
+done
+[ -n "$daemon" ] || { echo "could not start git daemon" >&2; exit 1; }
+url="git://127.0.0.1:$port/many.git"
+echo "repository: $(git -C "$work/many.git" for-each-ref | wc -l) refs; $runs runs per command"
+
+# Mean milliseconds per run of "$@".
+mean_ms() {
+    local start end
+    start=$(date +%s%N)
+    for _ in $(seq "$runs"); do "$@" >/dev/null; done
+    end=$(date +%s%N)
+    echo $(((end - start) / runs / 1000))
+}
+
+printf '%-8s %12s %12s %8s\n' protocol "git (ms)" "gitwire (ms)" ratio
+for version in 0 2; do
+    cmp <(git -c protocol.version=$version ls-remote "$url") <("$gitwire" ls-remote --protocol-version=$version "$url") ||
+        { echo "outputs differ for v$version" >&2; exit 1; }
+    mean_ms git -c protocol.version=$version ls-remote "$url" >/dev/null  # warm-up
+    git_us=$(mean_ms git -c protocol.version=$version ls-remote "$url")
+    gitwire_us=$(mean_ms "$gitwire" ls-remote --protocol-version=$version "$url")
+    awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" \
+        'BEGIN { printf "%-8s %12.1f %12.1f %8.2f\n", v, g / 1000, w / 1000, w / g }'
+done
