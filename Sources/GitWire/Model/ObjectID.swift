@@ -92,7 +92,9 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Appends the 40 lowercase hex digits to `buffer`.
     public func appendHex(to buffer: inout [UInt8]) {
         for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hexDigits[Int(high >> UInt64(shift) & 0xf)]) }
-        for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hexDigits[Int(middle >> UInt64(shift) & 0xf)]) }
+        for shift in stride(from: 60, through: 0, by: -4) {
+            buffer.append(hexDigits[Int(middle >> UInt64(shift) & 0xf)])
+        }
         for shift in stride(from: 28, through: 0, by: -4) { buffer.append(hexDigits[Int(low >> UInt32(shift) & 0xf)]) }
     }
 

@@ -48,6 +48,23 @@ struct BlockingStreamTests {
         #expect(reads > 10, "small buffers must have produced short reads")
     }
 
+    @Test(arguments: ["127.0.0.1", "::1"])
+    func connectsOverIPv4AndIPv6WithNoDelay(host: String) throws {
+        guard let listener = try? ListeningSocket(host: host) else {
+            try #require(host == "::1", "IPv4 loopback must be there")
+            return  // no IPv6 on this machine
+        }
+        let client = ByteStreamPair.connecting(toHost: host, port: listener.address.port, connectTimeout: .seconds(5))
+        try client.open()
+        let server = try #require(try listener.accept(timeout: .seconds(10)))
+        #expect(client.isNoDelay)
+        try client.output.writeFully(Array("over \(host)".utf8))
+        server.input.timeout = .seconds(10)
+        #expect(try server.input.readFully(5 + host.utf8.count) == Array("over \(host)".utf8))
+        client.close()
+        server.close()
+    }
+
     @Test func tenMebibytesThroughASmallUnixSocketBuffer() throws {
         let (a, b) = try ByteStreamPair.socketPair()
         defer {
