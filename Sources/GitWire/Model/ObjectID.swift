@@ -35,23 +35,8 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Parses 40 hex digits (either case); nil if the text is anything else.
     public init?<Text: Collection<UInt8>>(hex: Text) {
-        guard hex.count == 40 else { return nil }
-        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var index = hex.startIndex
-        for word in 0..<3 {
-            var value: UInt64 = 0
-            for _ in 0..<(word == 2 ? 8 : 16) {
-                guard let digit = hexValue(hex[index]) else { return nil }
-                value = value << 4 | UInt64(digit)
-                index = hex.index(after: index)
-            }
-            switch word {
-            case 0: words.0 = value
-            case 1: words.1 = value
-            default: words.2 = value
-            }
-        }
-        self.init(high: words.0, middle: words.1, low: UInt32(words.2))
+        guard let (high, middle, low) = Hex.parseObjectName(hex) else { return nil }
+        self.init(high: high, middle: middle, low: low)
     }
 
     /// Parses 40 hex digits (either case); nil if the text is anything else.
@@ -91,11 +76,9 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Appends the 40 lowercase hex digits to `buffer`.
     public func appendHex(to buffer: inout [UInt8]) {
-        for shift in stride(from: 60, through: 0, by: -4) { buffer.append(hexDigits[Int(high >> UInt64(shift) & 0xf)]) }
-        for shift in stride(from: 60, through: 0, by: -4) {
-            buffer.append(hexDigits[Int(middle >> UInt64(shift) & 0xf)])
-        }
-        for shift in stride(from: 28, through: 0, by: -4) { buffer.append(hexDigits[Int(low >> UInt32(shift) & 0xf)]) }
+        Hex.append(high, bytes: 8, to: &buffer)
+        Hex.append(middle, bytes: 8, to: &buffer)
+        Hex.append(UInt64(low), bytes: 4, to: &buffer)
     }
 
     /// The 40 lowercase hex digits.
@@ -112,8 +95,6 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
         return a.low < b.low
     }
 }
-
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
 /// The value of one hex digit (either case), or nil.
 @inline(__always)

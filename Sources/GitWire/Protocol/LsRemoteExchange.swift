@@ -87,6 +87,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
                 return try receive(packet, emit: emit)
             }
         case .advertisement(var parser, let version):
+            state = .done  // the enum lets go of the parser, so mutating it does not copy its storage
             try parser.receive(packet) { ref in
                 refs.append(ref)
                 emit(ref)
@@ -103,6 +104,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
                     warnings: found.warnings),
                 farewell: [.flush])
         case .capabilities(var parser):
+            state = .done
             guard try parser.receive(packet) else {
                 state = .capabilities(parser)
                 return .readMore
