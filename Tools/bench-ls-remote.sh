@@ -12,13 +12,8 @@ bash "$root/Tools/setup.sh"
 (cd "$root" && swift build -c release --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
-work=$(mktemp -d /tmp/gitwire-bench.XXXXXX)
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/Tools/daemon.sh"
+start_work bench
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 git init -q --bare "$work/many.git"
@@ -36,19 +31,7 @@ git init -q --bare "$work/many.git"
     done
 } | git -C "$work/many.git" fast-import --quiet
 
-for attempt in $(seq 10); do
-    port=$((20000 + RANDOM % 40000))
-    timeout 900 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all --base-path="$work" "$work" 2>/dev/null &
-    daemon=$!
-    for _ in $(seq 50); do
-        git ls-remote "git://127.0.0.1:$port/many.git" HEAD >/dev/null 2>&1 && break 2
-        kill -0 "$daemon" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill "$daemon" 2>/dev/null || true
-    daemon=""
-done
-[ -n "$daemon" ] || { echo "could not start git daemon" >&2; exit 1; }
+start_daemon many.git 900
 url="git://127.0.0.1:$port/many.git"
 echo "repository: $(git -C "$work/many.git" for-each-ref | wc -l) refs; $runs runs per command"
 

@@ -8,13 +8,8 @@ bash "$root/Tools/setup.sh"
 (cd "$root" && swift build -c release --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
-work=$(mktemp -d /tmp/gitwire-demo.XXXXXX)
-daemon=""
-cleanup() {
-    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/Tools/daemon.sh"
+start_work demo
 
 export GIT_AUTHOR_NAME=Demo GIT_AUTHOR_EMAIL=demo@example.com GIT_COMMITTER_NAME=Demo
 export GIT_COMMITTER_EMAIL=demo@example.com GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -29,20 +24,7 @@ git -C "$work/demo" tag -a -m "first release" v1.0 HEAD~2
 git -C "$work/demo" tag light HEAD
 git clone -q --bare "$work/demo" "$work/demo.git"
 
-for attempt in 1 2 3 4 5 6 7 8 9 10; do
-    port=$((20000 + RANDOM % 40000))
-    timeout 120 git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all \
-        --base-path="$work" "$work" 2>/dev/null &
-    daemon=$!
-    for _ in $(seq 50); do
-        if "$gitwire" ls-remote --timeout=1 "git://127.0.0.1:$port/demo.git" >/dev/null 2>&1; then break 2; fi
-        kill -0 "$daemon" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill "$daemon" 2>/dev/null || true
-    daemon=""
-done
-[ -n "$daemon" ] || { echo "could not start git daemon" >&2; exit 1; }
+start_daemon demo.git 120
 
 url="git://127.0.0.1:$port/demo.git"
 echo "\$ gitwire ls-remote --symref $url"
