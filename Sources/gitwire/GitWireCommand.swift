@@ -1,11 +1,13 @@
 import ArgumentParser
+import GitWire
 
 /// `gitwire`: a git wire-protocol client.
 @main
 struct GitWireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gitwire",
-        abstract: "A git wire-protocol client: list refs, fetch and index packs.",
+        abstract: "A git wire-protocol client: list refs, record and replay sessions, index packs.",
+        version: GitWireInfo.version,
         subcommands: [LsRemoteCommand.self, IndexPackCommand.self, RecordProxyCommand.self]
     )
 }

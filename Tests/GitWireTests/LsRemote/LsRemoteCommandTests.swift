@@ -69,7 +69,8 @@ struct LsRemoteCommandTests {
         }
     }
 
-    @Test func overIPv6() throws {
+    @Test(.enabled(if: loopbackIPv6IsAvailable, "this machine has no ::1"))
+    func overIPv6() throws {
         let repositories = TestRepositories.shared
         try #require(repositories.daemon.hasIPv6)
         let url = "git://[::1]:\(repositories.daemon.port)/small.git"
