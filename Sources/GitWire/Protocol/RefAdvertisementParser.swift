@@ -68,8 +68,6 @@ public struct RefAdvertisementParser: Sendable {
                     symrefs[Array(value[..<colon].utf8)] = String(value[value.index(after: colon)...])
                 }
                 text = line[..<nul]
-            } else if isCapabilitiesPlaceholder(line[...]) {
-                throw ProtocolError("capabilities^{} line without capabilities", line: line)
             }
             if isCapabilitiesPlaceholder(text) {
                 state = .shallow
