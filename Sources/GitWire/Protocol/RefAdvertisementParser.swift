@@ -56,8 +56,8 @@ public struct RefAdvertisementParser: Sendable {
         var text = line[...]
         let isFirstLine = state == .firstRef
         if !isFirstLine, let nul = line.firstIndex(of: 0) {
-            advertisement.warnings.append(
-                "ignoring capabilities after first line '\(escapedForDisplay(line[(nul + 1)...]))'")
+            // git quotes the text from the end of the C string, that is from the NUL: always empty.
+            advertisement.warnings.append("ignoring capabilities after first line ''")
             text = line[..<nul]
         }
         if isFirstLine {
