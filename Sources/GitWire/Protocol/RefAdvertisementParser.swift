@@ -77,7 +77,9 @@ public struct RefAdvertisementParser: Sendable {
         }
         if state == .refs {
             if let ref = try parseRef(text, line: line) {
-                add(ref, emit: emit)
+                // `.have` lines name objects the server has (from alternates), not refs: git
+                // keeps them apart and does not list them.
+                if ref.nameBytes != Array(".have".utf8) { add(ref, emit: emit) }
                 return
             }
             state = .shallow
