@@ -43,6 +43,9 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             }
             let decoded = Self.percentDecoded(rest)
             let authorityEnd = decoded.firstIndex(of: "/") ?? decoded.endIndex
+            if authorityEnd == decoded.endIndex && scheme != .http && scheme != .https {
+                throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
+            }
             path = authorityEnd == decoded.endIndex ? "/" : String(decoded[authorityEnd...])
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
