@@ -88,13 +88,13 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    /// `%XX` escapes decoded, as git does for URLs.
+    /// `%XX` escapes decoded, as git does for URLs (`%00` stays as it is, as in git).
     private static func percentDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []
         var input = Array(text.utf8)[...]
         while let byte = input.popFirst() {
             if byte == UInt8(ascii: "%"), input.count >= 2, let high = hexValue(input[input.startIndex]),
-                let low = hexValue(input[input.startIndex + 1])
+                let low = hexValue(input[input.startIndex + 1]), high << 4 | low != 0
             {
                 bytes.append(high << 4 | low)
                 input = input.dropFirst(2)

@@ -2,7 +2,7 @@ import Foundation
 import GitWire
 import Synchronization
 
-/// A git:// server on 127.0.0.1 that follows a script instead of the protocol, for tests of what
+/// A git:// server on loopback that follows a script instead of the protocol, for tests of what
 /// clients do when a server misbehaves. It serves up to `connections` clients one after another,
 /// each with the same script, and stops by itself after the last one or at the end of its
 /// `lifetime`, whichever comes first; every wait it makes is bounded by that lifetime.
@@ -31,15 +31,18 @@ final class FakeGitServer: Sendable {
 
     /// The port it listens on.
     let port: Int
+    /// The address it listens on: `127.0.0.1` or `::1`.
+    let host: String
     private let served = Mutex<[Connection]>([])
     private let finished = DispatchSemaphore(value: 0)
     private let lifetime: Duration
 
     /// Starts listening and serving on a thread of its own. After the script (unless it hangs up
     /// first) the server waits for the client to close, so that everything sent is read.
-    init(_ steps: [Step], connections: Int = 1, lifetime: Duration = .seconds(15)) throws {
-        let listener = try ListeningSocket(host: "127.0.0.1")
+    init(_ steps: [Step], connections: Int = 1, lifetime: Duration = .seconds(15), host: String = "127.0.0.1") throws {
+        let listener = try ListeningSocket(host: host)
         port = listener.address.port
+        self.host = host
         self.lifetime = lifetime
         let deadline = ContinuousClock.now + lifetime
         nonisolated(unsafe) let unsafeListener = listener
@@ -59,8 +62,11 @@ final class FakeGitServer: Sendable {
         thread.start()
     }
 
-    /// `git://127.0.0.1:PORT/<path>`.
-    func url(_ path: String = "repo.git") -> String { "git://127.0.0.1:\(port)/\(path)" }
+    /// `git://127.0.0.1:PORT/<path>` (or `[::1]`).
+    func url(_ path: String = "repo.git") -> String { "git://\(authority)/\(path)" }
+
+    /// `127.0.0.1:PORT` or `[::1]:PORT`.
+    var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Waits for the server to stop (bounded by its lifetime) and returns what its clients did.
     func finish() -> [Connection] {
