@@ -106,7 +106,9 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func scpColon(_ text: String) -> String.Index? {
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+        // A bracketed host starts the text or follows `user@`, as git's `host_end` has it.
+        let bracket = text.hasPrefix("[") ? text.startIndex : text.firstRange(of: "@[")?.upperBound
+        if let bracket, let close = text[bracket...].firstIndex(of: "]") {
             return text[close...].firstIndex(of: ":")
         }
         return text.firstIndex(of: ":")
