@@ -20,7 +20,14 @@ final class ThreadLocal<Value: AnyObject>: Sendable {
             return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Value
         }
         let value = try make()
-        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        set(value)
         return value
+    }
+
+    /// Makes `value` the calling thread's value, releasing the one it had.
+    func set(_ value: Value) {
+        let old = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        if let old { Unmanaged<AnyObject>.fromOpaque(old).release() }
     }
 }
