@@ -35,6 +35,7 @@ final class FakeGitServer: Sendable {
     let host: String
     private let served = Mutex<[Connection]>([])
     private let finished = DispatchSemaphore(value: 0)
+    private let requests = DispatchSemaphore(value: 0)
     private let lifetime: Duration
 
     /// Starts listening and serving on a thread of its own. After the script (unless it hangs up
@@ -54,7 +55,7 @@ final class FakeGitServer: Sendable {
             for _ in 0..<connections {
                 let left = deadline - .now
                 guard left > .zero, let pair = try? unsafeListener.accept(timeout: left) else { return }
-                let connection = Self.serve(pair, steps: steps, deadline: deadline)
+                let connection = Self.serve(pair, steps: steps, deadline: deadline) { requests.signal() }
                 pair.close()
                 served.withLock { $0.append(connection) }
             }
@@ -74,7 +75,14 @@ final class FakeGitServer: Sendable {
         return served.withLock { $0 }
     }
 
-    private static func serve(_ pair: ByteStreamPair, steps: [Step], deadline: ContinuousClock.Instant) -> Connection {
+    /// Waits (at most `timeout`) until a client's request line has arrived; false if none came.
+    func waitForRequest(timeout: Duration = .seconds(10)) -> Bool {
+        requests.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success
+    }
+
+    private static func serve(
+        _ pair: ByteStreamPair, steps: [Step], deadline: ContinuousClock.Instant, requestArrived: () -> Void
+    ) -> Connection {
         var connection = Connection()
         var decoder = PktLineDecoder()
         func nextPacket() -> PktLine? {
@@ -104,6 +112,7 @@ final class FakeGitServer: Sendable {
         }
         guard case .data(let request)? = nextPacket() else { return connection }
         connection.request = request
+        requestArrived()
         for step in steps {
             switch step {
             case .send(let bytes):
