@@ -56,9 +56,7 @@ struct RemoteURLTests {
         let directory = try TemporaryDirectory()
         let log = directory.appending("ssh.log")
         let script = directory.appending("ssh")
-        try "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '\(log)'\nexit 1\n".write(
-            toFile: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        try writeExecutable(script, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '\(log)'\nexit 1\n")
         let result = try git(
             ["-c", "protocol.version=0", "ls-remote", url],
             environment: ["GIT_SSH_COMMAND": script, "GIT_SSH_VARIANT": "ssh"], check: false)

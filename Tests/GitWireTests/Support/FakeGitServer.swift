@@ -80,6 +80,17 @@ final class FakeGitServer: Sendable {
         requests.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success
     }
 
+    /// Like ``waitForRequest(timeout:)``, but sleeps instead of blocking a thread of the
+    /// concurrency pool (the client under test may need it).
+    func requestArrives(within timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if waitForRequest(timeout: .zero) { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
     private static func serve(
         _ pair: ByteStreamPair, steps: [Step], deadline: ContinuousClock.Instant, requestArrived: () -> Void
     ) -> Connection {
