@@ -3,9 +3,9 @@ import GitWire
 import Synchronization
 
 /// A git:// server on loopback that follows a script instead of the protocol, for tests of what
-/// clients do when a server misbehaves. It serves up to `connections` clients one after another,
-/// each with the same script, and stops by itself after the last one or at the end of its
-/// `lifetime`, whichever comes first; every wait it makes is bounded by that lifetime.
+/// clients do when a server misbehaves. It accepts up to `connections` clients, serving each on a
+/// thread of its own with the same script, and stops by itself after the last one or at the end
+/// of its `lifetime`, whichever comes first; every wait it makes is bounded by that lifetime.
 final class FakeGitServer: Sendable {
     /// One thing the server does on a connection, after reading the client's request line.
     enum Step: Sendable {
@@ -33,14 +33,14 @@ final class FakeGitServer: Sendable {
     let port: Int
     /// The address it listens on: `127.0.0.1` or `::1`.
     let host: String
-    private let served = Mutex<[Connection]>([])
+    private let served = Mutex<[Int: Connection]>([:])
     private let finished = DispatchSemaphore(value: 0)
     private let requests = DispatchSemaphore(value: 0)
     private let lifetime: Duration
 
-    /// Starts listening and serving on a thread of its own. After the script (unless it hangs up
+    /// Starts listening and accepting on a thread of its own. After the script (unless it hangs up
     /// first) the server waits for the client to close, so that everything sent is read.
-    init(_ steps: [Step], connections: Int = 1, lifetime: Duration = .seconds(15), host: String = "127.0.0.1") throws {
+    init(_ steps: [Step], connections: Int = 1, lifetime: Duration = .seconds(60), host: String = "127.0.0.1") throws {
         let listener = try ListeningSocket(host: host)
         port = listener.address.port
         self.host = host
@@ -48,17 +48,22 @@ final class FakeGitServer: Sendable {
         let deadline = ContinuousClock.now + lifetime
         nonisolated(unsafe) let unsafeListener = listener
         let thread = Thread { [self] in
-            defer {
-                unsafeListener.close()
-                finished.signal()
-            }
-            for _ in 0..<connections {
+            let serving = DispatchGroup()
+            for index in 0..<connections {
                 let left = deadline - .now
-                guard left > .zero, let pair = try? unsafeListener.accept(timeout: left) else { return }
-                let connection = Self.serve(pair, steps: steps, deadline: deadline) { requests.signal() }
-                pair.close()
-                served.withLock { $0.append(connection) }
+                guard left > .zero, let pair = try? unsafeListener.accept(timeout: left) else { break }
+                nonisolated(unsafe) let unsafePair = pair
+                serving.enter()
+                Thread { [self] in
+                    let connection = Self.serve(unsafePair, steps: steps, deadline: deadline) { requests.signal() }
+                    unsafePair.close()
+                    served.withLock { $0[index] = connection }
+                    serving.leave()
+                }.start()
             }
+            unsafeListener.close()
+            serving.wait()
+            finished.signal()
         }
         thread.start()
     }
@@ -69,10 +74,11 @@ final class FakeGitServer: Sendable {
     /// `127.0.0.1:PORT` or `[::1]:PORT`.
     var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// Waits for the server to stop (bounded by its lifetime) and returns what its clients did.
+    /// Waits for the server to stop (bounded by its lifetime) and returns what its clients did, in
+    /// the order they connected.
     func finish() -> [Connection] {
         _ = finished.wait(timeout: .now() + .milliseconds(Int(lifetime.components.seconds * 1000) + 5000))
-        return served.withLock { $0 }
+        return served.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
     }
 
     /// Waits (at most `timeout`) until a client's request line has arrived; false if none came.
@@ -82,7 +88,7 @@ final class FakeGitServer: Sendable {
 
     /// Like ``waitForRequest(timeout:)``, but sleeps instead of blocking a thread of the
     /// concurrency pool (the client under test may need it).
-    func requestArrives(within timeout: Duration = .seconds(10)) async -> Bool {
+    func requestArrives(within timeout: Duration = .seconds(60)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if waitForRequest(timeout: .zero) { return true }
