@@ -17,7 +17,7 @@ struct ReplayMismatchTests {
         }
         #expect(
             error.description
-                == "replay mismatch: client packet 2 of this turn differs\n  recorded: pkt \"agent=gitwire/0.1.0\\n\"\n  sent:     pkt \"agent=someone-else/1.0\\n\""
+                == "replay mismatch: client packet 2 of this turn differs\n  recorded: pkt \"agent=gitwire/0.1.0\"\n  sent:     pkt \"agent=someone-else/1.0\""
         )
         #expect(throws: ReplayMismatchError.self) { try transport.verify() }
     }

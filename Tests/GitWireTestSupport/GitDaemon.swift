@@ -12,7 +12,8 @@ public final class GitDaemon: @unchecked Sendable {
     private let process: ChildProcess
 
     /// Starts a daemon for `basePath`, retrying on port collisions, and waits until it answers.
-    public init(basePath: String, lifetime: Int = 1800) throws {
+    /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say).
+    public init(basePath: String, lifetime: Int = 1800, extraArguments: [String] = []) throws {
         var lastError: (any Error)?
         for _ in 0..<10 {
             let port = try ListeningSocket(host: "127.0.0.1").address.port
@@ -23,8 +24,7 @@ public final class GitDaemon: @unchecked Sendable {
                     "--listen=127.0.0.1",
                 ] + (ipv6 ? ["--listen=::1"] : []) + [
                     "--port=\(port)", "--export-all", "--base-path=\(basePath)", "--max-connections=256",
-                    basePath,
-                ]
+                ] + extraArguments + [basePath]
             let process = try ChildProcess.spawnDetached(arguments, environment: reproducibleGitEnvironment)
             if Self.waitUntilListening(port: port, process: process) {
                 self.port = port

@@ -44,9 +44,11 @@ public func run(
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = stdin
+    ignoreBrokenPipes
     try process.run()
     let writer = Thread {
-        stdin.fileHandleForWriting.write(Data(input))
+        // A program may exit without reading all its input (on an error, say): that is no failure.
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(input))
         try? stdin.fileHandleForWriting.close()
     }
     writer.start()
@@ -58,6 +60,9 @@ public func run(
     if check && output.status != 0 { throw CommandFailed(command: arguments, output: output) }
     return output
 }
+
+/// Writing to a program that has exited fails with `EPIPE` instead of killing the test process.
+private let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
 /// Reads a pipe to its end on a thread of its own, so two pipes never deadlock each other.
 private final class ErrorCollector: @unchecked Sendable {

@@ -48,7 +48,10 @@ public final class PacketTrace {
             if byte >= 0x20 && byte <= 0x7e {
                 line.append(byte)
             } else {
-                line += Array("\\\(String(byte, radix: 8))".utf8)
+                // git prints the `char` with `%o`: where `char` is signed, bytes from 0x80 up come
+                // out sign-extended (`\37777777703`), and gitwire's trace must match.
+                let value = UInt32(bitPattern: Int32(CChar(truncatingIfNeeded: byte)))
+                line += Array("\\\(String(value, radix: 8))".utf8)
             }
         }
         line.append(0x0a)

@@ -39,7 +39,7 @@ public struct UnexpectedEndError: Error, Hashable, Sendable, CustomStringConvert
     public init(afterInitialContact: Bool) { self.afterInitialContact = afterInitialContact }
 
     public var description: String {
-        if afterInitialContact { return "the remote end hung up unexpectedly" }
+        if afterInitialContact { return "the remote end hung up upon initial contact" }
         return "Could not read from remote repository.\n\n"
             + "Please make sure you have the correct access rights\nand the repository exists."
     }

@@ -23,16 +23,17 @@ public struct LsRefsCommand: Hashable, Sendable {
     /// The request, in git's order, for a server with `capabilities`.
     public func request(for capabilities: Capabilities) throws -> [PktLine] {
         var lines: [PktLine] = [.text("command=ls-refs")]
-        if capabilities.contains("agent") { lines.append(.text("agent=\(agent)")) }
+        // git writes these three without a trailing newline; so do we, byte for byte.
+        if capabilities.contains("agent") { lines.append(.data(Array("agent=\(agent)".utf8))) }
         if let format = capabilities.value(of: "object-format") {
             guard format == "sha1" else { throw ProtocolError("unsupported object format '\(format)'") }
-            lines.append(.text("object-format=sha1"))
+            lines.append(.data(Array("object-format=sha1".utf8)))
         }
         if !serverOptions.isEmpty {
             guard capabilities.contains("server-option") else {
                 throw ProtocolError("server does not support 'server-option'")
             }
-            lines += serverOptions.map { .text("server-option=\($0)") }
+            lines += serverOptions.map { .data(Array("server-option=\($0)".utf8)) }
         }
         lines.append(.delimiter)
         if peel { lines.append(.text("peel")) }

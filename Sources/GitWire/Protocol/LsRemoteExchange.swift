@@ -136,6 +136,10 @@ public struct LsRemoteExchange: Exchange, Sendable {
     }
 
     public mutating func receiveEnd(emit: (Ref) -> Void) throws -> RefListing {
-        throw UnexpectedEndError(afterInitialContact: sawAnything)
+        switch state {
+        case .capabilities: throw ProtocolError("expected flush after capabilities")
+        case .lsRefs: throw ProtocolError("expected flush after ref listing")
+        case .discovering, .advertisement, .done: throw UnexpectedEndError(afterInitialContact: sawAnything)
+        }
     }
 }

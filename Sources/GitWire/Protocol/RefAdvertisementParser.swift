@@ -56,8 +56,8 @@ public struct RefAdvertisementParser: Sendable {
         var text = line[...]
         let isFirstLine = state == .firstRef
         if !isFirstLine, let nul = line.firstIndex(of: 0) {
-            advertisement.warnings.append(
-                "ignoring capabilities after first line '\(escapedForDisplay(line[(nul + 1)...]))'")
+            // git quotes the text from the end of the C string, that is from the NUL: always empty.
+            advertisement.warnings.append("ignoring capabilities after first line ''")
             text = line[..<nul]
         }
         if isFirstLine {
@@ -68,8 +68,6 @@ public struct RefAdvertisementParser: Sendable {
                     symrefs[Array(value[..<colon].utf8)] = String(value[value.index(after: colon)...])
                 }
                 text = line[..<nul]
-            } else if isCapabilitiesPlaceholder(line[...]) {
-                throw ProtocolError("capabilities^{} line without capabilities", line: line)
             }
             if isCapabilitiesPlaceholder(text) {
                 state = .shallow
@@ -79,7 +77,9 @@ public struct RefAdvertisementParser: Sendable {
         }
         if state == .refs {
             if let ref = try parseRef(text, line: line) {
-                add(ref, emit: emit)
+                // `.have` lines name objects the server has (from alternates), not refs: git
+                // keeps them apart and does not list them.
+                if ref.nameBytes != Array(".have".utf8) { add(ref, emit: emit) }
                 return
             }
             state = .shallow

@@ -43,6 +43,9 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             }
             let decoded = Self.percentDecoded(rest)
             let authorityEnd = decoded.firstIndex(of: "/") ?? decoded.endIndex
+            if authorityEnd == decoded.endIndex && scheme != .http && scheme != .https {
+                throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
+            }
             path = authorityEnd == decoded.endIndex ? "/" : String(decoded[authorityEnd...])
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
@@ -85,13 +88,13 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    /// `%XX` escapes decoded, as git does for URLs.
+    /// `%XX` escapes decoded, as git does for URLs (`%00` stays as it is, as in git).
     private static func percentDecoded(_ text: Substring) -> String {
         var bytes: [UInt8] = []
         var input = Array(text.utf8)[...]
         while let byte = input.popFirst() {
             if byte == UInt8(ascii: "%"), input.count >= 2, let high = hexValue(input[input.startIndex]),
-                let low = hexValue(input[input.startIndex + 1])
+                let low = hexValue(input[input.startIndex + 1]), high << 4 | low != 0
             {
                 bytes.append(high << 4 | low)
                 input = input.dropFirst(2)
@@ -103,7 +106,9 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func scpColon(_ text: String) -> String.Index? {
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+        // A bracketed host starts the text or follows `user@`, as git's `host_end` has it.
+        let bracket = text.hasPrefix("[") ? text.startIndex : text.firstRange(of: "@[")?.upperBound
+        if let bracket, let close = text[bracket...].firstIndex(of: "]") {
             return text[close...].firstIndex(of: ":")
         }
         return text.firstIndex(of: ":")

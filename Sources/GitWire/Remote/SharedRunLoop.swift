@@ -25,7 +25,8 @@ final class SharedRunLoop: Sendable {
         nonisolated(unsafe) let loop = try EpollRunLoop()
         let handle = loop.handle
         try startDetachedThread { [self] in
-            loop.becomeCurrent()
+            // Work posted here finds its loop with `EpollRunLoop.current()`: it must be this one.
+            loop.makeCurrent()
             while true {
                 loop.run()
                 if handle.finishIfIdle() { break }

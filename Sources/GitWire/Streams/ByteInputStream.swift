@@ -8,6 +8,9 @@ public final class ByteInputStream: ByteStream {
     /// Whether the run loop should watch for readability.
     var wantsReadiness: Bool { status == .open && delegate != nil }
 
+    /// Opened while scheduled (a pipe, open from the start): the loop must watch it from now on.
+    override func didOpen(in loop: EpollRunLoop) { loop.updateInterest(channel) }
+
     /// Reads what is there, up to `maxLength` bytes. An empty result means the end of the input
     /// (``status`` becomes ``ByteStreamStatus/atEnd``) or, on a scheduled stream, that nothing is
     /// there yet. Unscheduled, it waits up to ``ByteStream/timeout`` for the first byte.

@@ -19,9 +19,8 @@ public final class EpollRunLoop {
     /// The calling thread's run loop, made on first use.
     public static func current() throws -> EpollRunLoop { try perThread.value() }
 
-    /// Makes this loop the calling thread's ``current()`` one (for a thread that runs a loop made
-    /// elsewhere).
-    func becomeCurrent() { Self.perThread.set(self) }
+    /// Makes this loop the calling thread's ``current()`` one, for a thread started to run it.
+    func makeCurrent() { Self.perThread.set(self) }
 
     /// Makes a run loop. Most code uses ``current()``; a loop of its own is for a thread that
     /// wants more than one, and for tests.

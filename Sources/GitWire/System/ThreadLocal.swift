@@ -14,19 +14,20 @@ final class ThreadLocal<Value: AnyObject>: Sendable {
         self.make = make
     }
 
-    /// Makes `value` the calling thread's value (replacing one made before).
-    func set(_ value: Value) {
-        if let old = pthread_getspecific(key) { Unmanaged<AnyObject>.fromOpaque(old).release() }
-        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
-    }
-
     /// The calling thread's value, made now if the thread has none.
     func value() throws -> Value {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as! Value
         }
         let value = try make()
-        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        set(value)
         return value
+    }
+
+    /// Makes `value` the calling thread's value, releasing the one it had.
+    func set(_ value: Value) {
+        let old = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passRetained(value as AnyObject).toOpaque())
+        if let old { Unmanaged<AnyObject>.fromOpaque(old).release() }
     }
 }

@@ -1,0 +1,156 @@
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// Every form of ls-remote fails the same way against a server that stalls, a port nobody
+/// listens on, or a caller that gives up.
+@Suite("Remote failures")
+struct RemoteFailureTests {
+    /// The errors of the blocking, run-loop, async and stream forms, in that order.
+    func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) async -> [(any Error)?] {
+        var errors: [(any Error)?] = []
+        errors.append(await thrownError { try blockingLsRemote(remote, options) })
+        let looped = try? loopLsRemote(remote, options)
+        #expect(looped?.completions == 1)
+        errors.append(await thrownError { try looped?.result?.get() })
+        errors.append(await thrownError { try await remote.lsRemote(options) })
+        errors.append(await thrownError { try await streamedRefs(remote, options) })
+        return errors
+    }
+
+    func expectTimeouts(_ errors: [(any Error)?], after seconds: String = "0.2", activity: String) {
+        #expect(errors.count == 4)
+        for (form, error) in zip(["blocking", "run loop", "async", "refs()"], errors) {
+            let timeout = error as? StreamTimeoutError
+            #expect(timeout != nil, "\(form): \(String(describing: error))")
+            #expect(timeout?.description == "timed out after \(seconds) s \(activity)", "\(form)")
+        }
+    }
+
+    @Test(arguments: [ProtocolVersion.v0, .v2])
+    func aServerThatNeverWritesTimesOutReadingTheAdvertisement(version: ProtocolVersion) async throws {
+        let server = try FakeGitServer([], connections: 4)
+        let remote = try Remote(server.url(), timeout: .milliseconds(200))
+        expectTimeouts(
+            await errorsOfEveryForm(remote, LsRemoteOptions(protocolVersion: version)),
+            activity: "reading the ref advertisement")
+        let connections = server.finish()
+        #expect(connections.count == 4)
+        #expect(connections.allSatisfy { $0.clientClosed })
+    }
+
+    @Test func halfACapabilityAdvertisementTimesOutReadingIt() async throws {
+        let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
+        let server = try FakeGitServer([.send(bytes(of: Array(capabilities.prefix(3))))], connections: 4)
+        // Long enough for the server's first bytes to arrive however busy the machine is.
+        let remote = try Remote(server.url(), timeout: .seconds(1))
+        expectTimeouts(
+            await errorsOfEveryForm(remote), after: "1", activity: "reading the capability advertisement")
+        #expect(server.finish().allSatisfy { $0.clientClosed })
+    }
+
+    @Test func anUnansweredLsRefsTimesOutReadingTheResponse() async throws {
+        let capabilities = try ServerCaptures.v2Capabilities("small.git")
+        let server = try FakeGitServer([.send(capabilities), .receiveCommand], connections: 4)
+        let remote = try Remote(server.url(), timeout: .seconds(1))
+        expectTimeouts(await errorsOfEveryForm(remote), after: "1", activity: "reading the ls-refs response")
+        let connections = server.finish()
+        #expect(connections.count == 4)
+        #expect(connections.allSatisfy { $0.commands.first == .text("command=ls-refs") && $0.clientClosed })
+    }
+
+    /// `gitwire ls-remote --timeout` gives up with a fatal error, status 128.
+    @Test func theCommandLineReportsTheTimeout() throws {
+        let server = try FakeGitServer([], connections: 1)
+        let result = try gitwire(["ls-remote", "--timeout=0.2", server.url()])
+        #expect(result.status == 128)
+        #expect(result.errorText == "fatal: timed out after 0.2 s reading the ref advertisement\n")
+        #expect(result.standardOutput.isEmpty)
+        #expect(server.finish().first?.clientClosed == true)
+    }
+
+    @Test func aRefusedConnectionIsAConnectError() async throws {
+        let port = try ListeningPort.free()
+        let remote = try Remote(host: "127.0.0.1", port: port, path: "/repo.git", timeout: .seconds(10))
+        let errors = await errorsOfEveryForm(remote)
+        #expect(errors.count == 4)
+        for error in errors {
+            let refused = error as? ConnectError
+            #expect(refused?.isRefused == true, "\(String(describing: error))")
+            #expect(refused?.port == port)
+        }
+    }
+
+    /// Cancelling the task ends the async call with `CancelledError` (the remote's timeout is far
+    /// away) and closes the connection: the server reads its end.
+    @Test func cancellingTheAsyncCallClosesTheConnection() async throws {
+        let server = try FakeGitServer([], connections: 1)
+        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let task = Task { try await remote.lsRemote() }
+        #expect(await server.requestArrives())
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancelledError.self) { try result.get() }
+        let connections = server.finish()
+        #expect(connections.count == 1)
+        #expect(connections.first?.clientClosed == true)
+    }
+
+    @Test func cancellingTheRefsConsumerClosesTheConnection() async throws {
+        let server = try FakeGitServer([], connections: 1)
+        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let task = Task {
+            var count = 0
+            for try await _ in remote.refs() { count += 1 }
+            return count
+        }
+        #expect(await server.requestArrives())
+        task.cancel()
+        switch await task.result {
+        case .success(let count): #expect(count == 0)
+        case .failure(let error): #expect(error is CancelledError)
+        }
+        #expect(server.finish().first?.clientClosed == true)
+    }
+
+    @Test func cancellingARunLoopOperationClosesTheConnection() throws {
+        let server = try FakeGitServer([], connections: 1)
+        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let loop = try EpollRunLoop()
+        let listing = LoopListing()
+        let operation = remote.lsRemote(
+            in: loop, onRef: { listing.refs.append($0) },
+            completion: { result in
+                listing.result = result
+                listing.completions += 1
+            })
+        loop.addTimer(after: .milliseconds(5), repeating: .milliseconds(5)) { timer in
+            guard server.waitForRequest(timeout: .zero) else { return }
+            timer.invalidate()
+            operation.cancel()
+            operation.cancel()
+        }
+        loop.run(until: .now + .seconds(20))
+        #expect(listing.completions == 1)
+        #expect(throws: CancelledError.self) { try listing.result?.get() }
+        #expect(server.finish().first?.clientClosed == true)
+        #expect(loop.scheduledSourceCount == 0)
+    }
+
+    @Test func cancellingAfterTheCompletionDoesNothing() throws {
+        let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(30))
+        let loop = try EpollRunLoop()
+        let listing = LoopListing()
+        var operation: RemoteOperation?
+        operation = remote.lsRemote(
+            in: loop,
+            completion: { result in
+                listing.result = result
+                listing.completions += 1
+                loop.addTimer(after: .zero) { _ in operation?.cancel() }
+            })
+        loop.run(until: .now + .seconds(30))
+        #expect(listing.completions == 1)
+        #expect(try listing.result?.get().refs.isEmpty == false)
+    }
+}

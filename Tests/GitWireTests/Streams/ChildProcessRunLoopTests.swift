@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import GitWire
+
+/// A child's pipes driven by a run loop, as the local transport uses them.
+@Suite("Child process pipes in a run loop")
+struct ChildProcessRunLoopTests {
+    /// Pipes are open from the start: scheduling first and opening next (the order the local
+    /// transport uses) must still have the loop watch the child's output.
+    @Test(arguments: [true, false])
+    func catEchoesThroughScheduledPipes(openBeforeScheduling: Bool) throws {
+        let loop = try EpollRunLoop()
+        let (pair, process, _) = try ByteStreamPair.spawning(["cat"])
+        let delegate = RecordingDelegate()
+        var received: [UInt8] = []
+        delegate.reaction = { stream, event in
+            if event == .hasBytesAvailable, let input = stream as? ByteInputStream {
+                received += (try? input.read()) ?? []
+            }
+            if event == .endEncountered { loop.stop() }
+        }
+        pair.input.delegate = delegate
+        pair.output.delegate = delegate
+        if openBeforeScheduling { try pair.open() }
+        pair.schedule(in: loop)
+        if !openBeforeScheduling { try pair.open() }
+        let message = Array("through cat and back\n".utf8)
+        try pair.output.write(message)
+        pair.output.close()
+        loop.run(until: .now + .seconds(10))
+        #expect(received == message)
+        #expect(delegate.names.contains("in:endEncountered"))
+        pair.close()
+        #expect(process.reap() == 0)
+    }
+}
