@@ -3,14 +3,18 @@
 # refs, protocol v0 and v2, side by side in one run: mean wall time per call and the ratio.
 # Both outputs must be identical; the script stops if they are not.
 #
+# gitwire is built in release mode with the Swift runtime linked statically (as a command-line
+# tool is shipped; it saves the dynamic loader several milliseconds a start). The two commands
+# run alternately and the medians are compared, so drift in the machine's load hits both alike.
+#
 # Usage: Tools/bench-ls-remote.sh [refs=6000] [runs=40]
 set -euo pipefail
 refs=${1:-6000}
 runs=${2:-40}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire >&2)
-gitwire="$root/.build/release/gitwire"
+(cd "$root" && swift build -c release --product gitwire --static-swift-stdlib --scratch-path .build-static >&2)
+gitwire="$root/.build-static/release/gitwire"
 
 source "$root/Tools/daemon.sh"
 start_work bench
@@ -35,22 +39,28 @@ start_daemon many.git 900
 url="git://127.0.0.1:$port/many.git"
 echo "repository: $(git -C "$work/many.git" for-each-ref | wc -l) refs; $runs runs per command"
 
-# Mean milliseconds per run of "$@".
-mean_ms() {
-    local start end
+# Microseconds one run of "$@" takes.
+micros() {
+    local start
     start=$(date +%s%N)
-    for _ in $(seq "$runs"); do "$@" >/dev/null; done
-    end=$(date +%s%N)
-    echo $(((end - start) / runs / 1000))
+    "$@" >/dev/null
+    echo $((($(date +%s%N) - start) / 1000))
 }
+
+median() { sort -n | awk '{ value[NR] = $1 } END { print value[int((NR + 1) / 2)] }'; }
 
 printf '%-8s %12s %12s %8s\n' protocol "git (ms)" "gitwire (ms)" ratio
 for version in 0 2; do
     cmp <(git -c protocol.version=$version ls-remote "$url") <("$gitwire" ls-remote --protocol-version=$version "$url") ||
         { echo "outputs differ for v$version" >&2; exit 1; }
-    mean_ms git -c protocol.version=$version ls-remote "$url" >/dev/null  # warm-up
-    git_us=$(mean_ms git -c protocol.version=$version ls-remote "$url")
-    gitwire_us=$(mean_ms "$gitwire" ls-remote --protocol-version=$version "$url")
+    : >"$work/git.times"
+    : >"$work/gitwire.times"
+    for _ in $(seq "$runs"); do
+        micros git -c protocol.version=$version ls-remote "$url" >>"$work/git.times"
+        micros "$gitwire" ls-remote --protocol-version=$version "$url" >>"$work/gitwire.times"
+    done
+    git_us=$(median <"$work/git.times")
+    gitwire_us=$(median <"$work/gitwire.times")
     awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" \
         'BEGIN { printf "%-8s %12.1f %12.1f %8.2f\n", v, g / 1000, w / 1000, w / g }'
 done

@@ -28,6 +28,7 @@ public final class ByteInputStream: ByteStream {
             }
             switch result {
             case .done(let bytes):
+                if channel.isTCPClient && !bytes.isEmpty { Socket.requestQuickAck(descriptor) }
                 if bytes.isEmpty {
                     status = .atEnd
                     if let loop = runLoop {

@@ -3,6 +3,8 @@
 final class StreamChannel: LoopSource {
     private(set) var descriptor: FileDescriptor?
     let isSocket: Bool
+    /// A TCP connection this side opened: reads ask for immediate ACKs.
+    let isTCPClient: Bool
     /// Set until a TCP connect succeeds.
     private var connector: TCPConnector?
     private(set) var isConnecting = false
@@ -22,6 +24,7 @@ final class StreamChannel: LoopSource {
     init(descriptor: FileDescriptor, streams: Int) {
         self.descriptor = descriptor
         self.isSocket = descriptor.isSocket
+        self.isTCPClient = false
         self.openStreams = streams
     }
 
@@ -29,6 +32,7 @@ final class StreamChannel: LoopSource {
     init(connector: TCPConnector) {
         self.connector = connector
         self.isSocket = true
+        self.isTCPClient = true
         self.openStreams = 2
     }
 
