@@ -84,7 +84,7 @@ public struct RefAdvertisementParser: Sendable {
             }
             state = .shallow
         }
-        if text.starts(with: Array("shallow ".utf8)) {
+        if text.starts(with: "shallow ".utf8) {
             let hex = text.dropFirst(8).prefix { $0 != 0 }
             guard let id = ObjectID(hex: hex) else {
                 throw ProtocolError("expected shallow sha-1, got '\(escapedForDisplay(hex))'")
@@ -108,7 +108,9 @@ public struct RefAdvertisementParser: Sendable {
 
     private mutating func add(_ ref: Ref, emit: (Ref) -> Void) {
         if var tag = pending {
-            if tag.peeled == nil, ref.nameBytes == tag.nameBytes + Array("^{}".utf8) {
+            if tag.peeled == nil, ref.nameBytes.count == tag.nameBytes.count + 3,
+                ref.nameBytes.starts(with: tag.nameBytes), ref.nameBytes.suffix(3).elementsEqual("^{}".utf8)
+            {
                 tag.peeled = ref.objectID
                 pending = nil
                 emit(tag)

@@ -11,8 +11,6 @@ final class StreamChannel: LoopSource {
     private var connectTimer: RunLoopTimer?
     /// Streams not yet closed.
     private var openStreams: Int
-    private var readClosed = false
-    private var writeClosed = false
     private var isAborting = false
     /// Scheduled streams, held while they are in the loop.
     var scheduledInput: ByteInputStream?
@@ -159,7 +157,6 @@ final class StreamChannel: LoopSource {
     /// One of the channel's streams closed. A socket's write side is shut down so the peer sees
     /// the end; the descriptor closes when no stream is left.
     func streamDidClose(reading: Bool) {
-        if reading { readClosed = true } else { writeClosed = true }
         openStreams -= 1
         if openStreams <= 0 {
             connectTimer?.invalidate()
