@@ -1,10 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The library is three modules, one per layer, so the compiler enforces the layering:
+// - GitWireCore: the pure protocol core (object ids, pkt-lines, exchanges, ref advertisements,
+//   pack entry headers, delta application). Bytes in, values or actions out: no I/O, no Glibc,
+//   no C; it builds wherever Swift runs.
+// - GitWirePOSIX: the one place that makes system calls and touches errno, C shims and unsafe
+//   pointers: descriptors, sockets, pipes and child processes, epoll, zlib, libcrypto's SHA-1,
+//   and on them the byte streams and the epoll run loop.
+// - GitWire: transports, the exchange engine, remotes and pack I/O; re-exports both layers below.
 let package = Package(
     name: "gitwire",
     products: [
         .library(name: "GitWire", targets: ["GitWire"]),
+        .library(name: "GitWireCore", targets: ["GitWireCore"]),
         .library(name: "GitWireReplay", targets: ["GitWireReplay"]),
         .executable(name: "gitwire", targets: ["gitwire"]),
     ],
@@ -16,7 +25,9 @@ let package = Package(
             name: "CGitWire",
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("crypto")]
         ),
-        .target(name: "GitWire", dependencies: ["CGitWire"]),
+        .target(name: "GitWireCore"),
+        .target(name: "GitWirePOSIX", dependencies: ["CGitWire", "GitWireCore"]),
+        .target(name: "GitWire", dependencies: ["GitWireCore", "GitWirePOSIX"]),
         .target(name: "GitWireReplay", dependencies: ["GitWire"]),
         .executableTarget(
             name: "gitwire",

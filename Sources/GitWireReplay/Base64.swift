@@ -1,3 +1,5 @@
+import GitWire
+
 /// Standard base64 (RFC 4648, with padding), for binary bytes in fixtures.
 enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

@@ -1,3 +1,5 @@
+import GitWire
+
 /// The quoting of pkt-line payloads in fixtures: printable ASCII and printable UTF-8 as they are,
 /// `\n \t \r \0 \\ \"` as in C, anything else as `\xNN`.
 enum FixtureText {

@@ -17,39 +17,35 @@ public struct RecordingTransport: Transport {
         self.command = command
     }
 
-    public var name: String { base.name }
+    /// The wrapped transport's kind.
+    public var scheme: RemoteURL.Scheme { base.scheme }
 
-    private func begin(_ request: ServiceRequest, greeting: [PktLine]) -> Int {
-        let host = greeting.first?.payload.flatMap(DaemonRequestLine.init(payload:))?.host
-        return recorder.begin(
-            Session(
-                transport: base.name, service: request.service, path: request.path,
-                protocolVersion: request.protocolVersion, host: host, command: command))
-    }
+    /// The wrapped transport's answer.
+    public var connectionPersists: Bool { base.connectionPersists }
 
-    public func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
-        let connection = try base.connect(request, timeout: timeout)
-        return RecordingBlockingConnection(
-            base: connection, recorder: recorder, index: begin(request, greeting: connection.greeting))
-    }
-
+    /// A connection of `base` whose bytes are recorded as they pass.
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
-    ) throws -> any LoopConnection {
+    ) throws -> any Connection {
         let connection = try base.connect(request, timeout: timeout, in: loop)
-        return RecordingLoopConnection(
-            base: connection, recorder: recorder, index: begin(request, greeting: connection.greeting))
+        let host = connection.greeting.first?.payload.flatMap(DaemonRequestLine.init(payload:))?.host
+        let index = recorder.begin(
+            Session(
+                transport: base.scheme.rawValue, service: request.service.rawValue, path: request.path,
+                protocolVersion: request.protocolVersion, host: host, command: command))
+        return RecordingConnection(base: connection, recorder: recorder, index: index)
     }
 }
 
-/// Records a blocking connection's bytes.
-final class RecordingBlockingConnection: BlockingConnection {
-    private let base: any BlockingConnection
+/// Records a connection's bytes, standing between it and its handler.
+final class RecordingConnection: Connection, ConnectionHandler {
+    private let base: any Connection
     private let recorder: SessionRecorder
     private let index: Int
+    private var handler: (any ConnectionHandler)?
     private var isClosed = false
 
-    init(base: any BlockingConnection, recorder: SessionRecorder, index: Int) {
+    init(base: any Connection, recorder: SessionRecorder, index: Int) {
         self.base = base
         self.recorder = recorder
         self.index = index
@@ -57,45 +53,7 @@ final class RecordingBlockingConnection: BlockingConnection {
 
     var greeting: [PktLine] { base.greeting }
 
-    func send(_ bytes: [UInt8]) throws {
-        recorder.record(bytes, from: .client, in: index)
-        try base.send(bytes)
-    }
-
-    func receive() throws -> [UInt8] {
-        let bytes = try base.receive()
-        if bytes.isEmpty {
-            recorder.recordEnd(from: .server, in: index)
-        } else {
-            recorder.record(bytes, from: .server, in: index)
-        }
-        return bytes
-    }
-
-    func close() {
-        guard !isClosed else { return }
-        isClosed = true
-        recorder.recordEnd(from: .client, in: index)
-        base.close()
-    }
-}
-
-/// Records a run-loop connection's bytes, standing between it and its handler.
-final class RecordingLoopConnection: LoopConnection, LoopConnectionHandler {
-    private let base: any LoopConnection
-    private let recorder: SessionRecorder
-    private let index: Int
-    private var handler: (any LoopConnectionHandler)?
-
-    init(base: any LoopConnection, recorder: SessionRecorder, index: Int) {
-        self.base = base
-        self.recorder = recorder
-        self.index = index
-    }
-
-    var greeting: [PktLine] { base.greeting }
-
-    func start(handler: any LoopConnectionHandler) {
+    func start(handler: any ConnectionHandler) {
         self.handler = handler
         base.start(handler: self)
     }
@@ -106,23 +64,26 @@ final class RecordingLoopConnection: LoopConnection, LoopConnectionHandler {
     }
 
     func close() {
-        guard handler != nil else { return }
+        guard !isClosed else { return }
+        isClosed = true
         handler = nil
         recorder.recordEnd(from: .client, in: index)
         base.close()
     }
 
-    func connection(_ connection: any LoopConnection, didReceive bytes: [UInt8]) {
+    func connectionDidOpen(_ connection: any Connection) { handler?.connectionDidOpen(self) }
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
         recorder.record(bytes, from: .server, in: index)
         handler?.connection(self, didReceive: bytes)
     }
 
-    func connectionDidEnd(_ connection: any LoopConnection) {
+    func connectionDidEnd(_ connection: any Connection) {
         recorder.recordEnd(from: .server, in: index)
         handler?.connectionDidEnd(self)
     }
 
-    func connection(_ connection: any LoopConnection, didFail error: any Error) {
+    func connection(_ connection: any Connection, didFail error: any Error) {
         handler?.connection(self, didFail: error)
     }
 }

@@ -1,7 +1,10 @@
 import GitWire
 
 /// The client did not do what the recording says it did.
-public enum ReplayMismatchError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum ReplayMismatchError: GitWireError, Hashable, Sendable {
+    /// What kind of failure this is: ``GitWireErrorKind/protocol``.
+    public var kind: GitWireErrorKind { .protocol }
+
     /// The client sent other bytes than recorded.
     case differs(expected: [UInt8], sent: [UInt8])
     /// The client sent bytes where the recording has none from it.

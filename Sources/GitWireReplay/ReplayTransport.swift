@@ -24,7 +24,8 @@ public struct ReplayTransport: Transport {
         self.init(try Session(contentsOfFile: path), chunking: chunking)
     }
 
-    public var name: String { "replay" }
+    /// The recorded transport's kind.
+    public var scheme: RemoteURL.Scheme { RemoteURL.Scheme(rawValue: session.transport) ?? .file }
 
     /// Throws if no connection was opened, the client sent less than recorded, or a mismatch
     /// happened (even one the client's code swallowed).
@@ -38,14 +39,11 @@ public struct ReplayTransport: Transport {
         }
     }
 
-    public func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
-        ReplayBlockingConnection(player: try makePlayer(request))
-    }
-
+    /// A connection to the replaying server; it serves one chunk per loop iteration.
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
-    ) throws -> any LoopConnection {
-        ReplayLoopConnection(player: try makePlayer(request), loop: loop)
+    ) throws -> any Connection {
+        ReplayConnection(player: try makePlayer(request), loop: loop)
     }
 
     private func makePlayer(_ request: ServiceRequest) throws -> ReplayPlayer {
@@ -55,7 +53,7 @@ public struct ReplayTransport: Transport {
             state.unsentClientBytes = session.bytes(from: .client)
         }
         for (asked, recorded, what) in [
-            (request.service, session.service, "service"), (request.path, session.path, "path"),
+            (request.service.rawValue, session.service, "service"), (request.path, session.path, "path"),
             (String(request.protocolVersion.rawValue), String(session.protocolVersion.rawValue), "protocol version"),
         ] where asked != recorded {
             let error = ReplayMismatchError.request(
@@ -64,7 +62,7 @@ public struct ReplayTransport: Transport {
             throw error
         }
         let greeting: [PktLine] =
-            session.transport == "git" ? [request.daemonRequest(host: session.host ?? "")] : []
+            scheme == .git ? [request.daemonRequest(host: session.host ?? "")] : []
         return ReplayPlayer(
             script: ReplayScript(session: session, chunking: chunking), greeting: greeting, state: state)
     }
@@ -80,7 +78,7 @@ public struct ReplayTransport: Transport {
     }
 }
 
-/// The replaying server of one connection: shared by the blocking and run-loop forms.
+/// The replaying server of one connection.
 final class ReplayPlayer {
     private var script: ReplayScript
     let greeting: [PktLine]
@@ -110,35 +108,11 @@ final class ReplayPlayer {
     }
 }
 
-/// A blocking connection to a replaying server.
-final class ReplayBlockingConnection: BlockingConnection {
-    private let player: ReplayPlayer
-
-    init(player: ReplayPlayer) { self.player = player }
-
-    var greeting: [PktLine] { player.greeting }
-
-    func send(_ bytes: [UInt8]) throws { try player.receiveFromClient(bytes) }
-
-    func receive() throws -> [UInt8] {
-        switch player.nextServerStep() {
-        case .bytes(let bytes): return bytes
-        case .end: return []
-        case .waitingForClient(let expected):
-            let error = ReplayMismatchError.clientShouldSend(expected)
-            player.fail(error)
-            throw error
-        }
-    }
-
-    func close() {}
-}
-
 /// A run-loop connection to a replaying server: one chunk per loop iteration.
-final class ReplayLoopConnection: LoopConnection {
+final class ReplayConnection: Connection {
     private let player: ReplayPlayer
     private weak var loop: EpollRunLoop?
-    private var handler: (any LoopConnectionHandler)?
+    private var handler: (any ConnectionHandler)?
     private var pumping = false
 
     init(player: ReplayPlayer, loop: EpollRunLoop) {
@@ -148,8 +122,9 @@ final class ReplayLoopConnection: LoopConnection {
 
     var greeting: [PktLine] { player.greeting }
 
-    func start(handler: any LoopConnectionHandler) {
+    func start(handler: any ConnectionHandler) {
         self.handler = handler
+        handler.connectionDidOpen(self)
         schedulePump()
     }
 

@@ -88,13 +88,3 @@ extension Session {
         }
     }
 }
-
-/// A fixture file could not be read.
-public struct FixtureFormatError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The line (from 1).
-    public let line: Int
-    /// What is wrong.
-    public let message: String
-
-    public var description: String { "fixture line \(line): \(message)" }
-}

@@ -51,9 +51,14 @@ struct ReplayMismatchTests {
     @Test func stoppingEarlyIsReportedByVerify() throws {
         let session = try fixture("v0-small-symref")
         let transport = ReplayTransport(session)
-        let connection = try transport.connect(ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil)
-        try connection.send(connection.greeting[0].encoded)
-        _ = try connection.receive()
+        let loop = try EpollRunLoop()
+        let connection = try transport.connect(
+            ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil, in: loop)
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        connection.send(connection.greeting[0].encoded)
+        loop.run(until: .now + .seconds(30))
+        #expect(!handler.received.isEmpty)
         connection.close()
         let error = try #require(throws: ReplayMismatchError.self) { try transport.verify() }
         #expect(error.description == "replay mismatch: the client stopped before sending flush")
@@ -61,11 +66,39 @@ struct ReplayMismatchTests {
 
     @Test func readingWhenTheRecordingSaysSendIsAMismatch() throws {
         let transport = ReplayTransport(try fixture("v0-small-symref"))
-        let connection = try transport.connect(ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil)
-        let error = try #require(throws: ReplayMismatchError.self) { try connection.receive() }
+        let loop = try EpollRunLoop()
+        let connection = try transport.connect(
+            ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil, in: loop)
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        loop.run(until: .now + .seconds(30))
+        let error = try #require(handler.error as? ReplayMismatchError)
         #expect(
             error.description.hasPrefix(
                 "replay mismatch: the client waits for data but the recording has it send pkt \"git-upload-pack /small.git\\0host=127.0.0.1\\0\""
             ))
+    }
+}
+
+/// Stops the loop at the first thing that happens on a connection, and keeps it.
+private final class StoppingHandler: ConnectionHandler {
+    let loop: EpollRunLoop
+    var received: [UInt8] = []
+    var error: (any Error)?
+
+    init(loop: EpollRunLoop) { self.loop = loop }
+
+    func connectionDidOpen(_ connection: any Connection) {}
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        received += bytes
+        loop.stop()
+    }
+
+    func connectionDidEnd(_ connection: any Connection) { loop.stop() }
+
+    func connection(_ connection: any Connection, didFail error: any Error) {
+        self.error = error
+        loop.stop()
     }
 }

@@ -101,34 +101,3 @@ public struct LooseObjectStore: ObjectSource, Sendable {
         return (type, size, nul + 1)
     }
 }
-
-/// A loose object's bytes are not a valid loose object.
-public enum LooseObjectError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The `<type> <size>\0` header is malformed.
-    case badHeader
-    /// The content is not as long as the header says.
-    case sizeMismatch
-    /// The zlib stream is corrupt or ends early.
-    case corruptStream(String)
-    /// Bytes follow the zlib stream.
-    case trailingGarbage
-
-    public var description: String {
-        switch self {
-        case .badHeader: return "bad loose object header"
-        case .sizeMismatch: return "loose object size does not match its header"
-        case .corruptStream(let message): return "corrupt loose object stream (\(message))"
-        case .trailingGarbage: return "garbage at end of loose object"
-        }
-    }
-}
-
-/// A loose object file could not be decoded.
-public struct LooseObjectFileError: Error, Sendable, CustomStringConvertible {
-    /// The file's path.
-    public var path: String
-    /// What is wrong with it.
-    public var error: LooseObjectError
-
-    public var description: String { "\(path): \(error)" }
-}

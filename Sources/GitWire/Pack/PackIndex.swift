@@ -83,33 +83,3 @@ public struct PackIndex: Sendable {
 
     private func offsetWord(at position: Int) -> UInt32 { bigEndianUInt32(bytes[...], at: offsetStart + position * 4) }
 }
-
-/// A pack index file is not a valid version 2 index.
-public enum PackIndexError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The file is shorter than any index.
-    case tooShort(Int)
-    /// The file does not start with the index signature.
-    case badSignature
-    /// The index version is not 2.
-    case unsupportedVersion(UInt32)
-    /// The fan-out table decreases at this bucket.
-    case badFanOut(bucket: Int)
-    /// The file's size does not fit the number of objects.
-    case badSize(Int, objects: Int)
-    /// A 4-byte offset points past the 8-byte table.
-    case badLargeOffset(position: Int)
-    /// The trailing checksum is wrong.
-    case checksumMismatch
-
-    public var description: String {
-        switch self {
-        case .tooShort(let size): return "pack index too short (\(size) bytes)"
-        case .badSignature: return "not a pack index (bad signature)"
-        case .unsupportedVersion(let version): return "unsupported pack index version \(version)"
-        case .badFanOut(let bucket): return "pack index fan-out decreases at bucket \(bucket)"
-        case .badSize(let size, let objects): return "pack index size \(size) does not fit \(objects) objects"
-        case .badLargeOffset(let position): return "pack index offset \(position) points past the 8-byte table"
-        case .checksumMismatch: return "pack index checksum mismatch"
-        }
-    }
-}

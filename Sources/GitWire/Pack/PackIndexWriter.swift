@@ -1,11 +1,11 @@
 /// Writes a version 2 pack index (`.idx`) byte for byte as `git index-pack` does: header, fan-out,
 /// sorted names, CRC-32s, 4-byte offsets, 8-byte offsets, pack checksum, index checksum.
-public enum PackIndexWriter {
+@usableFromInline package enum PackIndexWriter {
     /// Offsets above this go to the 8-byte table; git's default, and the largest 31-bit value.
-    public static let defaultLargeOffsetThreshold: UInt64 = 0x7fff_ffff
+    @usableFromInline package static let defaultLargeOffsetThreshold: UInt64 = 0x7fff_ffff
 
     /// The order of the entries sorted by name. Throws if two entries have the same name.
-    public static func sortedOrder(ids: [ObjectID], offsets: [UInt64]) throws(PackError) -> [Int32] {
+    package static func sortedOrder(ids: [ObjectID], offsets: [UInt64]) throws(PackError) -> [Int32] {
         var order = (0..<Int32(ids.count)).map { $0 }
         order.sort { ids[Int($0)] < ids[Int($1)] }
         for position in order.indices.dropFirst() where ids[Int(order[position])] == ids[Int(order[position - 1])] {
@@ -21,7 +21,7 @@ public enum PackIndexWriter {
     /// `largeOffsetThreshold` (or at or above 2^31) go to the 8-byte table, as in git.
     /// Returns the index's own checksum, its last 20 bytes.
     @discardableResult
-    public static func write(
+    package static func write(
         ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold, to sink: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ObjectID {
@@ -66,7 +66,7 @@ public enum PackIndexWriter {
     }
 
     /// Writes the whole index into an array; see ``write(ids:crc32s:offsets:order:packChecksum:largeOffsetThreshold:to:)``.
-    public static func encode(
+    package static func encode(
         ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold
     ) throws(PackError) -> [UInt8] {

@@ -207,18 +207,3 @@ public final class PackIndexer {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
-
-/// A ``PackIndexer`` was used wrongly.
-public enum PackIndexerError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A pack path does not end in `.pack`.
-    case notAPackName(String)
-    /// The indexer already finished or failed.
-    case alreadyFinished
-
-    public var description: String {
-        switch self {
-        case .notAPackName(let path): return "packfile name '\(path)' does not end with '.pack'"
-        case .alreadyFinished: return "the pack indexer has already finished"
-        }
-    }
-}

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A remote repository and how to reach it: the entry point for ls-remote (and, later, fetch).
 ///
 /// Every operation comes in three forms over one engine: blocking, on an ``EpollRunLoop`` with
@@ -29,7 +31,7 @@ public struct Remote: Sendable {
         self.timeout = timeout
     }
 
-    private func request(_ service: String, _ version: ProtocolVersion) -> ServiceRequest {
+    private func request(_ service: Service, _ version: ProtocolVersion) -> ServiceRequest {
         ServiceRequest(service: service, path: url.path, protocolVersion: version)
     }
 
@@ -37,59 +39,89 @@ public struct Remote: Sendable {
 
     /// Runs `exchange` with `service`, blocking until it ends. Elements go to `onElement` as they
     /// are parsed. `traceIdentity` names this side in `GIT_TRACE_PACKET` output.
+    ///
+    /// This is the run-loop form on a private ``EpollRunLoop`` that runs until the exchange ends:
+    /// the same engine, connections and error handling as the other forms.
     public func run<E: Exchange>(
-        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: (E.Element) -> Void = { _ in }
     ) throws -> E.Output {
-        let connection = try transport.connect(request(service, protocolVersion), timeout: timeout)
-        return try BlockingRunner.run(
-            exchange, over: connection, timeout: timeout, trace: PacketTrace(identity: traceIdentity),
-            emit: onElement)
+        let loop = try EpollRunLoop()
+        var result: Result<E.Output, any Error>?
+        withoutActuallyEscaping(onElement) { onElement in
+            run(
+                exchange, service: service, protocolVersion: protocolVersion, traceIdentity: traceIdentity,
+                in: loop, onElement: onElement
+            ) { outcome in
+                result = outcome
+                loop.stop()
+            }
+            loop.run()
+        }
+        // Let the connection finish closing: a farewell still queued, a child still to reap.
+        loop.run()
+        guard let result else { throw CancelledError() }
+        return try result.get()
     }
 
     /// Starts `exchange` on `loop` and returns at once. `onElement` and then `completion` (once)
     /// are called on the loop's thread as the exchange proceeds.
     @discardableResult
     public func run<E: Exchange>(
-        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, in loop: EpollRunLoop, onElement: @escaping (E.Element) -> Void = { _ in },
         completion: @escaping (Result<E.Output, any Error>) -> Void
-    ) -> RemoteOperation {
-        let connection: any LoopConnection
+    ) -> RunningExchange {
+        let connection: any Connection
         do {
             connection = try transport.connect(request(service, protocolVersion), timeout: timeout, in: loop)
         } catch {
-            loop.addTimer(after: .zero) { _ in completion(.failure(error)) }
-            return RemoteOperation {}
+            var completion = Optional(completion)
+            let timer = loop.addTimer(after: .zero) { _ in
+                completion?(.failure(error))
+                completion = nil
+            }
+            return RunningExchange {
+                timer.invalidate()
+                completion?(.failure(CancelledError()))
+                completion = nil
+            }
         }
-        let runner = LoopExchangeRunner(
-            exchange: exchange, connection: connection, loop: loop, timeout: timeout,
-            trace: PacketTrace(identity: traceIdentity), onElement: onElement, completion: completion)
-        runner.start()
-        return RemoteOperation { runner.cancel(with: CancelledError()) }
+        let engine = ExchangeEngine(
+            exchange: exchange, connection: connection,
+            context: ExchangeContext(connectionPersists: transport.connectionPersists), loop: loop,
+            timeout: timeout, observer: PacketTrace(identity: traceIdentity), onElement: onElement,
+            completion: completion)
+        engine.start()
+        return RunningExchange { engine.cancel(with: CancelledError()) }
     }
 
     /// Runs `exchange` on a shared background run loop and returns its output. Cancelling the
     /// task closes the connection and throws ``CancelledError``.
     public func run<E: Exchange & Sendable>(
-        _ exchange: E, service: String = "git-upload-pack", protocolVersion: ProtocolVersion,
+        _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: @escaping @Sendable (E.Element) -> Void = { _ in }
     ) async throws -> E.Output where E.Output: Sendable, E.Element: Sendable {
-        let operation = LoopBound<RemoteOperation>()
-        let cancelled = LoopBound<Bool>(false)
+        let state = Mutex(AsyncRunState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 do {
-                    try SharedRunLoop.shared.post {
-                        guard cancelled.value != true, let loop = try? EpollRunLoop.current() else {
+                    try SharedRunLoop.shared.post { loop in
+                        let running = LoopBound<RunningExchange>(on: loop)
+                        let cancelled = state.withLock { state in
+                            state.running = running
+                            state.handle = loop.handle
+                            return state.cancelled
+                        }
+                        if cancelled {
                             continuation.resume(throwing: CancelledError())
                             return
                         }
-                        operation.value = run(
+                        running.value = run(
                             exchange, service: service, protocolVersion: protocolVersion,
                             traceIdentity: traceIdentity, in: loop, onElement: onElement
                         ) { result in
-                            operation.value = nil
+                            running.value = nil
                             continuation.resume(with: result)
                         }
                     }
@@ -98,10 +130,11 @@ public struct Remote: Sendable {
                 }
             }
         } onCancel: {
-            try? SharedRunLoop.shared.post {
-                cancelled.value = true
-                operation.value?.cancel()
+            let (handle, running) = state.withLock { state in
+                state.cancelled = true
+                return (state.handle, state.running)
             }
+            handle?.post { running?.value?.cancel() }
         }
     }
 
@@ -120,7 +153,7 @@ public struct Remote: Sendable {
         _ options: LsRemoteOptions = LsRemoteOptions(), in loop: EpollRunLoop,
         onRef: @escaping (Ref) -> Void = { _ in },
         completion: @escaping (Result<RefListing, any Error>) -> Void
-    ) -> RemoteOperation {
+    ) -> RunningExchange {
         run(
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote",
             in: loop, onElement: onRef, completion: completion)
@@ -149,4 +182,11 @@ public struct Remote: Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
+}
+
+/// What an `async` run and its cancellation handler share: the loop it runs on, once it started.
+private struct AsyncRunState: Sendable {
+    var cancelled = false
+    var handle: RunLoopHandle?
+    var running: LoopBound<RunningExchange>?
 }

@@ -7,8 +7,8 @@ final class SharedRunLoop: Sendable {
 
     private let current = Mutex<RunLoopHandle?>(nil)
 
-    /// Runs `work` on the shared loop's thread, starting the thread if there is none.
-    func post(_ work: @escaping @Sendable () -> Void) throws {
+    /// Runs `work` on the shared loop's thread, with its loop, starting the thread if there is none.
+    func post(_ work: @escaping @Sendable (EpollRunLoop) -> Void) throws {
         while true {
             let handle = try current.withLock { handle in
                 if let handle { return handle }
@@ -16,31 +16,17 @@ final class SharedRunLoop: Sendable {
                 handle = started
                 return started
             }
-            if handle.post(work) { return }
+            if handle.post({ if let loop = try? EpollRunLoop.current() { work(loop) } }) { return }
             current.withLock { if $0 === handle { $0 = nil } }
         }
     }
 
     private func startThread() throws -> RunLoopHandle {
-        nonisolated(unsafe) let loop = try EpollRunLoop()
+        let loop = try EpollRunLoop()
         let handle = loop.handle
-        try startDetachedThread { [self] in
-            // Work posted here finds its loop with `EpollRunLoop.current()`: it must be this one.
-            loop.makeCurrent()
-            while true {
-                loop.run()
-                if handle.finishIfIdle() { break }
-            }
+        try EpollRunLoop.runOnNewThread(loop) { [self] in
             current.withLock { if $0 === handle { $0 = nil } }
         }
         return handle
     }
-}
-
-/// A value that lives on one run loop's thread but is named from others: only code running on
-/// that thread (work posted to the loop) may touch ``value``.
-final class LoopBound<Value>: @unchecked Sendable {
-    var value: Value?
-
-    init(_ value: Value? = nil) { self.value = value }
 }

@@ -8,29 +8,30 @@ public struct GitDaemonTransport: Transport {
     /// The `host=` value of the request line: the URL's host as written, with its port if given.
     public let hostHeader: String
 
-    public var name: String { "git" }
+    /// Resolves ``host`` off the run loop's thread.
+    public let resolver: any HostResolver
+
+    /// Always ``RemoteURL/Scheme/git``.
+    public var scheme: RemoteURL.Scheme { .git }
 
     /// A transport to `host` and `port`; `hostHeader` defaults to the host, plus `:port` when the
-    /// port is not 9418.
-    public init(host: String, port: Int = 9418, hostHeader: String? = nil) {
+    /// port is not 9418. `resolver` looks the host up (the system's resolver unless given).
+    public init(
+        host: String, port: Int = 9418, hostHeader: String? = nil, resolver: any HostResolver = SystemResolver()
+    ) {
         self.host = host
         self.port = port
+        self.resolver = resolver
         let bracketed = host.contains(":") ? "[\(host)]" : host
         self.hostHeader = hostHeader ?? (port == 9418 ? bracketed : "\(bracketed):\(port)")
     }
 
-    public func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
-        let pair = ByteStreamPair.connecting(toHost: host, port: port, connectTimeout: timeout)
-        try pair.open()
-        return StreamBlockingConnection(
-            pair: pair, process: nil, greeting: [request.daemonRequest(host: hostHeader)], timeout: timeout)
-    }
-
+    /// Opens a TCP connection (the host looked up off the loop) that sends the request line first.
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
-    ) throws -> any LoopConnection {
-        let pair = ByteStreamPair.connecting(toHost: host, port: port, connectTimeout: timeout)
-        return StreamLoopConnection(
+    ) throws -> any Connection {
+        let pair = ByteStreamPair.connecting(toHost: host, port: port, connectTimeout: timeout, resolver: resolver)
+        return StreamConnection(
             pair: pair, process: nil, greeting: [request.daemonRequest(host: hostHeader)], loop: loop)
     }
 }

@@ -5,7 +5,8 @@ public struct LocalTransport: Transport {
     /// The program that serves `git-upload-pack` (found on `PATH`).
     public let uploadPack: String
 
-    public var name: String { "file" }
+    /// Always ``RemoteURL/Scheme/file``.
+    public var scheme: RemoteURL.Scheme { .file }
 
     /// A local transport that runs `uploadPack`.
     public init(uploadPack: String = "git-upload-pack") { self.uploadPack = uploadPack }
@@ -19,7 +20,7 @@ public struct LocalTransport: Transport {
     ]
 
     private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess) {
-        let program = request.service == "git-upload-pack" ? uploadPack : request.service
+        let program = request.service == .uploadPack ? uploadPack : request.service.rawValue
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
         environment["GIT_PROTOCOL"] = .some(request.gitProtocolEnvironment)
@@ -27,16 +28,11 @@ public struct LocalTransport: Transport {
         return (pair, process)
     }
 
-    public func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
-        let (pair, process) = try spawn(request)
-        try pair.open()
-        return StreamBlockingConnection(pair: pair, process: process, greeting: [], timeout: timeout)
-    }
-
+    /// Starts the service with pipes to it; the connection reaps it when closed.
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
-    ) throws -> any LoopConnection {
+    ) throws -> any Connection {
         let (pair, process) = try spawn(request)
-        return StreamLoopConnection(pair: pair, process: process, greeting: [], loop: loop)
+        return StreamConnection(pair: pair, process: process, greeting: [], loop: loop)
     }
 }

@@ -3,18 +3,18 @@ import GitWireTestSupport
 import Testing
 
 /// Counts the writes of a real connection, passing everything through.
-final class CountingConnection: BlockingConnection {
-    let base: any BlockingConnection
+final class CountingConnection: Connection {
+    let base: any Connection
     var sends: [[UInt8]] = []
 
-    init(_ base: any BlockingConnection) { self.base = base }
+    init(_ base: any Connection) { self.base = base }
 
     var greeting: [PktLine] { base.greeting }
-    func send(_ bytes: [UInt8]) throws {
+    func start(handler: any ConnectionHandler) { base.start(handler: handler) }
+    func send(_ bytes: [UInt8]) {
         sends.append(bytes)
-        try base.send(bytes)
+        base.send(bytes)
     }
-    func receive() throws -> [UInt8] { try base.receive() }
     func close() { base.close() }
 }
 
@@ -27,16 +27,12 @@ struct CountingTransport: Transport {
         var all: [CountingConnection] = []
     }
 
-    var name: String { base.name }
+    var scheme: RemoteURL.Scheme { base.scheme }
 
-    func connect(_ request: ServiceRequest, timeout: Duration?) throws -> any BlockingConnection {
-        let connection = CountingConnection(try base.connect(request, timeout: timeout))
+    func connect(_ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop) throws -> any Connection {
+        let connection = CountingConnection(try base.connect(request, timeout: timeout, in: loop))
         connections.all.append(connection)
         return connection
-    }
-
-    func connect(_ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop) throws -> any LoopConnection {
-        try base.connect(request, timeout: timeout, in: loop)
     }
 }
 

@@ -141,7 +141,7 @@ struct RemoteFailureTests {
         let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(30))
         let loop = try EpollRunLoop()
         let listing = LoopListing()
-        var operation: RemoteOperation?
+        var operation: RunningExchange?
         operation = remote.lsRemote(
             in: loop,
             completion: { result in

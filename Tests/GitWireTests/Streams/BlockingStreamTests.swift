@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GitWire
+@testable import GitWirePOSIX
 
 @Suite("Blocking streams")
 struct BlockingStreamTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GitWire
+@testable import GitWirePOSIX
 
 /// A child's pipes driven by a run loop, as the local transport uses them.
 @Suite("Child process pipes in a run loop")

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import GitWire
+@testable import GitWirePOSIX
 
 /// Records every event it gets, and runs an optional reaction.
 final class RecordingDelegate: ByteStreamDelegate {

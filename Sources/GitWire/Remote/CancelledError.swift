@@ -1,0 +1,10 @@
+/// The operation was cancelled.
+public struct CancelledError: GitWireError, Hashable, Sendable {
+    /// What kind of failure this is: ``GitWireErrorKind/cancelled``.
+    public var kind: GitWireErrorKind { .cancelled }
+
+    /// Makes the error.
+    public init() {}
+
+    public var description: String { "cancelled" }
+}

@@ -1,0 +1,107 @@
+/// Runs an ``Exchange`` over a ``Connection`` on a run loop: the one engine behind the blocking,
+/// run-loop and `async` forms of every operation, over every transport.
+///
+/// The connection bounds its own connect (host lookup included); from the moment it is open, the
+/// engine bounds every wait for data with one deadline that each arrival moves forward (one timer,
+/// re-armed only when it fires early), maps a broken connection to ``ConnectionLostError`` with
+/// what the exchange was doing, and calls `completion` exactly once.
+final class ExchangeEngine<E: Exchange>: ConnectionHandler {
+    private var codec: ExchangeCodec<E>
+    private let connection: any Connection
+    private let context: ExchangeContext
+    private let loop: EpollRunLoop
+    private let timeout: Duration?
+    private var timer: RunLoopTimer?
+    private var deadline = ContinuousClock.now
+    private var onElement: ((E.Element) -> Void)?
+    private var completion: ((Result<E.Output, any Error>) -> Void)?
+
+    init(
+        exchange: E, connection: any Connection, context: ExchangeContext, loop: EpollRunLoop, timeout: Duration?,
+        observer: (any PacketObserver)?, onElement: @escaping (E.Element) -> Void,
+        completion: @escaping (Result<E.Output, any Error>) -> Void
+    ) {
+        self.codec = ExchangeCodec(exchange, observer: observer)
+        self.connection = connection
+        self.context = context
+        self.loop = loop
+        self.timeout = timeout
+        self.onElement = onElement
+        self.completion = completion
+    }
+
+    /// Whether the completion has been called.
+    var isFinished: Bool { completion == nil }
+
+    /// Connects and queues the opening packets; they leave once the connection opens.
+    func start() {
+        connection.start(handler: self)
+        guard !isFinished else { return }
+        do {
+            connection.send(try codec.opening(greeting: connection.greeting, context: context))
+        } catch {
+            finish(.failure(error))
+        }
+    }
+
+    /// Stops at once; the completion gets `error`.
+    func cancel(with error: any Error) { finish(.failure(error)) }
+
+    private func armTimer(after delay: Duration) {
+        timer = loop.addTimer(after: delay) { [weak self] _ in self?.timerFired() }
+    }
+
+    private func timerFired() {
+        guard !isFinished, let timeout else { return }
+        let now = ContinuousClock.now
+        if now < deadline {
+            armTimer(after: deadline - now)
+        } else {
+            finish(.failure(StreamTimeoutError(after: timeout, activity: codec.activity)))
+        }
+    }
+
+    // The callbacks may come from a connection this one wraps (recording, counting): replies go
+    // through `self.connection`, the outermost, never through the one that called.
+
+    func connectionDidOpen(_ connection: any Connection) {
+        guard !isFinished, timer == nil, let timeout else { return }
+        deadline = ContinuousClock.now + timeout
+        armTimer(after: timeout)
+    }
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        guard !isFinished else { return }
+        if let timeout { deadline = ContinuousClock.now + timeout }
+        do {
+            let reply = try codec.receive(bytes) { onElement?($0) }
+            if !reply.isEmpty { self.connection.send(reply) }
+            if let output = codec.output { finish(.success(output)) }
+        } catch {
+            finish(.failure(error))
+        }
+    }
+
+    func connectionDidEnd(_ connection: any Connection) {
+        guard !isFinished else { return }
+        finish(Result { try codec.receiveEnd { onElement?($0) } })
+    }
+
+    func connection(_ connection: any Connection, didFail error: any Error) {
+        if let error = error as? SystemCallError, error.errno == .connectionReset || error.errno == .brokenPipe {
+            finish(.failure(ConnectionLostError(activity: codec.activity, reason: error)))
+        } else {
+            finish(.failure(error))
+        }
+    }
+
+    private func finish(_ result: Result<E.Output, any Error>) {
+        guard let completion else { return }
+        self.completion = nil
+        onElement = nil
+        timer?.invalidate()
+        timer = nil
+        connection.close()
+        completion(result)
+    }
+}

@@ -1,0 +1,14 @@
+extension RemoteURL {
+
+    /// The transport for this URL.
+    public func makeTransport() throws -> any Transport {
+        switch scheme {
+        case .git:
+            return GitDaemonTransport(host: host ?? "", port: port ?? 9418, hostHeader: hostHeader)
+        case .file:
+            return LocalTransport()
+        case .ssh, .http, .https:
+            throw RemoteURLError(text: text, reason: "gitwire does not support \(scheme.rawValue) URLs yet")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// The remote reported an error: an `ERR` line or side-band 3.
+public struct RemoteError: GitWireError, Hashable, Sendable {
+    /// What kind of failure this is: ``GitWireErrorKind/remote``.
+    public var kind: GitWireErrorKind { .remote }
+
+    /// The remote's message, without a trailing newline.
+    public let message: String
+
+    /// Makes an error from the remote's raw message.
+    public init<Bytes: Collection<UInt8>>(message bytes: Bytes) {
+        var text = Array(bytes)
+        while text.last == 0x0a { text.removeLast() }
+        message = String(decoding: text, as: UTF8.self)
+    }
+
+    public var description: String { "remote error: \(message)" }
+
+    /// The error an `ERR <message>` packet carries, or nil if `line` is not one.
+    public static func fromErrorPacket(_ line: PktLine) -> RemoteError? {
+        guard case .data(let payload) = line, payload.count >= 4,
+            payload[0] == UInt8(ascii: "E"), payload[1] == UInt8(ascii: "R"), payload[2] == UInt8(ascii: "R"),
+            payload[3] == UInt8(ascii: " ")
+        else { return nil }
+        return RemoteError(message: payload[4...])
+    }
+}

@@ -1,0 +1,62 @@
+/// Hex conversions of object names on raw memory: the hot path of parsing and printing refs.
+package enum Hex {
+    /// The two lowercase digits of each byte value, high digit first.
+    private static let digitPairs: [UInt16] = (0..<256).map { byte in
+        let digits = Array("0123456789abcdef".utf8)
+        return UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xf]) << 8
+    }
+
+    /// The value of each byte as a hex digit, 0xff for bytes that are not one.
+    private static let values: [UInt8] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt8(byte) - UInt8(ascii: "A") + 10
+        default: return 0xff
+        }
+    }
+
+    /// Parses `count` hex digits (at most 16) starting at `start` into an integer; nil if one is
+    /// not a hex digit. The caller checks the bounds.
+    @inline(__always)
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var invalid: UInt8 = 0
+        values.withUnsafeBufferPointer { table in
+            for index in start..<(start + count) {
+                let digit = table[Int(bytes[index])]
+                invalid |= digit
+                value = value << 4 | UInt64(digit & 0xf)
+            }
+        }
+        return invalid & 0xf0 == 0 ? value : nil
+    }
+
+    /// Parses 40 hex digits into the three words of an object name.
+    package static func parseObjectName<Bytes: Collection<UInt8>>(_ text: Bytes) -> (UInt64, UInt64, UInt32)? {
+        guard text.count == 40 else { return nil }
+        let parsed = text.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64, UInt32)? in
+            guard let high = parse(bytes, from: 0, count: 16), let middle = parse(bytes, from: 16, count: 16),
+                let low = parse(bytes, from: 32, count: 8)
+            else { return nil }
+            return (high, middle, UInt32(low))
+        }
+        if let parsed { return parsed }
+        return parseObjectName(Array(text))
+    }
+
+    /// Appends the 16 (or 8) lowercase hex digits of `word`'s bytes, high byte first.
+    @inline(__always)
+    package static func append(_ word: UInt64, bytes: Int, to buffer: inout [UInt8]) {
+        var pairs = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        digitPairs.withUnsafeBufferPointer { table in
+            withUnsafeMutableBytes(of: &pairs) { raw in
+                let out = raw.bindMemory(to: UInt16.self)
+                for index in 0..<bytes {
+                    out[index] = table[Int(truncatingIfNeeded: word >> UInt64(8 * (bytes - 1 - index)) & 0xff)]
+                }
+            }
+        }
+        withUnsafeBytes(of: &pairs) { raw in buffer.append(contentsOf: raw.prefix(bytes * 2)) }
+    }
+}

@@ -1,0 +1,85 @@
+/// What every thread resolving deltas reads and nobody writes: where each entry is, which deltas
+/// hang off which base, and the bases to start from.
+package final class DeltaResolutionPlan: Sendable {
+    /// The pack file to read entries from.
+    package let packPath: String
+    /// Each entry's offset in the pack.
+    package let offsets: [UInt64]
+    /// Where the last entry ends.
+    package let endOffset: UInt64
+    /// Offset deltas sorted by base index, then by position.
+    package let offsetChildren: [OffsetDeltaLink]
+    /// Reference deltas sorted by base name, then by position.
+    package let referenceChildren: [ReferenceDeltaLink]
+    /// The whole objects that are the base of at least one delta, in pack order.
+    package let roots: [Int32]
+    /// The type of each root.
+    package let rootTypes: [ObjectType]
+    /// The name of each root.
+    package let rootIDs: [ObjectID]
+    /// The bytes of base data each thread may keep in its cache.
+    package let cacheLimitPerThread: Int
+
+    /// Makes the plan for `table`, taking its offset deltas (the table's list is left empty, so the
+    /// largest list is sorted in place rather than copied).
+    package init(packPath: String, table: inout PackEntryTable, cacheLimitPerThread: Int) {
+        self.packPath = packPath
+        self.cacheLimitPerThread = cacheLimitPerThread
+        offsets = table.offsets
+        endOffset = table.endOffset
+        var offsetLinks: [OffsetDeltaLink] = []
+        swap(&offsetLinks, &table.offsetDeltas)
+        offsetLinks.sort { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        offsetChildren = offsetLinks
+        referenceChildren = table.referenceDeltas.sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        var hasOffsetChild = [Bool](repeating: false, count: table.count)
+        for link in offsetChildren { hasOffsetChild[Int(link.base)] = true }
+        var roots: [Int32] = []
+        var rootTypes: [ObjectType] = []
+        var rootIDs: [ObjectID] = []
+        for index in 0..<table.count where !table.isDelta(index) {
+            let id = table.ids[index]
+            if hasOffsetChild[index] || !Self.range(of: id, in: referenceChildren).isEmpty {
+                roots.append(Int32(index))
+                rootTypes.append(ObjectType(rawValue: table.typeNumbers[index])!)
+                rootIDs.append(id)
+            }
+        }
+        self.roots = roots
+        self.rootTypes = rootTypes
+        self.rootIDs = rootIDs
+    }
+
+    /// The byte range of entry `index` of the first pass.
+    package func range(of index: Int) -> Range<UInt64> {
+        offsets[index]..<(index + 1 < offsets.count ? offsets[index + 1] : endOffset)
+    }
+    /// The offset deltas based on entry `index`, as a range of ``offsetChildren``.
+    package func offsetChildren(of index: Int32) -> Range<Int> {
+        guard Int(index) < offsets.count else { return 0..<0 }
+        var low = 0
+        var high = offsetChildren.count
+        while low < high {
+            let middle = (low + high) / 2
+            if offsetChildren[middle].base < index { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < offsetChildren.count && offsetChildren[end].base == index { end += 1 }
+        return low..<end
+    }
+
+    /// The reference deltas based on the object `id`, as a range of ``referenceChildren``.
+    package func referenceChildren(of id: ObjectID) -> Range<Int> { Self.range(of: id, in: referenceChildren) }
+
+    private static func range(of id: ObjectID, in links: [ReferenceDeltaLink]) -> Range<Int> {
+        var low = 0
+        var high = links.count
+        while low < high {
+            let middle = (low + high) / 2
+            if links[middle].base < id { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < links.count && links[end].base == id { end += 1 }
+        return low..<end
+    }
+}

@@ -1,0 +1,150 @@
+/// What ls-remote asks for.
+public struct LsRemoteOptions: Hashable, Sendable {
+    /// The protocol version to ask for (the server may answer with an older one).
+    public var protocolVersion: ProtocolVersion
+    /// Protocol v2: list only refs under these prefixes, such as `refs/heads/`. v0 servers send
+    /// every ref regardless.
+    public var refPrefixes: [String]
+    /// Protocol v2 `server-option`s; an error with older protocols, as in git.
+    public var serverOptions: [String]
+    /// The `agent=` value to send.
+    public var agent: String
+
+    /// Makes options; the defaults list every ref over protocol v2.
+    public init(
+        protocolVersion: ProtocolVersion = .v2, refPrefixes: [String] = [], serverOptions: [String] = [],
+        agent: String = GitWireInfo.agent
+    ) {
+        self.protocolVersion = protocolVersion
+        self.refPrefixes = refPrefixes
+        self.serverOptions = serverOptions
+        self.agent = agent
+    }
+}
+
+/// A remote's refs and what else came with them.
+public struct RefListing: Hashable, Sendable {
+    /// The refs in the server's order. An unborn `HEAD` (v2) has no object id.
+    public var refs: [Ref]
+    /// The server's capabilities (v0: from the first ref line; v2: the capability advertisement).
+    public var capabilities: Capabilities
+    /// The protocol version the server answered with.
+    public var protocolVersion: ProtocolVersion
+    /// Commits at which the server's repository is shallow (v0 `shallow` lines).
+    public var shallow: [ObjectID]
+    /// Warnings for the user, in git's words.
+    public var warnings: [String]
+}
+
+/// Lists a remote's refs: reads the v0/v1 ref advertisement, or the v2 capability advertisement
+/// followed by an `ls-refs` command. Refs are emitted as they are parsed.
+public struct LsRemoteExchange: Exchange, Sendable {
+    public typealias Element = Ref
+    public typealias Output = RefListing
+
+    private enum State: Sendable {
+        case discovering
+        case advertisement(RefAdvertisementParser, ProtocolVersion)
+        case capabilities(CapabilityAdvertisementParser)
+        case lsRefs(Capabilities)
+        case done
+    }
+
+    private let options: LsRemoteOptions
+    private var state = State.discovering
+    private var refs: [Ref] = []
+    private var sawAnything = false
+    /// Whether to say goodbye with a flush: not over stateless RPC, where nothing ends a conversation.
+    private var connectionPersists = true
+
+    /// An exchange with `options`.
+    public init(options: LsRemoteOptions = LsRemoteOptions()) { self.options = options }
+
+    public var activity: String {
+        switch state {
+        case .discovering, .advertisement: return "reading the ref advertisement"
+        case .capabilities: return "reading the capability advertisement"
+        case .lsRefs: return "reading the ls-refs response"
+        case .done: return "closing the connection"
+        }
+    }
+
+    public mutating func start(_ context: ExchangeContext) throws -> [PktLine] {
+        connectionPersists = context.connectionPersists
+        return []
+    }
+
+    public mutating func receive(_ packet: PktLine, emit: (Ref) -> Void) throws -> ExchangeStep<RefListing> {
+        sawAnything = true
+        switch state {
+        case .discovering:
+            let version = VersionDiscovery.version(of: packet)
+            switch version {
+            case .v2:
+                state = .capabilities(CapabilityAdvertisementParser())
+                return .readMore
+            case .v1, .v0:
+                if !options.serverOptions.isEmpty {
+                    throw ProtocolError("server options require protocol version 2 or later")
+                }
+                state = .advertisement(RefAdvertisementParser(), version)
+                if version == .v1 { return .readMore }
+                return try receive(packet, emit: emit)
+            }
+        case .advertisement(var parser, let version):
+            state = .done  // the enum lets go of the parser, so mutating it does not copy its storage
+            try parser.receive(packet) { ref in
+                refs.append(ref)
+                emit(ref)
+            }
+            guard parser.isDone else {
+                state = .advertisement(parser, version)
+                return .readMore
+            }
+            state = .done
+            let found = parser.advertisement
+            return .finish(
+                RefListing(
+                    refs: refs, capabilities: found.capabilities, protocolVersion: version, shallow: found.shallow,
+                    warnings: found.warnings),
+                farewell: connectionPersists ? [.flush] : [])
+        case .capabilities(var parser):
+            state = .done
+            guard try parser.receive(packet) else {
+                state = .capabilities(parser)
+                return .readMore
+            }
+            let capabilities = parser.capabilities
+            guard capabilities.contains("ls-refs") else { throw ProtocolError("server doesn't support 'ls-refs'") }
+            state = .lsRefs(capabilities)
+            let command = LsRefsCommand(
+                refPrefixes: options.refPrefixes, serverOptions: options.serverOptions, agent: options.agent)
+            return .send(try command.request(for: capabilities))
+        case .lsRefs(let capabilities):
+            switch packet {
+            case .data(let line):
+                let ref = try LsRefsCommand.parseRef(line)
+                refs.append(ref)
+                emit(ref)
+                return .readMore
+            case .flush:
+                state = .done
+                return .finish(
+                    RefListing(refs: refs, capabilities: capabilities, protocolVersion: .v2, shallow: [], warnings: []),
+                    farewell: connectionPersists ? [.flush] : [])
+            case .delimiter, .responseEnd:
+                throw ProtocolError("expected flush after ref listing")
+            }
+        case .done:
+            throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
+        }
+    }
+
+    public mutating func receiveEnd(emit: (Ref) -> Void) throws -> RefListing {
+        switch state {
+        case .capabilities: throw ProtocolError("expected flush after capabilities")
+        case .lsRefs: throw ProtocolError("expected flush after ref listing")
+        case .discovering, .advertisement, .done: throw UnexpectedEndError(afterInitialContact: sawAnything)
+        }
+    }
+}

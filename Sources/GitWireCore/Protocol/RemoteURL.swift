@@ -1,0 +1,155 @@
+/// Where a remote repository is, parsed the way git reads `<repository>` arguments:
+/// `git://host[:port]/path`, `ssh://[user@]host[:port]/path`, `[user@]host:path` (ssh),
+/// `file:///path`, `http(s)://…`, or a local path.
+public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
+    /// How the remote is reached.
+    public enum Scheme: String, Hashable, Sendable {
+        /// `git daemon`, port 9418.
+        case git
+        /// A local repository (`file://` or a path).
+        case file
+        /// A remote shell.
+        case ssh
+        /// Smart HTTP.
+        case http
+        /// Smart HTTP over TLS.
+        case https
+    }
+
+    /// How the remote is reached.
+    public var scheme: Scheme
+    /// The user, for ssh.
+    public var user: String?
+    /// The host name or address (IPv6 without brackets); nil for local repositories.
+    public var host: String?
+    /// The port, if the URL gives one.
+    public var port: Int?
+    /// The repository's path on the server (or on this machine).
+    public var path: String
+    /// The text the URL was parsed from.
+    public let text: String
+
+    /// Parses `text`. Throws ``RemoteURLError`` for URLs it cannot read.
+    public init(_ text: String) throws {
+        self.text = text
+        if let (schemeName, rest) = Self.splitScheme(text) {
+            switch schemeName.lowercased() {
+            case "git": scheme = .git
+            case "file": scheme = .file
+            case "ssh", "git+ssh", "ssh+git": scheme = .ssh
+            case "http": scheme = .http
+            case "https": scheme = .https
+            default: throw RemoteURLError(text: text, reason: "unsupported URL scheme '\(schemeName)'")
+            }
+            let decoded = Self.percentDecoded(rest)
+            let authorityEnd = decoded.firstIndex(of: "/") ?? decoded.endIndex
+            if authorityEnd == decoded.endIndex && scheme != .http && scheme != .https {
+                throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
+            }
+            path = authorityEnd == decoded.endIndex ? "/" : String(decoded[authorityEnd...])
+            if scheme == .file { return }
+            var authority = decoded[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@") {
+                user = String(authority[..<at])
+                authority = authority[authority.index(after: at)...]
+            }
+            (host, port) = try Self.splitHostAndPort(authority, text: text)
+            if scheme != .http && scheme != .https && path.hasPrefix("/~") { path.removeFirst() }
+        } else if Self.isScpLike(text), let colon = Self.scpColon(text) {
+            scheme = .ssh
+            var authority = text[..<colon]
+            if let at = authority.lastIndex(of: "@") {
+                user = String(authority[..<at])
+                authority = authority[authority.index(after: at)...]
+            }
+            if authority.hasPrefix("[") && authority.hasSuffix("]") { authority = authority.dropFirst().dropLast() }
+            host = String(authority)
+            path = String(text[text.index(after: colon)...])
+        } else {
+            scheme = .file
+            path = text
+        }
+        if host?.isEmpty == true { throw RemoteURLError(text: text, reason: "no host in URL") }
+    }
+
+    /// `scheme://rest` split, when `text` has that form (letters, digits, `+`, `-`, `.` before it).
+    private static func splitScheme(_ text: String) -> (String, Substring)? {
+        let bytes = Array(text.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+            bytes[colon...].starts(with: Array("://".utf8)),
+            bytes[..<colon].allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") })
+        else { return nil }
+        let name = String(decoding: bytes[..<colon], as: UTF8.self)
+        return (name, text.dropFirst(colon + 3))
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// `%XX` escapes decoded, as git does for URLs (`%00` stays as it is, as in git).
+    private static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var input = Array(text.utf8)[...]
+        while let byte = input.popFirst() {
+            if byte == UInt8(ascii: "%"), input.count >= 2, let high = hexValue(input[input.startIndex]),
+                let low = hexValue(input[input.startIndex + 1]), high << 4 | low != 0
+            {
+                bytes.append(high << 4 | low)
+                input = input.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func scpColon(_ text: String) -> String.Index? {
+        // A bracketed host starts the text or follows `user@`, as git's `host_end` has it.
+        let bracket = text.hasPrefix("[") ? text.startIndex : text.firstRange(of: "@[")?.upperBound
+        if let bracket, let close = text[bracket...].firstIndex(of: "]") {
+            return text[close...].firstIndex(of: ":")
+        }
+        return text.firstIndex(of: ":")
+    }
+
+    /// `host:path` is ssh only when the colon comes before any slash (else it is a local path).
+    private static func isScpLike(_ text: String) -> Bool {
+        guard let colon = scpColon(text) else { return false }
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return false }
+            return text[text.index(after: close)...].hasPrefix(":")
+        }
+        return !text[..<colon].contains("/") && colon != text.startIndex
+    }
+
+    private static func splitHostAndPort(_ authority: Substring, text: String) throws -> (String, Int?) {
+        var host = authority
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                throw RemoteURLError(text: text, reason: "unterminated IPv6 address")
+            }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { portText = after.dropFirst() }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard let portText, !portText.isEmpty else { return (String(host), nil) }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw RemoteURLError(text: text, reason: "invalid port number '\(portText)'")
+        }
+        return (String(host), port)
+    }
+
+    /// The host as the URL wrote it, with the port if the URL has one: git's `host=` value.
+    public var hostHeader: String {
+        guard let host else { return "" }
+        let written = host.contains(":") ? "[\(host)]" : host
+        return port.map { "\(written):\($0)" } ?? written
+    }
+    public var description: String { text }
+}

@@ -1,0 +1,160 @@
+import CGitWire
+import GitWireCore
+import Glibc
+
+/// A child process started with pipes on its standard input and output.
+public final class ChildProcess: @unchecked Sendable {
+    /// The process id.
+    public let pid: pid_t
+    private var status: Int32?
+
+    private init(pid: pid_t) { self.pid = pid }
+
+    /// The descriptors of a spawned child: its standard input, output and, if captured, error.
+    package struct Pipes {
+        var standardInput: FileDescriptor
+        var standardOutput: FileDescriptor
+        var standardError: FileDescriptor?
+    }
+
+    /// Starts `arguments[0]` (looked up on `PATH`) with `arguments`, changing this process's
+    /// environment by `environment` (a nil value removes the variable). Standard error is
+    /// inherited unless `captureStandardError` is set.
+    /// The returned descriptors are non-blocking and close-on-exec.
+    package static func spawn(
+        _ arguments: [String], environment: [String: String?] = [:], captureStandardError: Bool = false
+    ) throws -> (ChildProcess, Pipes) {
+        ignoreBrokenPipeSignal()
+        let stdin = try makePipe()
+        let stdout = try makePipe()
+        let stderr = captureStandardError ? try makePipe() : nil
+        let process: ChildProcess
+        do {
+            process = try launch(arguments, environment: environment) { actions in
+                posix_spawn_file_actions_adddup2(&actions, stdin.read.rawValue, 0)
+                posix_spawn_file_actions_adddup2(&actions, stdout.write.rawValue, 1)
+                if let stderr { posix_spawn_file_actions_adddup2(&actions, stderr.write.rawValue, 2) }
+            }
+        } catch {
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write] { try? fd.close() }
+            try? stderr?.read.close()
+            try? stderr?.write.close()
+            throw error
+        }
+        try? stdin.read.close()
+        try? stdout.write.close()
+        try? stderr?.write.close()
+        for fd in [stdin.write, stdout.read] + (stderr.map { [$0.read] } ?? []) { try fd.setNonBlocking() }
+        return (process, Pipes(standardInput: stdin.write, standardOutput: stdout.read, standardError: stderr?.read))
+    }
+
+    /// Starts a background program (a test server, say) with standard input and output on
+    /// `/dev/null` and standard error inherited.
+    public static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess
+    {
+        try launch(arguments, environment: environment) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
+    }
+
+    /// `posix_spawnp` with a clean signal state: nothing blocked and `SIGPIPE` back to its
+    /// default, whatever the calling thread has (runtimes block signals on their threads, and
+    /// children would inherit that and ignore `SIGTERM`).
+    private static func launch(
+        _ arguments: [String], environment: [String: String?],
+        fileActions: (inout posix_spawn_file_actions_t) -> Void
+    ) throws -> ChildProcess {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        fileActions(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var merged: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                merged[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        for (key, value) in environment { merged[key] = value }
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw SystemCallError("posix_spawn \(arguments[0])", Errno(rawValue: result)) }
+        return ChildProcess(pid: pid)
+    }
+
+    /// Waits for the process to end and returns its exit code (128 + the signal if a signal ended it).
+    @discardableResult
+    public func wait() throws -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        _ = try retryingInterrupts("waitpid") { waitpid(pid, &raw, 0) }
+        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    /// The exit code if the process has ended, without waiting; nil while it runs.
+    public func exitCodeIfEnded() -> Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    /// Waits up to `grace` for the process to end, then kills it, so no zombie is left behind.
+    /// Returns the exit code.
+    @discardableResult
+    public func reap(grace: Duration = .seconds(5)) -> Int32 {
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline {
+            if let code = exitCodeIfEnded() { return code }
+            usleep(2000)
+        }
+        kill(pid, SIGKILL)
+        return (try? wait()) ?? 128 + SIGKILL
+    }
+
+    /// Sends `SIGTERM`.
+    public func terminate() { if status == nil { kill(pid, SIGTERM) } }
+
+    private static func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
+        var fds: [CInt] = [0, 0]
+        _ = try retryingInterrupts("pipe2") { cgw_pipe_cloexec(&fds) }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+}
+
+/// Makes writes to a closed pipe fail with `EPIPE` instead of killing the process.
+/// Sockets need no such thing: they are written with `MSG_NOSIGNAL`.
+package func ignoreBrokenPipeSignal() {
+    _ = brokenPipeSignalIgnored
+}
+
+private let brokenPipeSignalIgnored: Bool = {
+    signal(SIGPIPE, SIG_IGN)
+    return true
+}()

@@ -1,0 +1,173 @@
+import CGitWire
+import GitWireCore
+import Glibc
+
+/// A regular file opened for reading or writing, closed when the value goes away.
+package final class File {
+    /// The path the file was opened at.
+    package let path: String
+    package let descriptor: FileDescriptor
+    private var isClosed = false
+
+    private init(path: String, descriptor: FileDescriptor) {
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit { if !isClosed { try? descriptor.close() } }
+
+    /// Opens an existing file for reading.
+    package static func openForReading(_ path: String) throws -> File {
+        let fd = try retryingInterrupts("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        return File(path: path, descriptor: FileDescriptor(rawValue: fd))
+    }
+
+    /// Creates a new file for reading and writing; fails if it exists.
+    package static func create(_ path: String, mode: mode_t = 0o644) throws -> File {
+        let fd = try retryingInterrupts("open \(path)") {
+            open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        }
+        return File(path: path, descriptor: FileDescriptor(rawValue: fd))
+    }
+
+    /// Creates a new, uniquely named file in `directory` whose name starts with `prefix`.
+    package static func createTemporary(in directory: String, prefix: String) throws -> File {
+        var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
+        let fd = try template.withUnsafeMutableBufferPointer { buffer in
+            try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
+        }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return File(path: path, descriptor: FileDescriptor(rawValue: fd))
+    }
+
+    /// Standard input, for reading (not closed by this value).
+    package static func standardInput() -> File { inherited(.standardInput, name: "<stdin>") }
+
+    private static func inherited(_ descriptor: FileDescriptor, name: String) -> File {
+        let file = File(path: name, descriptor: descriptor)
+        file.isClosed = true
+        return file
+    }
+
+    /// Reads up to `count` bytes at the current position; empty at end of file.
+    package func read(upTo count: Int) throws -> [UInt8] {
+        while true {
+            switch try descriptor.read(maxCount: count) {
+            case .done(let bytes): return bytes
+            case .wouldBlock: _ = try Poll.wait(descriptor, forWriting: false, timeout: nil)
+            }
+        }
+    }
+
+    /// Reads up to `count` bytes at `offset`, looping over short reads; shorter only at end of file.
+    package func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        var result = try descriptor.read(at: offset, maxCount: count)
+        while result.count < count {
+            let more = try descriptor.read(at: offset + Int64(result.count), maxCount: count - result.count)
+            if more.isEmpty { break }
+            result += more
+        }
+        return result
+    }
+
+    /// Writes all of `bytes` at the current position.
+    package func write(_ bytes: ArraySlice<UInt8>) throws {
+        var rest = bytes
+        while !rest.isEmpty {
+            switch try descriptor.write(rest, isSocket: false) {
+            case .done(let n): rest = rest.dropFirst(n)
+            case .wouldBlock: _ = try Poll.wait(descriptor, forWriting: true, timeout: nil)
+            }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset` without moving the position.
+    package func write(_ bytes: ArraySlice<UInt8>, at offset: Int64) throws {
+        var rest = bytes
+        var position = offset
+        while !rest.isEmpty {
+            let written = try rest.withUnsafeBytes { raw in
+                try retryingInterrupts("pwrite \(path)") {
+                    pwrite(descriptor.rawValue, raw.baseAddress, raw.count, off_t(position))
+                }
+            }
+            rest = rest.dropFirst(written)
+            position += Int64(written)
+        }
+    }
+
+    /// The file's size in bytes.
+    package func size() throws -> Int64 {
+        var info = stat()
+        _ = try retryingInterrupts("fstat \(path)") { fstat(descriptor.rawValue, &info) }
+        return Int64(info.st_size)
+    }
+
+    /// Cuts the file to `size` bytes.
+    package func truncate(to size: Int64) throws {
+        _ = try retryingInterrupts("ftruncate \(path)") { ftruncate(descriptor.rawValue, off_t(size)) }
+    }
+
+    /// Flushes the file's data to the disk.
+    package func sync() throws {
+        _ = try retryingInterrupts("fsync \(path)") { fsync(descriptor.rawValue) }
+    }
+
+    /// Closes the file; later calls do nothing.
+    package func close() throws {
+        if isClosed { return }
+        isClosed = true
+        try descriptor.close()
+    }
+}
+
+/// File-system calls by path.
+package enum FileSystem {
+    /// Renames `from` to `to`, replacing `to`.
+    package static func rename(_ from: String, to: String) throws {
+        _ = try retryingInterrupts("rename \(from) to \(to)") { Glibc.rename(from, to) }
+    }
+
+    /// Removes a file; a missing file is not an error.
+    package static func remove(_ path: String) throws {
+        if unlink(path) == -1 && Errno.current != .noSuchFile {
+            throw SystemCallError("unlink \(path)", Errno.current)
+        }
+    }
+
+    /// Whether something exists at `path`.
+    package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Whether `path` is a directory.
+    package static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Creates a directory; one that exists already is not an error.
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
+        if mkdir(path, mode) == -1 && Errno.current.rawValue != EEXIST {
+            throw SystemCallError("mkdir \(path)", Errno.current)
+        }
+    }
+
+    /// The names in a directory, without `.` and `..`.
+    package static func contents(ofDirectory path: String) throws -> [String] {
+        guard let directory = opendir(path) else { throw SystemCallError("opendir \(path)", Errno.current) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Reads a whole file.
+    package static func read(_ path: String) throws -> [UInt8] {
+        let file = try File.openForReading(path)
+        return try file.read(at: 0, count: Int(try file.size()))
+    }
+}

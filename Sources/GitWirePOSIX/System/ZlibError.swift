@@ -1,0 +1,15 @@
+import CGitWire
+import GitWireCore
+
+/// A zlib stream is corrupt or ended early.
+public struct ZlibError: GitWireError, Sendable {
+    /// What kind of failure this is: ``GitWireErrorKind/pack``.
+    public var kind: GitWireErrorKind { .pack }
+
+    /// zlib's status code.
+    public let code: Int32
+    /// zlib's message, when it gave one.
+    public let message: String
+
+    public var description: String { message.isEmpty ? "zlib error \(code)" : "zlib error \(code): \(message)" }
+}
