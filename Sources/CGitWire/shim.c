@@ -1,4 +1,7 @@
 #define _GNU_SOURCE
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "CGitWire.h"
 
 #include <fcntl.h>
@@ -47,3 +50,12 @@ void cgw_sha1_init(cgw_sha1_ctx *ctx) { SHA1_Init(&ctx->ctx); }
 void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count) { SHA1_Update(&ctx->ctx, data, count); }
 void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]) { SHA1_Final(digest, &ctx->ctx); }
 #pragma GCC diagnostic pop
+
+int cgw_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -23,6 +23,8 @@ int cgw_eventfd(void);
 int cgw_pipe_cloexec(int fds[2]);
 int cgw_accept_nonblocking(int fd);
 int cgw_mkstemp_cloexec(char *template_path);
+/* A descriptor that becomes readable when process `pid` ends (Linux 5.3+); -1 with errno set. */
+int cgw_pidfd_open(int pid);
 
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);

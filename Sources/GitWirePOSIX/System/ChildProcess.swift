@@ -1,12 +1,14 @@
 import CGitWire
 import GitWireCore
 import Glibc
+import Synchronization
 
 /// A child process started with pipes on its standard input and output.
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
     /// The process id.
     public let pid: pid_t
-    private var status: Int32?
+    /// The exit code, once the process has been reaped; any thread may reap it.
+    private let status = Mutex<Int32?>(nil)
 
     private init(pid: pid_t) { self.pid = pid }
 
@@ -107,22 +109,41 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the process to end and returns its exit code (128 + the signal if a signal ended it).
     @discardableResult
     public func wait() throws -> Int32 {
-        if let status { return status }
+        if let code = status.withLock({ $0 }) { return code }
         var raw: Int32 = 0
-        _ = try retryingInterrupts("waitpid") { waitpid(pid, &raw, 0) }
-        let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        status = code
-        return code
+        do {
+            _ = try retryingInterrupts("waitpid") { waitpid(pid, &raw, 0) }
+        } catch let error as SystemCallError where error.errno == .noChild {
+            // Another thread reaped it between the check and the wait.
+            if let code = status.withLock({ $0 }) { return code }
+            throw error
+        }
+        return record(raw)
     }
 
     /// The exit code if the process has ended, without waiting; nil while it runs.
     public func exitCodeIfEnded() -> Int32? {
-        if let status { return status }
+        if let code = status.withLock({ $0 }) { return code }
         var raw: Int32 = 0
-        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return status.withLock { $0 } }
+        return record(raw)
+    }
+
+    /// Keeps the exit code of a wait status: the code, or 128 + the signal that ended it.
+    private func record(_ raw: Int32) -> Int32 {
         let code = raw & 0x7f == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        status = code
+        status.withLock { $0 = code }
         return code
+    }
+
+    /// A descriptor that becomes readable when the process ends (a pidfd), for run loops; nil
+    /// where the kernel has none or the process is already reaped.
+    func exitDescriptor() -> FileDescriptor? {
+        guard status.withLock({ $0 }) == nil else { return nil }
+        let fd = cgw_pidfd_open(pid)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return FileDescriptor(rawValue: fd)
     }
 
     /// Waits up to `grace` for the process to end, then kills it, so no zombie is left behind.
@@ -139,7 +160,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `SIGTERM`.
-    public func terminate() { if status == nil { kill(pid, SIGTERM) } }
+    public func terminate() { if status.withLock({ $0 }) == nil { kill(pid, SIGTERM) } }
 
     private static func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
         var fds: [CInt] = [0, 0]

@@ -26,6 +26,8 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let brokenPipe = Errno(rawValue: EPIPE)
     /// `ETIMEDOUT`: the operation timed out.
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
+    /// `ECHILD`: no such child process (it was reaped already).
+    public static let noChild = Errno(rawValue: ECHILD)
     /// `EBADF`: not an open descriptor.
     public static let badFileDescriptor = Errno(rawValue: EBADF)
     /// `ENOENT`: no such file or directory.
