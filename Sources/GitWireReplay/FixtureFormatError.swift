@@ -10,5 +10,6 @@ public struct FixtureFormatError: GitWireError, Hashable, Sendable {
     /// What is wrong.
     public let message: String
 
+    /// The text shown to users and in logs.
     public var description: String { "fixture line \(line): \(message)" }
 }

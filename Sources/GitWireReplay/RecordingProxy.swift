@@ -48,7 +48,7 @@ public final class RecordingProxy {
 
     private func accept(_ client: ByteStreamPair) {
         sequence += 1
-        let name = "connection-\(String(sequence).leftPaddedWithZeros(to: 3)).session"
+        let name = "connection-\(String(sequence).leftPadded(to: 3)).session"
         let upstream = ByteStreamPair.connecting(toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
         let connection = ProxyConnection(client: client, upstream: upstream, loop: loop) { [weak self] connection in
             self?.finish(connection, fixtureName: name)
@@ -146,11 +146,5 @@ final class ProxyConnection: ByteStreamDelegate {
         guard !finished else { return }
         finished = true
         onFinish(self)
-    }
-}
-
-extension String {
-    func leftPaddedWithZeros(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -18,6 +18,7 @@ public enum ReplayMismatchError: GitWireError, Hashable, Sendable {
     /// The recording holds one connection and the client opened another.
     case extraConnection
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .differs(let expected, let sent):

@@ -111,6 +111,7 @@ public struct ReplayChunking: Sendable, Hashable, CustomStringConvertible {
     /// Chunks of these sizes, repeating (sizes below 1 count as 1).
     public static func sizes(_ sizes: [Int]) -> ReplayChunking { ReplayChunking(sizes: sizes.map { max(1, $0) }) }
 
+    /// The text shown to users and in logs.
     public var description: String { sizes.isEmpty ? "whole" : sizes.map(String.init).joined(separator: ",") }
 
     struct Iterator {

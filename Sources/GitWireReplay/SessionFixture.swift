@@ -75,16 +75,7 @@ extension Session {
 
     /// Writes the fixture to `path` (through a temporary file, so a reader never sees half of it).
     public func write(toFile path: String) throws {
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        let file = try File.createTemporary(in: directory.isEmpty ? "/" : directory, prefix: ".session-")
-        do {
-            try file.setPermissions(0o644)
-            try file.write(Array(fixtureText.utf8)[...])
-            try file.close()
-            try FileSystem.rename(file.path, to: path)
-        } catch {
-            try? FileSystem.remove(file.path)
-            throw error
-        }
+        try FileSystem.writeAtomically(
+            Array(fixtureText.utf8)[...], to: path, permissions: 0o644, temporaryPrefix: ".session-")
     }
 }

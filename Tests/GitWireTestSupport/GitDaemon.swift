@@ -70,6 +70,7 @@ public final class GitDaemon: @unchecked Sendable {
 public struct DaemonStartError: Error, CustomStringConvertible {
     /// The port it was started on.
     public let port: Int
+    /// The text shown in test failures.
     public var description: String { "git daemon did not start listening on port \(port)" }
 }
 

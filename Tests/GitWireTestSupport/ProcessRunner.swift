@@ -22,6 +22,7 @@ public struct CommandFailed: Error, CustomStringConvertible {
     /// What it printed and its status.
     public var output: ProcessOutput
 
+    /// The text shown in test failures.
     public var description: String {
         "\(command.joined(separator: " ")) exited \(output.status): \(output.errorText)"
     }

@@ -152,17 +152,6 @@ final class DeltaTreeResolver {
 
     /// Reads and inflates the entry at `range` of the pack.
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        let offset = range.lowerBound
-        let raw = try file.read(at: Int64(offset), count: Int(range.upperBound - offset))
-        guard raw.count == Int(range.upperBound - offset), let header = try PackEntryHeader.parse(raw[...], at: offset)
-        else { throw PackError(offset: offset, .packChangedOnDisk) }
-        do {
-            let (data, _) = try inflater.inflateWhole(raw[header.length...], size: Int(header.size))
-            return (header, data)
-        } catch let error as ZlibError {
-            throw PackError(offset: offset, .badZlibStream(error.description))
-        } catch let error as InflateSizeError {
-            throw PackError(offset: offset, .badZlibStream(error.description))
-        }
+        try PackEntryReading.read(range, of: file, with: inflater)
     }
 }

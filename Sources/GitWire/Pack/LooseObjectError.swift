@@ -12,6 +12,7 @@ public enum LooseObjectError: GitWireError, Equatable, Sendable {
     /// Bytes follow the zlib stream.
     case trailingGarbage
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .badHeader: return "bad loose object header"

@@ -8,5 +8,6 @@ public struct LooseObjectFileError: GitWireError, Sendable {
     /// What is wrong with it.
     public var error: LooseObjectError
 
+    /// The text shown to users and in logs.
     public var description: String { "\(path): \(error)" }
 }

@@ -36,16 +36,8 @@ public struct LooseObjectStore: ObjectSource, Sendable {
         if FileSystem.exists(path) { return id }
         let directory = String(path.dropLast(ObjectID.byteCount * 2 - 2 + 1))
         try FileSystem.makeDirectory(directory)
-        let file = try File.createTemporary(in: directory, prefix: "tmp_obj_")
-        do {
-            try file.write(Self.encode(object)[...])
-            try file.setPermissions(0o444)
-            try file.close()
-            try FileSystem.rename(file.path, to: path)
-        } catch {
-            try? FileSystem.remove(file.path)
-            throw error
-        }
+        try FileSystem.writeAtomically(
+            Self.encode(object)[...], to: path, permissions: 0o444, temporaryPrefix: "tmp_obj_")
         return id
     }
 

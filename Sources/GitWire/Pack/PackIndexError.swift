@@ -18,6 +18,7 @@ public enum PackIndexError: GitWireError, Equatable, Sendable {
     /// The trailing checksum is wrong.
     case checksumMismatch
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .tooShort(let size): return "pack index too short (\(size) bytes)"

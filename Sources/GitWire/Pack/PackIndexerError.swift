@@ -8,6 +8,7 @@ public enum PackIndexerError: GitWireError, Equatable, Sendable {
     /// The indexer already finished or failed.
     case alreadyFinished
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .notAPackName(let path): return "packfile name '\(path)' does not end with '.pack'"

@@ -91,17 +91,6 @@ public final class PackReader: ObjectSource {
         guard low > 0, boundaries[low - 1] == offset else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        let end = boundaries[low]
-        let raw = try file.read(at: Int64(offset), count: Int(end - offset))
-        guard raw.count == Int(end - offset), let header = try PackEntryHeader.parse(raw[...], at: offset) else {
-            throw PackError(offset: offset, .packChangedOnDisk)
-        }
-        do {
-            return (header, try inflater.inflateWhole(raw[header.length...], size: Int(header.size)).bytes)
-        } catch let error as ZlibError {
-            throw PackError(offset: offset, .badZlibStream(error.description))
-        } catch let error as InflateSizeError {
-            throw PackError(offset: offset, .badZlibStream(error.description))
-        }
+        return try PackEntryReading.read(offset..<boundaries[low], of: file, with: inflater)
     }
 }

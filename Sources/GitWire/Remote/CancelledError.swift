@@ -6,5 +6,6 @@ public struct CancelledError: GitWireError, Hashable, Sendable {
     /// Makes the error.
     public init() {}
 
+    /// The text shown to users and in logs.
     public var description: String { "cancelled" }
 }

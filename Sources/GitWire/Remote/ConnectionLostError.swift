@@ -8,5 +8,6 @@ public struct ConnectionLostError: GitWireError, Sendable {
     /// The system error.
     public let reason: SystemCallError
 
+    /// The text shown to users and in logs.
     public var description: String { "connection lost while \(activity): \(reason.errno)" }
 }

@@ -14,5 +14,6 @@ public struct ProtocolError: GitWireError, Hashable, Sendable {
         self.message = "\(message): '\(escapedForDisplay(line))'"
     }
 
+    /// The text shown to users and in logs.
     public var description: String { "protocol error: \(message)" }
 }

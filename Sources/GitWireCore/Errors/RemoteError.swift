@@ -13,6 +13,7 @@ public struct RemoteError: GitWireError, Hashable, Sendable {
         message = String(decoding: text, as: UTF8.self)
     }
 
+    /// The text shown to users and in logs.
     public var description: String { "remote error: \(message)" }
 
     /// The error an `ERR <message>` packet carries, or nil if `line` is not one.

@@ -9,6 +9,7 @@ public struct UnexpectedEndError: GitWireError, Hashable, Sendable {
     /// Makes the error.
     public init(afterInitialContact: Bool) { self.afterInitialContact = afterInitialContact }
 
+    /// The text shown to users and in logs.
     public var description: String {
         if afterInitialContact { return "the remote end hung up upon initial contact" }
         return "Could not read from remote repository.\n\n"

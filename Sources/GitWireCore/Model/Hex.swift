@@ -7,7 +7,7 @@ package enum Hex {
     }
 
     /// The value of each byte as a hex digit, 0xff for bytes that are not one.
-    private static let values: [UInt8] = (0..<256).map { byte in
+    fileprivate static let values: [UInt8] = (0..<256).map { byte in
         switch UInt8(byte) {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(byte) - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(byte) - UInt8(ascii: "a") + 10
@@ -58,5 +58,18 @@ package enum Hex {
             }
         }
         withUnsafeBytes(of: &pairs) { raw in buffer.append(contentsOf: raw.prefix(bytes * 2)) }
+    }
+}
+
+/// The value of one hex digit (either case), or nil: the same table object names are parsed with.
+@inline(__always)
+package func hexValue(_ digit: UInt8) -> UInt8? { Hex.value(of: digit) }
+
+extension Hex {
+    /// The value of one hex digit (either case), or nil.
+    @inline(__always)
+    static func value(of digit: UInt8) -> UInt8? {
+        let value = values[Int(digit)]
+        return value == 0xff ? nil : value
     }
 }

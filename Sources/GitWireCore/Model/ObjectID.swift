@@ -84,25 +84,16 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The 40 lowercase hex digits.
     public var hex: String { String(decoding: hexBytes, as: UTF8.self) }
 
+    /// The text shown to users and in logs.
     public var description: String { hex }
 
     /// Whether this is the all-zero name.
     public var isZero: Bool { self == .zero }
 
+    /// Orders object names by their bytes, as a pack index does.
     public static func < (a: ObjectID, b: ObjectID) -> Bool {
         if a.high != b.high { return a.high < b.high }
         if a.middle != b.middle { return a.middle < b.middle }
         return a.low < b.low
-    }
-}
-
-/// The value of one hex digit (either case), or nil.
-@inline(__always)
-package func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-    default: return nil
     }
 }

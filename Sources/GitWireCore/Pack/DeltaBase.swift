@@ -5,6 +5,7 @@ public enum DeltaBase: Equatable, Sendable, CustomStringConvertible {
     /// A reference delta's base: the object with this name.
     case id(ObjectID)
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .offset(let offset): return "ofs-delta to offset \(offset)"

@@ -20,6 +20,7 @@ public enum DeltaError: GitWireError, Equatable, Sendable {
     /// The instructions ran out before the result reached the size the header says.
     case resultSizeMismatch(expected: UInt64, actual: UInt64)
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .truncatedHeader: return "delta ends inside its header"

@@ -19,6 +19,7 @@ public enum ObjectType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
+    /// The text shown to users and in logs.
     public var description: String { name }
 
     /// The type named `name` in an object header; nil for anything else.

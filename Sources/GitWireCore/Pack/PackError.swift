@@ -58,6 +58,7 @@ public struct PackError: GitWireError, Equatable, Sendable {
         self.reason = reason
     }
 
+    /// The text shown to users and in logs.
     public var description: String { "pack error at offset \(offset): \(reasonDescription)" }
 
     private var reasonDescription: String {

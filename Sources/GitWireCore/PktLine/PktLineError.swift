@@ -14,6 +14,7 @@ public enum PktLineError: GitWireError, Hashable, Sendable {
     /// The input ended inside a packet, after `received` of its `expected` bytes.
     case truncated(received: Int, expected: Int)
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .badLengthCharacters(let bytes):

@@ -45,6 +45,7 @@ public struct Capabilities: Hashable, Sendable, CustomStringConvertible {
         values(of: name).contains { $0.split(separator: " ").contains(Substring(feature)) }
     }
 
+    /// The text shown to users and in logs.
     public var description: String {
         entries.map { entry in entry.value.map { "\(entry.name)=\($0)" } ?? entry.name }.joined(separator: " ")
     }

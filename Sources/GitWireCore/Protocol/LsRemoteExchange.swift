@@ -39,7 +39,9 @@ public struct RefListing: Hashable, Sendable {
 /// Lists a remote's refs: reads the v0/v1 ref advertisement, or the v2 capability advertisement
 /// followed by an `ls-refs` command. Refs are emitted as they are parsed.
 public struct LsRemoteExchange: Exchange, Sendable {
+    /// Each ref, as it is parsed.
     public typealias Element = Ref
+    /// The whole listing.
     public typealias Output = RefListing
 
     private enum State: Sendable {
@@ -60,6 +62,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
     /// An exchange with `options`.
     public init(options: LsRemoteOptions = LsRemoteOptions()) { self.options = options }
 
+    /// What the exchange is reading now, for timeout and error messages.
     public var activity: String {
         switch state {
         case .discovering, .advertisement: return "reading the ref advertisement"
@@ -69,11 +72,13 @@ public struct LsRemoteExchange: Exchange, Sendable {
         }
     }
 
+    /// Nothing to send first: the server speaks first. Notes whether the connection persists.
     public mutating func start(_ context: ExchangeContext) throws -> [PktLine] {
         connectionPersists = context.connectionPersists
         return []
     }
 
+    /// Takes one packet of the advertisement, the capabilities or the ls-refs answer.
     public mutating func receive(_ packet: PktLine, emit: (Ref) -> Void) throws -> ExchangeStep<RefListing> {
         sawAnything = true
         switch state {
@@ -140,6 +145,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
         }
     }
 
+    /// The server hung up: an error, since a listing ends with a flush.
     public mutating func receiveEnd(emit: (Ref) -> Void) throws -> RefListing {
         switch state {
         case .capabilities: throw ProtocolError("expected flush after capabilities")

@@ -7,5 +7,6 @@ public enum ProtocolVersion: Int, Sendable, Hashable, CaseIterable, CustomString
     /// Commands (`ls-refs`, `fetch`) after a capability advertisement.
     case v2 = 2
 
+    /// The text shown to users and in logs.
     public var description: String { "\(rawValue)" }
 }

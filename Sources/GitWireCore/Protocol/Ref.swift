@@ -28,6 +28,7 @@ public struct Ref: Hashable, Sendable, CustomStringConvertible {
     /// Whether the ref has no object yet (an unborn `HEAD`).
     public var isUnborn: Bool { objectID == nil }
 
+    /// The text shown to users and in logs.
     public var description: String {
         var text = "\(objectID?.hex ?? "unborn") \(name)"
         if let peeled { text += " peeled:\(peeled.hex)" }

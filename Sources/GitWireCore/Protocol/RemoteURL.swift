@@ -151,5 +151,6 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         let written = host.contains(":") ? "[\(host)]" : host
         return port.map { "\(written):\($0)" } ?? written
     }
+    /// The text shown to users and in logs.
     public var description: String { text }
 }

@@ -14,6 +14,7 @@ public enum StreamError: GitWireError, Sendable, Hashable {
     /// The input ended after `received` of the `expected` bytes.
     case unexpectedEnd(received: Int, expected: Int)
 
+    /// The text shown to users and in logs.
     public var description: String {
         switch self {
         case .closed: return "stream is closed"

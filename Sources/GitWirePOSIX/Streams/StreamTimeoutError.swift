@@ -16,5 +16,6 @@ public struct StreamTimeoutError: GitWireError, Sendable {
         self.activity = activity
     }
 
+    /// The text shown to users and in logs.
     public var description: String { "timed out after \(formatSeconds(after)) \(activity)" }
 }

@@ -128,6 +128,26 @@ package enum FileSystem {
         _ = try retryingInterrupts("rename \(from) to \(to)") { Glibc.rename(from, to) }
     }
 
+    /// Writes `bytes` to `path` through a temporary file in the same directory (named with
+    /// `temporaryPrefix`) renamed into place, so a reader sees the old file or the whole new one,
+    /// never half of it; on failure the temporary file is removed and `path` is untouched.
+    package static func writeAtomically(
+        _ bytes: ArraySlice<UInt8>, to path: String, permissions: UInt32, temporaryPrefix: String
+    ) throws {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let file = try File.createTemporary(in: directory, prefix: temporaryPrefix)
+        do {
+            try file.write(bytes)
+            try file.setPermissions(permissions)
+            try file.close()
+            try rename(file.path, to: path)
+        } catch {
+            try? remove(file.path)
+            throw error
+        }
+    }
+
     /// Removes a file; a missing file is not an error.
     package static func remove(_ path: String) throws {
         if unlink(path) == -1 && Errno.current != .noSuchFile {

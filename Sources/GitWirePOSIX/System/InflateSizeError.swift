@@ -13,6 +13,7 @@ public struct InflateSizeError: GitWireError, Sendable {
     /// Whether the input ended before the zlib stream did.
     public let truncated: Bool
 
+    /// The text shown to users and in logs.
     public var description: String {
         if truncated { return "zlib stream truncated after \(produced) of \(expected) bytes" }
         return

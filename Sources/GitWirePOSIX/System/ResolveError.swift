@@ -13,5 +13,6 @@ public struct ResolveError: GitWireError, Sendable {
     /// The resolver's reason.
     public let reason: String
 
+    /// The text shown to users and in logs.
     public var description: String { "unable to look up \(host) (port \(port)) (\(reason))" }
 }

@@ -17,5 +17,6 @@ public struct SystemCallError: GitWireError, Sendable {
         self.errno = errno
     }
 
+    /// The text shown to users and in logs.
     public var description: String { "\(call): \(errno)" }
 }

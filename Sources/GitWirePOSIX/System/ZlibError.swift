@@ -11,5 +11,6 @@ public struct ZlibError: GitWireError, Sendable {
     /// zlib's message, when it gave one.
     public let message: String
 
+    /// The text shown to users and in logs.
     public var description: String { message.isEmpty ? "zlib error \(code)" : "zlib error \(code): \(message)" }
 }
