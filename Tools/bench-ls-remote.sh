@@ -8,6 +8,8 @@
 # run alternately and the medians are compared, so drift in the machine's load hits both alike.
 #
 # Usage: Tools/bench-ls-remote.sh [refs=6000] [runs=40]
+# With BASELINE=<another gitwire binary> (an earlier build, say), that binary runs in the same
+# alternation and gets a column of its own, for before/after comparisons.
 set -euo pipefail
 refs=${1:-6000}
 runs=${2:-40}
@@ -49,18 +51,31 @@ micros() {
 
 median() { sort -n | awk '{ value[NR] = $1 } END { print value[int((NR + 1) / 2)] }'; }
 
-printf '%-8s %12s %12s %8s\n' protocol "git (ms)" "gitwire (ms)" ratio
+baseline=${BASELINE:-}
+if [ -n "$baseline" ]; then
+    printf '%-8s %12s %12s %8s %14s %8s\n' protocol "git (ms)" "gitwire (ms)" ratio "baseline (ms)" ratio
+else
+    printf '%-8s %12s %12s %8s\n' protocol "git (ms)" "gitwire (ms)" ratio
+fi
 for version in 0 2; do
     cmp <(git -c protocol.version=$version ls-remote "$url") <("$gitwire" ls-remote --protocol-version=$version "$url") ||
         { echo "outputs differ for v$version" >&2; exit 1; }
     : >"$work/git.times"
     : >"$work/gitwire.times"
+    : >"$work/baseline.times"
     for _ in $(seq "$runs"); do
         micros git -c protocol.version=$version ls-remote "$url" >>"$work/git.times"
         micros "$gitwire" ls-remote --protocol-version=$version "$url" >>"$work/gitwire.times"
+        [ -z "$baseline" ] || micros "$baseline" ls-remote --protocol-version=$version "$url" >>"$work/baseline.times"
     done
     git_us=$(median <"$work/git.times")
     gitwire_us=$(median <"$work/gitwire.times")
-    awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" \
-        'BEGIN { printf "%-8s %12.1f %12.1f %8.2f\n", v, g / 1000, w / 1000, w / g }'
+    if [ -n "$baseline" ]; then
+        baseline_us=$(median <"$work/baseline.times")
+        awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" -v b="$baseline_us" \
+            'BEGIN { printf "%-8s %12.1f %12.1f %8.2f %14.1f %8.2f\n", v, g / 1000, w / 1000, w / g, b / 1000, b / g }'
+    else
+        awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" \
+            'BEGIN { printf "%-8s %12.1f %12.1f %8.2f\n", v, g / 1000, w / 1000, w / g }'
+    fi
 done

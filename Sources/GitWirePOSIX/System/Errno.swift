@@ -28,6 +28,8 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let timedOut = Errno(rawValue: ETIMEDOUT)
     /// `ECHILD`: no such child process (it was reaped already).
     public static let noChild = Errno(rawValue: ECHILD)
+    /// `EEXIST`: the file exists.
+    public static let fileExists = Errno(rawValue: EEXIST)
     /// `EBADF`: not an open descriptor.
     public static let badFileDescriptor = Errno(rawValue: EBADF)
     /// `ENOENT`: no such file or directory.

@@ -171,6 +171,15 @@ package enum FileSystem {
         }
     }
 
+    /// Creates a directory and any missing parents (`mkdir -p`).
+    package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
+        if isDirectory(path) { return }
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeDirectories(String(path[..<slash]), mode: mode)
+        }
+        try makeDirectory(path, mode: mode)
+    }
+
     /// The names in a directory, without `.` and `..`.
     package static func contents(ofDirectory path: String) throws -> [String] {
         guard let directory = opendir(path) else { throw SystemCallError("opendir \(path)", Errno.current) }
@@ -183,6 +192,34 @@ package enum FileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// Removes `path` and, if it is a directory, everything below it (links are removed, never
+    /// followed). A missing path is not an error.
+    package static func removeTree(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if Errno.current == .noSuchFile { return }
+            throw SystemCallError("lstat \(path)", Errno.current)
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            for name in try contents(ofDirectory: path) { try removeTree("\(path)/\(name)") }
+            if rmdir(path) == -1 { throw SystemCallError("rmdir \(path)", Errno.current) }
+        } else {
+            try remove(path)
+        }
+    }
+
+    /// Removes an empty directory; one that is missing or not empty is left as it is.
+    package static func removeDirectoryIfEmpty(_ path: String) {
+        _ = rmdir(path)
+    }
+
+    /// The current working directory.
+    package static func currentDirectory() throws -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { throw SystemCallError("getcwd", Errno.current) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Reads a whole file.

@@ -1,0 +1,148 @@
+/// A local bare repository laid out as git lays it out: `HEAD`, `config`, `refs/`, `packed-refs`
+/// and `objects/` (loose objects and packs). Made by `create(at:...)` for a clone, or opened
+/// (made by gitwire or by git) for a fetch.
+public final class Repository {
+    /// The git directory.
+    public let gitDirectory: String
+    /// Its refs.
+    public let refs: RefStore
+    /// Its objects.
+    public let objects: ObjectDatabase
+
+    /// Opens the bare repository at `gitDirectory`.
+    public init(gitDirectory: String) throws {
+        guard FileSystem.exists("\(gitDirectory)/HEAD"), FileSystem.isDirectory("\(gitDirectory)/objects"),
+            FileSystem.isDirectory("\(gitDirectory)/refs")
+        else { throw RepositoryError.notARepository(gitDirectory) }
+        self.gitDirectory = gitDirectory
+        refs = RefStore(gitDirectory: gitDirectory)
+        objects = try ObjectDatabase(gitDirectory: gitDirectory)
+    }
+
+    /// Creates a bare repository at `path` (which must not exist, or be an empty directory), as
+    /// `git init --bare` does, with `config` as its configuration and `HEAD` pointing at
+    /// `headTarget`.
+    public static func create(at path: String, config: GitConfig, headTarget: String = "refs/heads/master") throws
+        -> Repository
+    {
+        if FileSystem.exists(path) {
+            guard FileSystem.isDirectory(path), try FileSystem.contents(ofDirectory: path).isEmpty else {
+                throw RepositoryError.destinationExists(path)
+            }
+        } else {
+            try FileSystem.makeDirectories(path)
+        }
+        for directory in ["refs", "refs/heads", "refs/tags", "objects", "objects/info", "objects/pack", "info"] {
+            try FileSystem.makeDirectory("\(path)/\(directory)")
+        }
+        try FileSystem.writeAtomically(
+            Array("ref: \(headTarget)\n".utf8)[...], to: "\(path)/HEAD", permissions: 0o644, temporaryPrefix: ".HEAD-")
+        try FileSystem.writeAtomically(
+            config.text[...], to: "\(path)/config", permissions: 0o644, temporaryPrefix: ".config-")
+        try FileSystem.writeAtomically(
+            Array("Unnamed repository; edit this file 'description' to name the repository.\n".utf8)[...],
+            to: "\(path)/description", permissions: 0o644, temporaryPrefix: ".description-")
+        try FileSystem.writeAtomically(
+            Array(Self.excludeTemplate.utf8)[...], to: "\(path)/info/exclude", permissions: 0o644,
+            temporaryPrefix: ".exclude-")
+        return try Repository(gitDirectory: path)
+    }
+
+    /// git's template for `info/exclude`.
+    private static let excludeTemplate = """
+        # git ls-files --others --exclude-from=.git/info/exclude
+        # Lines that start with '#' are comments.
+        # For a project mostly in C, the following would be a good set of
+        # exclude patterns (uncomment them if you want to use them):
+        # *.[oa]
+        # *~
+
+        """
+}
+
+/// A git configuration file's content, written as git writes it: `[section]` or
+/// `[section "subsection"]` headers and tab-indented `key = value` lines, values quoted and
+/// escaped where git would.
+public struct GitConfig: Hashable, Sendable {
+    /// One `[section "subsection"]` and its entries, in order.
+    public struct Section: Hashable, Sendable {
+        /// The section name, such as `core` or `remote`.
+        public var name: String
+        /// The subsection, such as `origin`.
+        public var subsection: String?
+        /// The entries, in order (a key may repeat).
+        public var entries: [(key: String, value: String)]
+
+        /// A section with `entries`.
+        public init(_ name: String, _ subsection: String? = nil, _ entries: [(key: String, value: String)]) {
+            self.name = name
+            self.subsection = subsection
+            self.entries = entries
+        }
+
+        /// Sections are equal when their names and entries are.
+        public static func == (a: Section, b: Section) -> Bool {
+            a.name == b.name && a.subsection == b.subsection
+                && a.entries.map(\.key) == b.entries.map(\.key) && a.entries.map(\.value) == b.entries.map(\.value)
+        }
+
+        /// Hashes the names and entries.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(subsection)
+            for entry in entries {
+                hasher.combine(entry.key)
+                hasher.combine(entry.value)
+            }
+        }
+    }
+
+    /// The sections, in order.
+    public var sections: [Section]
+
+    /// A configuration of `sections`.
+    public init(_ sections: [Section]) { self.sections = sections }
+
+    /// The `core` section `git init --bare` writes on Linux.
+    public static let bareCore = Section(
+        "core", nil, [("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "true")])
+
+    /// The file's bytes.
+    public var text: [UInt8] {
+        var text = ""
+        for section in sections {
+            if let subsection = section.subsection {
+                let escaped = subsection.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
+                text += "[\(section.name) \"\(escaped)\"]\n"
+            } else {
+                text += "[\(section.name)]\n"
+            }
+            for (key, value) in section.entries { text += "\t\(key) = \(Self.quoted(value))\n" }
+        }
+        return Array(text.utf8)
+    }
+
+    /// A value as git writes it: quoted when it starts or ends with a space or holds `;` or `#`,
+    /// with `"`, `\`, newline and tab escaped.
+    static func quoted(_ value: String) -> String {
+        var escaped = ""
+        for character in value {
+            switch character {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            default: escaped.append(character)
+            }
+        }
+        let needsQuotes = value.hasPrefix(" ") || value.hasSuffix(" ") || value.contains(";") || value.contains("#")
+        return needsQuotes ? "\"\(escaped)\"" : escaped
+    }
+}
+
+extension String {
+    /// The string with every `target` replaced by `replacement`.
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,34 @@
+/// A local repository could not be read or changed as asked.
+public enum RepositoryError: GitWireError, Hashable, Sendable {
+    /// The directory is not a git repository.
+    case notARepository(String)
+    /// A file of the repository does not read as git writes it.
+    case corrupt(String, String)
+    /// A ref name git would refuse.
+    case badRefName(String)
+    /// A ref no longer has the value it had when the update was planned.
+    case refChanged(String)
+    /// The destination of a clone exists and is not an empty directory.
+    case destinationExists(String)
+
+    /// What kind of failure this is: ``GitWireErrorKind/usage`` for bad names and destinations,
+    /// ``GitWireErrorKind/system`` otherwise.
+    public var kind: GitWireErrorKind {
+        switch self {
+        case .badRefName, .destinationExists: return .usage
+        case .notARepository, .corrupt, .refChanged: return .system
+        }
+    }
+
+    /// The text shown to users, worded as git words it where git has the same error.
+    public var description: String {
+        switch self {
+        case .notARepository(let path): return "not a git repository: '\(path)'"
+        case .corrupt(let path, let line): return "\(path): unexpected content: '\(escapedForDisplay(line.utf8))'"
+        case .badRefName(let name): return "refusing to create ref with bad name '\(escapedForDisplay(name.utf8))'"
+        case .refChanged(let name): return "cannot lock ref '\(name)': it changed while fetching"
+        case .destinationExists(let path):
+            return "destination path '\(path)' already exists and is not an empty directory."
+        }
+    }
+}
