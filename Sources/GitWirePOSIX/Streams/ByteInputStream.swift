@@ -14,8 +14,8 @@ public final class ByteInputStream: ByteStream {
     package override func didOpen(in loop: EpollRunLoop) { loop.updateInterest(channel) }
 
     /// Reads what is there, up to `maxLength` bytes. An empty result means the end of the input
-    /// (``status`` becomes ``ByteStreamStatus/atEnd``) or, on a scheduled stream, that nothing is
-    /// there yet. Unscheduled, it waits up to ``ByteStream/timeout`` for the first byte.
+    /// (``ByteStream/status`` becomes ``ByteStreamStatus/atEnd``) or, on a scheduled stream, that
+    /// nothing is there yet. Unscheduled, it waits up to ``ByteStream/timeout`` for the first byte.
     public func read(maxLength: Int = 64 * 1024) throws -> [UInt8] {
         try checkUsable()
         if status == .atEnd { return [] }
