@@ -96,6 +96,13 @@ public struct RefStore: Sendable {
         try lock.commit()
     }
 
+    /// Points `HEAD` at the commit `id` itself (a detached `HEAD`), through its lock file.
+    public func setDetachedHead(_ id: ObjectID) throws {
+        let lock = try RefLock("\(gitDirectory)/HEAD")
+        try lock.write(Array("\(id.hex)\n".utf8))
+        try lock.commit()
+    }
+
     /// Writes `packed-refs` with exactly `records`, as git does: the
     /// `# pack-refs with: peeled fully-peeled sorted ` header, records sorted by name, and a `^`
     /// line after each annotated tag with what it peels to.

@@ -1,0 +1,41 @@
+/// What a fetch did, or would have done, to one local ref: the lines git prints after
+/// `From <url>`.
+public struct RefChange: Hashable, Sendable {
+    /// How the ref changed.
+    public enum Kind: Hashable, Sendable {
+        /// A ref that did not exist.
+        case created
+        /// The new commit descends from the old one.
+        case fastForward
+        /// Anything else, allowed by a `+` refspec.
+        case forced
+        /// A tag that moved (allowed by a `+` refspec).
+        case tagUpdate
+        /// Removed by `--prune`: the remote no longer has it.
+        case deleted
+        /// Already the remote's value.
+        case upToDate
+        /// Refused: not a fast-forward and the refspec has no `+`.
+        case rejected
+    }
+
+    /// The remote ref (nil for a pruned ref).
+    public var remoteName: String?
+    /// The local ref.
+    public var localName: String
+    /// The local value before, if there was one.
+    public var oldID: ObjectID?
+    /// The local value after (nil when deleted or rejected).
+    public var newID: ObjectID?
+    /// How it changed.
+    public var kind: Kind
+
+    /// A change of `localName` (from `remoteName`) of `kind`.
+    public init(remoteName: String?, localName: String, oldID: ObjectID?, newID: ObjectID?, kind: Kind) {
+        self.remoteName = remoteName
+        self.localName = localName
+        self.oldID = oldID
+        self.newID = newID
+        self.kind = kind
+    }
+}

@@ -1,0 +1,206 @@
+import Synchronization
+
+extension Remote {
+    // MARK: Blocking
+
+    /// Clones the remote into a new bare repository at `path` (`git clone --bare`, or
+    /// `--mirror` with ``RepositoryFetchOptions/mirror``), blocking until it is done. On failure
+    /// nothing is left at `path`.
+    @discardableResult
+    public func clone(
+        into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
+        progress: FetchProgressHandler? = nil
+    ) throws -> FetchResult {
+        try runBlocking(RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone")
+    }
+
+    /// Fetches from the remote into the existing bare repository at `gitDirectory`, blocking until
+    /// it is done. On failure the repository's refs and files are as they were.
+    @discardableResult
+    public func fetch(
+        into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
+        progress: FetchProgressHandler? = nil
+    ) throws -> FetchResult {
+        try runBlocking(
+            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch")
+    }
+
+    private func runBlocking(_ operation: RepositoryFetch, _ identity: String) throws -> FetchResult {
+        let loop = try EpollRunLoop()
+        var outcome: Result<FetchOutcome, any Error>?
+        startExchange(operation, identity: identity, in: loop) { result in
+            outcome = result
+            loop.stop()
+        }
+        loop.run()
+        loop.run()  // let the connection finish closing
+        do {
+            guard let outcome else { throw CancelledError() }
+            return try operation.complete(try outcome.get())
+        } catch {
+            operation.abandon()
+            throw error
+        }
+    }
+
+    // MARK: Run loop
+
+    /// Clones into a new bare repository at `path` on `loop`: `progress` hears of the transfer,
+    /// `completion` (on the loop's thread) gets the result. Deltas are resolved on worker
+    /// threads, so the loop serves its other connections meanwhile.
+    @discardableResult
+    public func clone(
+        into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(), in loop: EpollRunLoop,
+        progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
+    ) -> RunningExchange {
+        runOnLoop(
+            RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone", loop, completion
+        )
+    }
+
+    /// Fetches into the existing bare repository at `gitDirectory` on `loop`; see
+    /// ``clone(into:options:in:progress:completion:)``.
+    @discardableResult
+    public func fetch(
+        into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(), in loop: EpollRunLoop,
+        progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
+    ) -> RunningExchange {
+        runOnLoop(
+            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch", loop,
+            completion)
+    }
+
+    private func runOnLoop(
+        _ operation: RepositoryFetch, _ identity: String, _ loop: EpollRunLoop,
+        _ completion: @escaping (Result<FetchResult, any Error>) -> Void
+    ) -> RunningExchange {
+        startExchange(operation, identity: identity, in: loop) { result in
+            switch result {
+            case .failure(let error):
+                operation.abandon()
+                completion(.failure(error))
+            case .success(let outcome):
+                let work = Transferred(operation)
+                runOffLoop(
+                    in: loop,
+                    { () throws -> FetchResult in
+                        do {
+                            return try work.value.complete(outcome)
+                        } catch {
+                            work.value.abandon()
+                            throw error
+                        }
+                    }, completion: completion)
+            }
+        }
+    }
+
+    // MARK: async
+
+    /// Clones into a new bare repository at `path`. Cancelling the task stops the transfer and
+    /// removes what was made.
+    @discardableResult
+    public func clone(
+        into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
+        progress: FetchProgressHandler? = nil
+    ) async throws -> FetchResult {
+        try await runAsync { remote, loop, completion in
+            remote.clone(into: path, options: options, in: loop, progress: progress, completion: completion)
+        }
+    }
+
+    /// Fetches into the existing bare repository at `gitDirectory`. Cancelling the task stops the
+    /// transfer and leaves the repository as it was.
+    @discardableResult
+    public func fetch(
+        into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
+        progress: FetchProgressHandler? = nil
+    ) async throws -> FetchResult {
+        try await runAsync { remote, loop, completion in
+            remote.fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
+        }
+    }
+
+    private func runAsync(
+        _ start:
+            @escaping @Sendable (
+                Remote, EpollRunLoop, @escaping (Result<FetchResult, any Error>) -> Void
+            ) -> RunningExchange
+    ) async throws -> FetchResult {
+        let state = Mutex(AsyncFetchState())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try SharedRunLoop.shared.post { loop in
+                        let running = LoopBound<RunningExchange>(on: loop)
+                        let cancelled = state.withLock { state in
+                            state.running = running
+                            state.handle = loop.handle
+                            return state.cancelled
+                        }
+                        if cancelled {
+                            continuation.resume(throwing: CancelledError())
+                            return
+                        }
+                        running.value = start(self, loop) { result in
+                            running.value = nil
+                            continuation.resume(with: result.map { Transferred($0) }.map(\.value))
+                        }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            let (handle, running) = state.withLock { state in
+                state.cancelled = true
+                return (state.handle, state.running)
+            }
+            handle?.post { running?.value?.cancel() }
+        }
+    }
+
+    // MARK: The exchange
+
+    /// Starts the fetch exchange of `operation` on `loop`; pack data goes to the operation as it
+    /// arrives. `done` gets the exchange's outcome, or the first error (a pack that cannot be
+    /// stored stops the transfer at once).
+    @discardableResult
+    private func startExchange(
+        _ operation: RepositoryFetch, identity: String, in loop: EpollRunLoop,
+        done: @escaping (Result<FetchOutcome, any Error>) -> Void
+    ) -> RunningExchange {
+        let exchange: FetchExchange
+        let version = operation.protocolVersion
+        do {
+            exchange = try operation.makeExchange()
+        } catch {
+            let timer = loop.addTimer(after: .zero) { _ in done(.failure(error)) }
+            return RunningExchange { timer.invalidate() }
+        }
+        var running: RunningExchange?
+        var storeError: (any Error)?
+        running = run(
+            exchange, protocolVersion: version, traceIdentity: identity, in: loop,
+            onElement: { event in
+                guard storeError == nil else { return }
+                do {
+                    try operation.handle(event)
+                } catch {
+                    storeError = error
+                    running?.cancel()
+                }
+            }
+        ) { result in
+            done(storeError.map { .failure($0) } ?? result)
+        }
+        return running!
+    }
+}
+
+/// What an `async` clone or fetch and its cancellation handler share.
+private struct AsyncFetchState: Sendable {
+    var cancelled = false
+    var handle: RunLoopHandle?
+    var running: LoopBound<RunningExchange>?
+}

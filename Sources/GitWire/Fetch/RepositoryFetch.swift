@@ -1,0 +1,337 @@
+/// One clone or fetch into a local repository, shared by the blocking, run-loop and `async`
+/// forms: it prepares the exchange from the repository's refs and history, stores the pack as
+/// it arrives, and at the end completes the pack, checks that the new refs' history is all
+/// there, and updates the refs all at once. On any failure nothing is left behind: a new
+/// repository is removed, an existing one keeps its refs and files as they were.
+final class RepositoryFetch {
+    private let remoteURL: RemoteURL
+    private let options: RepositoryFetchOptions
+    private let progress: FetchProgressHandler?
+    private let clonePath: String?
+    private let existingPath: String?
+    private var repository: Repository?
+    private var createdDirectory = false
+    private var indexer: PackIndexer?
+    private var indexed: PackIndexResult?
+    private var shallowBefore: Set<ObjectID> = []
+    private var shallowAdded: [ObjectID] = []
+    private var shallowRemoved: [ObjectID] = []
+    private var refsBefore: [RefRecord] = []
+    private(set) var failure: (any Error)?
+
+    /// A clone into a new repository at `path`.
+    init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
+    {
+        remoteURL = url
+        self.options = options
+        self.progress = progress
+        clonePath = path
+        existingPath = nil
+    }
+
+    /// A fetch into the existing repository at `gitDirectory`.
+    init(
+        fetchFrom url: RemoteURL, into gitDirectory: String, options: RepositoryFetchOptions,
+        progress: FetchProgressHandler?
+    ) {
+        remoteURL = url
+        self.options = options
+        self.progress = progress
+        clonePath = nil
+        existingPath = gitDirectory
+    }
+
+    private var isClone: Bool { clonePath != nil }
+
+    /// The protocol version asked for.
+    var protocolVersion: ProtocolVersion { options.fetch.protocolVersion }
+
+    // MARK: Before the exchange
+
+    /// Creates or opens the repository and makes the exchange.
+    func makeExchange() throws -> FetchExchange {
+        let repository: Repository
+        if let clonePath {
+            let existed = FileSystem.exists(clonePath)
+            repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
+            createdDirectory = !existed
+        } else {
+            repository = try Repository(gitDirectory: existingPath!)
+            refsBefore = try repository.refs.all()
+            shallowBefore = try readShallow(repository)
+        }
+        self.repository = repository
+        var fetchOptions = options.fetch
+        fetchOptions.localShallow = shallowBefore.sorted()
+        if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
+            fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
+        }
+        let refspecs = options.effectiveRefspecs
+        let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
+        return FetchExchange(
+            options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
+            selectWants: { listing in Self.wantedRefs(listing, refspecs: refspecs).map(\.id) })
+    }
+
+    /// The `ref-prefix` arguments git sends for these refspecs: each source up to its `*`, and
+    /// `HEAD` for a clone (to learn where it points).
+    static func refPrefixes(for refspecs: [Refspec], clone: Bool) -> [String] {
+        var prefixes = clone ? ["HEAD"] : []
+        for spec in refspecs {
+            let prefix = spec.source.firstIndex(of: "*").map { String(spec.source[..<$0]) } ?? spec.source
+            if !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
+        return prefixes
+    }
+
+    /// The remote refs the refspecs take, with their local names, in the remote's order.
+    static func wantedRefs(_ listing: RefListing, refspecs: [Refspec]) -> [(
+        remote: String, local: String, id: ObjectID
+    )] {
+        var result: [(String, String, ObjectID)] = []
+        var taken = Set<String>()
+        for ref in listing.refs {
+            let name = ref.name
+            guard let id = ref.objectID, !name.hasSuffix("^{}") else { continue }
+            for spec in refspecs {
+                if let local = spec.destination(for: name), taken.insert(local).inserted {
+                    result.append((name, local, id))
+                    break
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: During the exchange
+
+    /// Takes one event of the exchange. Throws when the pack cannot be stored; the caller then
+    /// stops the exchange.
+    func handle(_ event: FetchEvent) throws {
+        switch event {
+        case .packData(let bytes):
+            if indexer == nil {
+                var packProgress: PackProgressHandler?
+                if let handler = progress { packProgress = { handler(.pack($0)) } }
+                indexer = try PackIndexer(
+                    destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: options.index,
+                    progress: packProgress)
+            }
+            try indexer!.append(bytes)
+        case .progress(let bytes):
+            progress?(.remote(bytes))
+        case .shallow(let id):
+            shallowAdded.append(id)
+        case .unshallow(let id):
+            shallowRemoved.append(id)
+        case .ref:
+            break
+        }
+    }
+
+    // MARK: After the exchange
+
+    /// Completes the pack, checks connectivity and updates the refs. The slow part (delta
+    /// resolution) runs here: call it off the run loop's thread.
+    func complete(_ outcome: FetchOutcome) throws -> FetchResult {
+        let repository = repository!
+        if let indexer {
+            indexed = try indexer.finish(externalBases: repository.objects)
+            self.indexer = nil
+            if options.fetch.filter != nil, let indexed {
+                let promisor = String(indexed.packPath.dropLast(5)) + ".promisor"
+                try FileSystem.writeAtomically([][...], to: promisor, permissions: 0o444, temporaryPrefix: ".promisor-")
+            }
+            try repository.objects.reloadPacks()
+        }
+        var shallow = shallowBefore
+        shallow.formUnion(shallowAdded)
+        shallow.subtract(shallowRemoved)
+
+        let wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs)
+        let newPack = try indexed.map { try PackReader(packPath: $0.packPath, indexPath: $0.indexPath) }
+        try ConnectivityCheck(
+            objects: repository.objects, newPack: newPack, shallow: shallow,
+            allowsMissingContent: options.fetch.filter != nil || !shallowBefore.isEmpty
+        ).verify(tips: wanted.map(\.id))
+
+        if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
+        let peeled = Self.peeledValues(outcome.listing)
+        var changes: [RefChange] = []
+        var head: HeadState?
+        if isClone {
+            let records = wanted.map { RefRecord(name: $0.local, id: $0.id, peeled: peeled[$0.remote]) }
+            try repository.refs.writePackedRefs(records)
+            changes = wanted.map {
+                RefChange(remoteName: $0.remote, localName: $0.local, oldID: nil, newID: $0.id, kind: .created)
+            }
+            switch Self.remoteHead(outcome.listing, fetched: wanted.map { ($0.local, $0.id) }) {
+            case .symbolic(let target)?:
+                try repository.refs.setSymbolicRef(to: target)
+                head = .symbolic(target)
+            case .detached(let id)?:
+                try repository.refs.setDetachedHead(id)
+                head = .detached(id)
+            case nil:
+                head = try repository.refs.head()
+            }
+            if let filter = options.fetch.filter {
+                try FileSystem.writeAtomically(
+                    cloneConfig(filter: filter).text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644,
+                    temporaryPrefix: ".config-")
+            }
+        } else {
+            changes = try updateRefs(
+                wanted, in: repository, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
+        }
+        let result = FetchResult(
+            gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: changes, head: head)
+        indexed = nil  // kept from now on
+        return result
+    }
+
+    private func updateRefs(
+        _ wanted: [(remote: String, local: String, id: ObjectID)], in repository: Repository, graph: DatabaseCommitGraph
+    ) throws -> [RefChange] {
+        let before = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+        var changes: [RefChange] = []
+        var updates: [RefUpdate] = []
+        let refspecs = options.effectiveRefspecs
+        for (remote, local, id) in wanted {
+            let force = refspecs.first { $0.destination(for: remote) == local }?.force ?? false
+            let kind: RefChange.Kind
+            if let old = before[local] {
+                if old == id {
+                    kind = .upToDate
+                } else if local.hasPrefix("refs/tags/") {
+                    kind = force ? .tagUpdate : .rejected
+                } else if Self.isAncestor(old, of: id, graph: graph) {
+                    kind = .fastForward
+                } else {
+                    kind = force ? .forced : .rejected
+                }
+            } else {
+                kind = .created
+            }
+            let applied = kind != .rejected && kind != .upToDate
+            if applied { updates.append(RefUpdate(name: local, newID: id, expectedOldID: before[local])) }
+            changes.append(
+                RefChange(
+                    remoteName: remote, localName: local, oldID: before[local], newID: kind == .rejected ? nil : id,
+                    kind: kind))
+        }
+        if options.prune {
+            let kept = Set(wanted.map(\.local))
+            for record in refsBefore where !kept.contains(record.name) {
+                guard refspecs.contains(where: { $0.destinationMatches(record.name) }) else { continue }
+                updates.append(RefUpdate(name: record.name, newID: nil, expectedOldID: record.id))
+                changes.append(
+                    RefChange(remoteName: nil, localName: record.name, oldID: record.id, newID: nil, kind: .deleted))
+            }
+        }
+        try repository.refs.apply(updates)
+        return changes.sorted {
+            ($0.kind == .deleted ? 0 : 1, $0.localName) < ($1.kind == .deleted ? 0 : 1, $1.localName)
+        }
+    }
+
+    /// Whether `old` is an ancestor of `new` (or equal), walking `new`'s history newest first
+    /// and no further back than `old`'s committer time.
+    static func isAncestor(_ old: ObjectID, of new: ObjectID, graph: any CommitGraph) -> Bool {
+        guard let oldCommit = graph.commit(old) else { return false }
+        var seen: Set<ObjectID> = []
+        var stack = [new]
+        while let id = stack.popLast() {
+            if id == old { return true }
+            guard seen.insert(id).inserted, let commit = graph.commit(id) else { continue }
+            if commit.committerTime < oldCommit.committerTime - 86_400 { continue }
+            stack.append(contentsOf: commit.parents)
+        }
+        return false
+    }
+
+    /// What each annotated tag peels to: from v2's `peeled:` and v0's `^{}` lines.
+    static func peeledValues(_ listing: RefListing) -> [String: ObjectID] {
+        var peeled: [String: ObjectID] = [:]
+        for ref in listing.refs {
+            if let value = ref.peeled { peeled[ref.name] = value }
+            if ref.name.hasSuffix("^{}"), let id = ref.objectID { peeled[String(ref.name.dropLast(3))] = id }
+        }
+        return peeled
+    }
+
+    /// Where a clone's `HEAD` points, as git decides: the remote's `HEAD` symref (also to an
+    /// unborn branch); for a detached remote `HEAD`, a fetched branch at the same commit
+    /// (`master` first, then the first in name order); else the commit itself, detached. Nil
+    /// when the remote has no `HEAD` (an empty repository over v0).
+    static func remoteHead(_ listing: RefListing, fetched: [(name: String, id: ObjectID)]) -> HeadState? {
+        guard let head = listing.refs.first(where: { $0.name == "HEAD" }) else { return nil }
+        if let target = head.symrefTarget { return .symbolic(target) }
+        guard let id = head.objectID else { return nil }
+        let branches = fetched.filter { $0.name.hasPrefix("refs/heads/") && $0.id == id }.map(\.name)
+        if branches.contains("refs/heads/master") { return .symbolic("refs/heads/master") }
+        if let first = branches.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { return .symbolic(first) }
+        return .detached(id)
+    }
+
+    /// Removes everything this fetch created: the new repository, or the new pack.
+    func abandon() {
+        indexer = nil  // its temporary files go with it
+        if let clonePath, createdDirectory || repository != nil {
+            if createdDirectory {
+                try? FileSystem.removeTree(clonePath)
+            } else if let names = try? FileSystem.contents(ofDirectory: clonePath) {
+                for name in names { try? FileSystem.removeTree("\(clonePath)/\(name)") }
+            }
+        } else if let indexed {
+            try? FileSystem.remove(indexed.packPath)
+            try? FileSystem.remove(indexed.indexPath)
+            try? FileSystem.remove(String(indexed.packPath.dropLast(5)) + ".promisor")
+        }
+        indexed = nil
+    }
+
+    // MARK: Files
+
+    private func cloneConfig(filter: String?) -> GitConfig {
+        var core = GitConfig.bareCore
+        if filter != nil { core.entries[0].value = "1" }
+        var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
+        if options.mirror {
+            origin += [("fetch", "+refs/*:refs/*"), ("mirror", "true")]
+        }
+        if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
+        var sections = [core, GitConfig.Section("remote", "origin", origin)]
+        if filter != nil { sections.append(GitConfig.Section("extensions", nil, [("partialclone", "origin")])) }
+        return GitConfig(sections)
+    }
+
+    private func readShallow(_ repository: Repository) throws -> Set<ObjectID> {
+        let path = "\(repository.gitDirectory)/shallow"
+        guard FileSystem.exists(path) else { return [] }
+        var ids = Set<ObjectID>()
+        for line in try FileSystem.read(path).split(separator: 0x0a) {
+            guard let id = ObjectID(hex: line) else {
+                throw RepositoryError.corrupt(path, String(decoding: line, as: UTF8.self))
+            }
+            ids.insert(id)
+        }
+        return ids
+    }
+
+    private func writeShallow(_ shallow: Set<ObjectID>, in repository: Repository) throws {
+        let path = "\(repository.gitDirectory)/shallow"
+        if shallow.isEmpty {
+            try FileSystem.remove(path)
+            return
+        }
+        var text: [UInt8] = []
+        for id in shallow.sorted() {
+            id.appendHex(to: &text)
+            text.append(0x0a)
+        }
+        let lock = try RefLock(path)
+        try lock.write(text)
+        try lock.commit()
+    }
+}

@@ -1,0 +1,21 @@
+/// What the local repository knows about one commit, as the fetch negotiation needs it.
+public struct CommitSummary: Hashable, Sendable {
+    /// The commit's parents, in order (none for a root commit or a shallow boundary).
+    public var parents: [ObjectID]
+    /// The committer time, in seconds since the epoch: the negotiation walks newest first.
+    public var committerTime: Int64
+
+    /// A summary with `parents` and `committerTime`.
+    public init(parents: [ObjectID], committerTime: Int64) {
+        self.parents = parents
+        self.committerTime = committerTime
+    }
+}
+
+/// The commits of the local repository, for the fetch negotiation: which commits it has and
+/// how they link. Implementations read an object database, a commit-graph file, or a table.
+public protocol CommitGraph: Sendable {
+    /// The commit `id`, or nil when the repository has no commit by that id (missing, or not a
+    /// commit).
+    func commit(_ id: ObjectID) -> CommitSummary?
+}

@@ -1,0 +1,318 @@
+/// Fetches from upload-pack: reads the refs, asks which objects to want, negotiates what the two
+/// sides have in common, and receives the pack, as `git fetch-pack` does over protocol v0/v1
+/// (`man gitprotocol-pack`) or with the v2 `fetch` command (`man gitprotocol-v2`).
+///
+/// A pure state machine: refs, progress and pack bytes go out as ``FetchEvent``s while it runs;
+/// storing the pack (an indexer) is the caller's business. The local repository is seen only
+/// through a ``CommitGraph``. Requests are what git 2.39 writes for the same situation, byte
+/// for byte: capabilities in git's order, git's have schedule and its default negotiator.
+public struct FetchExchange: Exchange, Sendable {
+    /// Refs, progress, pack bytes and shallow updates, as they arrive.
+    public typealias Element = FetchEvent
+    /// What was fetched and how the negotiation went.
+    public typealias Output = FetchOutcome
+
+    private enum State: Sendable {
+        case listing(LsRemoteExchange)
+        case v0(FetchV0Negotiation, SideBandDemultiplexer)
+        case v2(FetchV2Negotiation, SideBandDemultiplexer)
+        case done
+    }
+
+    private let options: FetchOptions
+    private let localTips: [ObjectID]
+    private let graph: any CommitGraph
+    private let selectWants: @Sendable (RefListing) -> [ObjectID]
+    private var state: State
+    private var connectionPersists = true
+    private var outcome: FetchOutcome?
+
+    /// A fetch with `options`, from a repository whose refs point at `localTips` (commits in
+    /// `graph`). `selectWants` sees the remote's refs and returns the object ids to fetch
+    /// (typically the ids of the refs a refspec matches); those the local history already has are
+    /// dropped, as git does.
+    public init(
+        options: FetchOptions = FetchOptions(), localTips: [ObjectID], graph: any CommitGraph,
+        selectWants: @escaping @Sendable (RefListing) -> [ObjectID]
+    ) {
+        self.options = options
+        self.localTips = localTips
+        self.graph = graph
+        self.selectWants = selectWants
+        state = .listing(
+            LsRemoteExchange(
+                options: LsRemoteOptions(
+                    protocolVersion: options.protocolVersion, refPrefixes: options.refPrefixes,
+                    serverOptions: options.serverOptions, agent: options.sanitizedAgent)))
+    }
+
+    /// "reading the ref advertisement", "negotiating" or "receiving the pack".
+    public var activity: String {
+        switch state {
+        case .listing: return "reading the ref advertisement"
+        case .v0(let negotiation, _): return negotiation.reading == .pack ? "receiving the pack" : "negotiating"
+        case .v2(let negotiation, _): return negotiation.reading == .pack ? "receiving the pack" : "negotiating"
+        case .done: return "closing the connection"
+        }
+    }
+
+    /// Checks the options; the server speaks first, so this sends nothing.
+    public mutating func start(_ context: ExchangeContext) throws -> [PktLine] {
+        try options.validate()
+        connectionPersists = context.connectionPersists
+        guard case .listing(var listing) = state else { return [] }
+        let packets = try listing.start(context)
+        state = .listing(listing)
+        return packets
+    }
+
+    /// Handles one packet: refs, then acknowledgments, then the pack.
+    public mutating func receive(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> ExchangeStep<FetchOutcome> {
+        switch state {
+        case .listing(var listing):
+            state = .done
+            let step = try listing.receive(packet) { emit(.ref($0)) }
+            switch step {
+            case .readMore:
+                state = .listing(listing)
+                return .readMore
+            case .send(let packets):
+                state = .listing(listing)
+                return .send(packets)
+            case .finish(let refs, _):
+                return try beginNegotiation(refs)
+            }
+        case .v0(var negotiation, var demultiplexer):
+            state = .done
+            if negotiation.reading == .pack {
+                return try receivePack(packet, &demultiplexer, emit: emit) {
+                    $0.record(negotiation)
+                } continuing: { demultiplexer in
+                    .v0(negotiation, demultiplexer)
+                }
+            }
+            let packets = try negotiation.receive(packet, emit: emit)
+            state = .v0(negotiation, demultiplexer)
+            return packets.isEmpty ? .readMore : .send(packets)
+        case .v2(var negotiation, var demultiplexer):
+            state = .done
+            if negotiation.reading == .pack {
+                return try receivePack(packet, &demultiplexer, emit: emit) {
+                    $0.record(negotiation)
+                } continuing: { demultiplexer in
+                    .v2(negotiation, demultiplexer)
+                }
+            }
+            let packets = try negotiation.receive(packet, emit: emit)
+            state = .v2(negotiation, demultiplexer)
+            return packets.isEmpty ? .readMore : .send(packets)
+        case .done:
+            throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
+        }
+    }
+
+    /// The server closed the connection: an error unless the exchange had finished.
+    public mutating func receiveEnd(emit: (FetchEvent) -> Void) throws -> FetchOutcome {
+        switch state {
+        case .listing(var listing):
+            return FetchOutcome(listing: try listing.receiveEnd { emit(.ref($0)) })
+        case .v0, .v2:
+            throw FetchError(.remote, "the remote end hung up unexpectedly while \(activity)")
+        case .done:
+            guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
+            return outcome
+        }
+    }
+
+    // MARK: Side-band
+
+    private mutating func receivePack(
+        _ packet: PktLine, _ demultiplexer: inout SideBandDemultiplexer, emit: (FetchEvent) -> Void,
+        finishing: (inout FetchOutcome) -> Void, continuing: (SideBandDemultiplexer) -> State
+    ) throws -> ExchangeStep<FetchOutcome> {
+        switch try demultiplexer.receive(packet) {
+        case .data(let bytes): emit(.packData(Array(bytes)))
+        case .progress(let bytes): emit(.progress(Array(bytes)))
+        case .keepAlive: break
+        case .end:
+            guard var result = outcome else { throw ProtocolError("no ref listing") }
+            finishing(&result)
+            result.packByteCount = demultiplexer.dataByteCount
+            result.receivedPack = demultiplexer.dataByteCount > 0
+            outcome = result
+            state = .done
+            return .finish(result, farewell: [])
+        }
+        state = continuing(demultiplexer)
+        return .readMore
+    }
+
+    // MARK: Wants
+
+    private mutating func beginNegotiation(_ listing: RefListing) throws -> ExchangeStep<FetchOutcome> {
+        var result = FetchOutcome(listing: listing)
+        let capabilities = listing.capabilities
+        if listing.protocolVersion == .v2 {
+            guard capabilities.contains("fetch") else { throw FetchError(.usage, "server doesn't support 'fetch'") }
+        } else {
+            try checkV0Capabilities(capabilities)
+        }
+        if let format = capabilities.value(of: "object-format"), format != "sha1" {
+            throw FetchError(.usage, "mismatched algorithms: client sha1; server \(format)")
+        }
+
+        var negotiator = DefaultNegotiator(graph: graph)
+        if !options.deepens { negotiator.markComplete(localTips: localTips, remoteRefs: listing.refs) }
+        let wants = selectWants(listing).filter { !negotiator.isComplete($0) }
+        for tip in localTips { negotiator.addTip(tip) }
+        result.wants = wants
+        outcome = result
+        guard !wants.isEmpty else {
+            // Everything is here already: v0 says so with a flush, v2 just stops.
+            state = .done
+            let farewell: [PktLine] = listing.protocolVersion != .v2 && connectionPersists ? [.flush] : []
+            return .finish(result, farewell: farewell)
+        }
+
+        if listing.protocolVersion == .v2 {
+            var negotiation = FetchV2Negotiation(
+                negotiator: negotiator, head: try v2RequestHead(capabilities), wants: wants,
+                stateless: !connectionPersists)
+            let packets = negotiation.start()
+            state = .v2(negotiation, SideBandDemultiplexer())
+            return .send(packets)
+        }
+        let multiAck = capabilities.contains("multi_ack_detailed") ? 2 : capabilities.contains("multi_ack") ? 1 : 0
+        if !connectionPersists && multiAck == 1 {
+            throw FetchError(.usage, "the option '--stateless-rpc' requires 'multi_ack_detailed'")
+        }
+        let noDone = multiAck == 2 && !connectionPersists && capabilities.contains("no-done")
+        var negotiation = FetchV0Negotiation(
+            negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
+            multiAck: multiAck)
+        let packets = negotiation.start(
+            request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
+        state = .v0(negotiation, SideBandDemultiplexer())
+        return .send(packets)
+    }
+
+    private func checkV0Capabilities(_ capabilities: Capabilities) throws {
+        if !capabilities.contains("shallow") && (options.effectiveDepth != nil || !options.localShallow.isEmpty) {
+            throw FetchError(.usage, "Server does not support shallow clients")
+        }
+        if options.shallowSince != nil && !capabilities.contains("deepen-since") {
+            throw FetchError(.usage, "Server does not support --shallow-since")
+        }
+        if !options.shallowExclude.isEmpty && !capabilities.contains("deepen-not") {
+            throw FetchError(.usage, "Server does not support --shallow-exclude")
+        }
+        if options.deepenRelative && !capabilities.contains("deepen-relative") {
+            throw FetchError(.usage, "Server does not support --deepen")
+        }
+        if options.filter != nil && !capabilities.contains("filter") {
+            throw FetchError(.usage, "filtering not recognized by server")
+        }
+        // A pack without side-band is raw bytes after the pkt-lines, which the pkt-line engine
+        // does not hand to exchanges; every upload-pack since 2006 offers side-band.
+        if !capabilities.contains("side-band-64k") && !capabilities.contains("side-band") {
+            throw FetchError(.usage, "server does not support side-band")
+        }
+    }
+
+    /// The v0 request: wants (capabilities on the first), shallow and deepen lines, filter, flush.
+    private func v0Request(wants: [ObjectID], capabilities: Capabilities, multiAck: Int, noDone: Bool) -> [PktLine] {
+        var words: [String] = []
+        if multiAck == 2 { words.append("multi_ack_detailed") }
+        if multiAck == 1 { words.append("multi_ack") }
+        if noDone { words.append("no-done") }
+        if capabilities.contains("side-band-64k") {
+            words.append("side-band-64k")
+        } else if capabilities.contains("side-band") {
+            words.append("side-band")
+        }
+        if options.deepenRelative { words.append("deepen-relative") }
+        if options.thinPack && capabilities.contains("thin-pack") { words.append("thin-pack") }
+        if !options.progress && capabilities.contains("no-progress") { words.append("no-progress") }
+        if options.includeTag && capabilities.contains("include-tag") { words.append("include-tag") }
+        if capabilities.contains("ofs-delta") { words.append("ofs-delta") }
+        if capabilities.contains("deepen-since") { words.append("deepen-since") }
+        if capabilities.contains("deepen-not") { words.append("deepen-not") }
+        if capabilities.contains("agent") { words.append("agent=\(options.sanitizedAgent)") }
+        if options.filter != nil { words.append("filter") }
+
+        var lines: [PktLine] = []
+        for (index, id) in wants.enumerated() {
+            var payload = Array("want ".utf8)
+            id.appendHex(to: &payload)
+            if index == 0 { for word in words { payload += Array(" \(word)".utf8) } }
+            payload.append(0x0a)
+            lines.append(.data(payload))
+        }
+        lines += shallowAndDeepenLines(v2: false)
+        if let filter = options.filter { lines.append(.data(Array("filter \(filter)".utf8))) }
+        lines.append(.flush)
+        return lines
+    }
+
+    /// `shallow` lines for the local shallow commits, then `deepen`, `deepen-since`,
+    /// `deepen-not` (and in v2 `deepen-relative`), without newlines where git writes none.
+    private func shallowAndDeepenLines(v2: Bool) -> [PktLine] {
+        var lines: [PktLine] = []
+        for id in options.localShallow {
+            var payload = Array("shallow ".utf8)
+            id.appendHex(to: &payload)
+            lines.append(.data(payload))
+        }
+        if let depth = options.effectiveDepth { lines.append(.data(Array("deepen \(depth)".utf8))) }
+        if let since = options.shallowSince { lines.append(.data(Array("deepen-since \(since)".utf8))) }
+        for exclude in options.shallowExclude { lines.append(.data(Array("deepen-not \(exclude)".utf8))) }
+        if v2 && options.deepenRelative { lines.append(.text("deepen-relative")) }
+        return lines
+    }
+
+    /// The part of every v2 `fetch` request before the wants.
+    private func v2RequestHead(_ capabilities: Capabilities) throws -> [PktLine] {
+        var lines: [PktLine] = [.data(Array("command=fetch".utf8))]
+        if capabilities.contains("agent") { lines.append(.data(Array("agent=\(options.sanitizedAgent)".utf8))) }
+        if !options.serverOptions.isEmpty {
+            guard capabilities.contains("server-option") else {
+                throw FetchError(.usage, "server doesn't support 'server-option'")
+            }
+            lines += options.serverOptions.map { .data(Array("server-option=\($0)".utf8)) }
+        }
+        if capabilities.contains("object-format") { lines.append(.data(Array("object-format=sha1".utf8))) }
+        lines.append(.delimiter)
+        if options.thinPack { lines.append(.data(Array("thin-pack".utf8))) }
+        if !options.progress { lines.append(.data(Array("no-progress".utf8))) }
+        if options.includeTag { lines.append(.data(Array("include-tag".utf8))) }
+        lines.append(.data(Array("ofs-delta".utf8)))
+        if capabilities.supports("fetch", feature: "shallow") {
+            lines += shallowAndDeepenLines(v2: true)
+        } else if options.deepens || !options.localShallow.isEmpty {
+            throw FetchError(.usage, "Server does not support shallow requests")
+        }
+        if let filter = options.filter {
+            guard capabilities.supports("fetch", feature: "filter") else {
+                throw FetchError(.usage, "filtering not recognized by server")
+            }
+            lines.append(.data(Array("filter \(filter)".utf8)))
+        }
+        return lines
+    }
+}
+
+extension FetchOutcome {
+    fileprivate mutating func record(_ negotiation: FetchV0Negotiation) {
+        commonCommits = negotiation.common
+        shallow = negotiation.shallow
+        unshallow = negotiation.unshallow
+        statistics = negotiation.statistics
+    }
+
+    fileprivate mutating func record(_ negotiation: FetchV2Negotiation) {
+        commonCommits = negotiation.common
+        shallow = negotiation.shallow
+        unshallow = negotiation.unshallow
+        statistics = negotiation.statistics
+    }
+}

@@ -1,0 +1,271 @@
+/// The protocol v0/v1 negotiation of upload-pack (`man gitprotocol-pack`), as git's
+/// `find_common` in fetch-pack.c runs it: batches of `have`s (16 first, then growing), one batch
+/// ahead of the answers on a persistent connection, `multi_ack_detailed` acknowledgments, giving
+/// up after 256 haves without a new common commit, then `done`. On a stateless connection every
+/// request repeats the wants and the commits found common so far.
+struct FetchV0Negotiation: Sendable {
+    /// What the next packet from the server should be.
+    enum Reading: Sendable, Equatable {
+        /// `shallow`/`unshallow` lines up to a flush, after a request that deepens.
+        case shallowList(then: AfterShallowList)
+        /// Acknowledgments of one batch of haves, up to `NAK` (or a final `ACK`).
+        case acks
+        /// Acknowledgments after `done`.
+        case finalAcks
+        /// The pack follows.
+        case pack
+    }
+
+    /// Where a shallow list leads.
+    enum AfterShallowList: Sendable, Equatable {
+        case negotiate, acks, finalAcks
+    }
+
+    private enum Ack {
+        case nak, ack, common, ready, `continue`
+    }
+
+    static let initialFlush = 16
+    static let maxInVain = 256
+
+    private var negotiator: DefaultNegotiator
+    private let stateless: Bool
+    private let deepen: Bool
+    private let noDone: Bool
+    private var multiAck: Int
+
+    private var buffer: [PktLine] = []
+    private var stateLength = 0
+    private var count = 0
+    private var flushAt = initialFlush
+    private var flushes = 0
+    private var inVain = 0
+    private var gotContinue = false
+    private var gotReady = false
+    private var retval = -1
+
+    private(set) var reading = Reading.pack
+    private(set) var statistics = FetchStatistics()
+    private(set) var common: [ObjectID] = []
+    private var commonSet: Set<ObjectID> = []
+    private(set) var shallow: [ObjectID] = []
+    private(set) var unshallow: [ObjectID] = []
+    private var shallowSeen: Set<ObjectID> = []
+
+    init(negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int) {
+        self.negotiator = negotiator
+        self.stateless = stateless
+        self.deepen = deepen
+        self.noDone = noDone
+        self.multiAck = multiAck
+    }
+
+    static func nextFlush(stateless: Bool, count: Int) -> Int {
+        if stateless { return count < 16384 ? count << 1 : count * 11 / 10 }
+        return count < 32 ? count << 1 : count + 32
+    }
+
+    /// Sends `request` (wants, shallow and deepen lines, flush) and whatever can follow it before
+    /// an answer is needed.
+    mutating func start(request: [PktLine]) -> [PktLine] {
+        var out: [PktLine] = []
+        buffer = request
+        stateLength = buffer.count
+        if deepen {
+            out += buffer
+            reading = .shallowList(then: .negotiate)
+        } else if !stateless {
+            out += buffer
+        }
+        if !stateless {
+            buffer.removeAll()
+            stateLength = 0
+        }
+        if !deepen { negotiate(into: &out) }
+        return out
+    }
+
+    /// Handles one packet; returns what to send (possibly nothing).
+    mutating func receive(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> [PktLine] {
+        var out: [PktLine] = []
+        switch reading {
+        case .shallowList(let then):
+            guard case .data = packet else {
+                guard packet == .flush else { throw ProtocolError("expected shallow/unshallow, got a special packet") }
+                switch then {
+                case .negotiate: negotiate(into: &out)
+                case .acks: reading = .acks
+                case .finalAcks: enterFinalAcks()
+                }
+                return out
+            }
+            guard try receiveShallowLine(packet, emit: emit) else {
+                throw ProtocolError("expected shallow/unshallow", line: packet.payload ?? [])
+            }
+        case .acks:
+            if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
+            let (ack, id) = try Self.parseAck(packet)
+            switch ack {
+            case .nak:
+                flushes -= 1
+                if gotContinue && Self.maxInVain < inVain {
+                    finish(into: &out)
+                } else if gotReady {
+                    finish(into: &out)
+                } else {
+                    negotiate(into: &out)
+                }
+            case .ack:
+                noteCommon(id)
+                flushes = 0
+                multiAck = 0
+                retval = 0
+                finish(into: &out)
+            case .common, .ready, .continue:
+                noteCommon(id)
+                let wasCommon = negotiator.acknowledge(id)
+                if stateless && ack == .common && !wasCommon {
+                    // The next request must tell the stateless server this commit is common.
+                    buffer.append(Self.have(id))
+                    stateLength = buffer.count
+                    inVain = 0
+                } else if !stateless || ack != .common {
+                    inVain = 0
+                }
+                retval = 0
+                gotContinue = true
+                if ack == .ready { gotReady = true }
+            }
+        case .finalAcks:
+            if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
+            let (ack, id) = try Self.parseAck(packet)
+            switch ack {
+            case .nak:
+                flushes -= 1
+            case .ack:
+                noteCommon(id)
+                reading = .pack
+                return []
+            case .common, .ready, .continue:
+                noteCommon(id)
+                multiAck = 1
+            }
+            if flushes == 0 && multiAck == 0 { reading = .pack }
+        case .pack:
+            throw ProtocolError("the negotiation is over")
+        }
+        return out
+    }
+
+    /// Offers haves until a batch is complete and its answer is needed, or until there is
+    /// nothing left to offer (then `done`).
+    private mutating func negotiate(into out: inout [PktLine]) {
+        while let id = negotiator.next() {
+            buffer.append(Self.have(id))
+            statistics.havesSent += 1
+            inVain += 1
+            count += 1
+            guard flushAt <= count else { continue }
+            statistics.rounds += 1
+            buffer.append(.flush)
+            out += buffer
+            buffer.removeSubrange(stateLength...)
+            flushes += 1
+            flushAt = Self.nextFlush(stateless: stateless, count: count)
+            // One batch ahead of the server on a persistent connection: the first answer is
+            // read only after the second batch is out.
+            if !stateless && count == Self.initialFlush { continue }
+            reading = stateless && deepen ? .shallowList(then: .acks) : .acks
+            return
+        }
+        finish(into: &out)
+    }
+
+    private mutating func finish(into out: inout [PktLine]) {
+        let sendDone = !gotReady || !noDone
+        if sendDone {
+            buffer.append(.text("done"))
+            out += buffer
+        }
+        if retval != 0 {
+            multiAck = 0
+            flushes += 1
+        }
+        if sendDone && stateless && deepen {
+            reading = .shallowList(then: .finalAcks)
+        } else {
+            enterFinalAcks()
+        }
+    }
+
+    private mutating func enterFinalAcks() {
+        reading = flushes != 0 || multiAck != 0 ? .finalAcks : .pack
+    }
+
+    private mutating func noteCommon(_ id: ObjectID) {
+        if commonSet.insert(id).inserted { common.append(id) }
+    }
+
+    /// Takes a `shallow <id>` or `unshallow <id>` line; false if `packet` is neither.
+    private mutating func receiveShallowLine(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> Bool {
+        guard let line = packet.payload else { return false }
+        let (id, isShallow) = try parseShallowLine(line)
+        guard let id else { return false }
+        // Stateless servers repeat the list in every answer: report each commit once.
+        guard shallowSeen.insert(id).inserted else { return true }
+        if isShallow {
+            shallow.append(id)
+            emit(.shallow(id))
+        } else {
+            unshallow.append(id)
+            emit(.unshallow(id))
+        }
+        return true
+    }
+
+    static func have(_ id: ObjectID) -> PktLine {
+        var payload = Array("have ".utf8)
+        id.appendHex(to: &payload)
+        payload.append(0x0a)
+        return .data(payload)
+    }
+
+    /// git's `get_ack`: `NAK`, or `ACK <id>` with an optional status word.
+    private static func parseAck(_ packet: PktLine) throws -> (Ack, ObjectID) {
+        guard var line = packet.payload else {
+            throw ProtocolError("expected ACK/NAK, got a \(packet == .flush ? "flush" : "special") packet")
+        }
+        if line.last == 0x0a { line.removeLast() }
+        if line.elementsEqual("NAK".utf8) { return (.nak, .zero) }
+        if line.starts(with: "ACK ".utf8), line.count >= 44, let id = ObjectID(hex: line[4..<44]) {
+            let rest = String(decoding: line[44...], as: UTF8.self)
+            if rest.isEmpty { return (.ack, id) }
+            if rest.contains("continue") { return (.continue, id) }
+            if rest.contains("common") { return (.common, id) }
+            if rest.contains("ready") { return (.ready, id) }
+            return (.ack, id)
+        }
+        throw ProtocolError("expected ACK/NAK", line: line)
+    }
+}
+
+/// Parses `shallow <id>` or `unshallow <id>` (newline optional): the id (nil if the line is
+/// neither) and whether it is `shallow`. Throws for a malformed id.
+func parseShallowLine(_ line: [UInt8]) throws -> (ObjectID?, Bool) {
+    var body = line[...]
+    if body.last == 0x0a { body = body.dropLast() }
+    let isShallow: Bool
+    if body.starts(with: "shallow ".utf8) {
+        isShallow = true
+        body = body.dropFirst(8)
+    } else if body.starts(with: "unshallow ".utf8) {
+        isShallow = false
+        body = body.dropFirst(10)
+    } else {
+        return (nil, false)
+    }
+    guard let id = ObjectID(hex: body) else {
+        throw ProtocolError("invalid \(isShallow ? "shallow" : "unshallow") line", line: line)
+    }
+    return (id, isShallow)
+}

@@ -1,0 +1,159 @@
+/// The protocol v2 `fetch` command (`man gitprotocol-v2`), as git's `do_fetch_pack_v2` runs it:
+/// each request repeats the arguments, the wants and every commit found common so far, adds the
+/// next batch of haves (16, then doubling), and says `done` when there is nothing left to offer
+/// or 256 haves in a row found nothing new. The answer is an `acknowledgments` section, or (after
+/// `done` or `ready`) the `shallow-info`, `wanted-refs` and `packfile` sections.
+struct FetchV2Negotiation: Sendable {
+    /// What the next packet from the server should be.
+    enum Reading: Sendable, Equatable {
+        /// The `acknowledgments` header.
+        case acknowledgmentsHeader
+        /// Lines of the `acknowledgments` section.
+        case acknowledgments
+        /// A section header after `ready` or `done`: `shallow-info`, `wanted-refs` or `packfile`.
+        case sectionHeader
+        /// Lines of the `shallow-info` section.
+        case shallowInfo
+        /// Lines of the `wanted-refs` section.
+        case wantedRefs
+        /// The pack (side-band) follows.
+        case pack
+    }
+
+    static let maxInVain = 256
+
+    private var negotiator: DefaultNegotiator
+    /// The request up to the wants: command, capabilities, arguments (constant across rounds).
+    private let head: [PktLine]
+    private let wants: [ObjectID]
+    private var havesToSend = FetchV0Negotiation.initialFlush
+    private var inVain = 0
+    private var seenAck = false
+    private var receivedReady = false
+    /// Whether a stateless server may end each answer with a response-end packet.
+    private let stateless: Bool
+
+    private(set) var reading = Reading.acknowledgmentsHeader
+    private(set) var statistics = FetchStatistics()
+    private(set) var common: [ObjectID] = []
+    private var commonSet: Set<ObjectID> = []
+    private(set) var shallow: [ObjectID] = []
+    private(set) var unshallow: [ObjectID] = []
+
+    init(negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool) {
+        self.negotiator = negotiator
+        self.head = head
+        self.wants = wants
+        self.stateless = stateless
+    }
+
+    /// The first request.
+    mutating func start() -> [PktLine] { request() }
+
+    private mutating func request() -> [PktLine] {
+        statistics.rounds += 1
+        var lines = head
+        for id in wants {
+            var payload = Array("want ".utf8)
+            id.appendHex(to: &payload)
+            payload.append(0x0a)
+            lines.append(.data(payload))
+        }
+        lines += common.map(FetchV0Negotiation.have)
+        var added = 0
+        while added < havesToSend, let id = negotiator.next() {
+            lines.append(FetchV0Negotiation.have(id))
+            added += 1
+        }
+        statistics.havesSent += added
+        havesToSend = FetchV0Negotiation.nextFlush(stateless: true, count: havesToSend)
+        inVain += added
+        if added == 0 || (seenAck && inVain >= Self.maxInVain) {
+            lines.append(.text("done"))
+            reading = .sectionHeader
+        } else {
+            reading = .acknowledgmentsHeader
+        }
+        lines.append(.flush)
+        return lines
+    }
+
+    /// Handles one packet; returns what to send (possibly nothing).
+    mutating func receive(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> [PktLine] {
+        let text = packet.payload.map { line -> [UInt8] in line.last == 0x0a ? Array(line.dropLast()) : line }
+        switch reading {
+        case .acknowledgmentsHeader:
+            if stateless && packet == .responseEnd { return [] }
+            guard let text, text.elementsEqual("acknowledgments".utf8) else {
+                throw ProtocolError("expected 'acknowledgments'", line: packet.encoded)
+            }
+            reading = .acknowledgments
+        case .acknowledgments:
+            guard let text else {
+                switch (packet, receivedReady) {
+                case (.delimiter, true):
+                    reading = .sectionHeader
+                    return []
+                case (.flush, false):
+                    return request()
+                case (_, true):
+                    throw ProtocolError("expected packfile to be sent after 'ready'")
+                case (_, false):
+                    throw ProtocolError("expected no other sections to be sent after no 'ready'")
+                }
+            }
+            if text.elementsEqual("NAK".utf8) { return [] }
+            if text.elementsEqual("ready".utf8) {
+                receivedReady = true
+                return []
+            }
+            guard text.count == 44, text.starts(with: "ACK ".utf8), let id = ObjectID(hex: text[4...]) else {
+                throw ProtocolError("unexpected acknowledgment line", line: text)
+            }
+            _ = negotiator.acknowledge(id)
+            inVain = 0
+            seenAck = true
+            if commonSet.insert(id).inserted { common.append(id) }
+        case .sectionHeader:
+            if stateless && packet == .responseEnd { return [] }
+            guard let text else { throw ProtocolError("expected 'packfile'", line: packet.encoded) }
+            switch String(decoding: text, as: UTF8.self) {
+            case "shallow-info": reading = .shallowInfo
+            case "wanted-refs": reading = .wantedRefs
+            case "packfile": reading = .pack
+            default: throw ProtocolError("expected 'packfile'", line: text)
+            }
+        case .shallowInfo:
+            guard let line = packet.payload else {
+                guard packet == .delimiter || packet == .flush else {
+                    throw ProtocolError("error processing shallow info", line: packet.encoded)
+                }
+                reading = .sectionHeader
+                return []
+            }
+            let (id, isShallow) = try parseShallowLine(line)
+            guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
+            if isShallow {
+                shallow.append(id)
+                emit(.shallow(id))
+            } else {
+                unshallow.append(id)
+                emit(.unshallow(id))
+            }
+        case .wantedRefs:
+            // gitwire never sends `want-ref`; a server that answers one anyway gets its lines
+            // checked and otherwise ignored.
+            guard let text else {
+                guard packet == .delimiter else { throw ProtocolError("error processing wanted refs") }
+                reading = .sectionHeader
+                return []
+            }
+            guard text.count > 41, ObjectID(hex: text.prefix(40)) != nil, text[40] == 0x20 else {
+                throw ProtocolError("expected wanted-ref", line: text)
+            }
+        case .pack:
+            throw ProtocolError("the negotiation is over")
+        }
+        return []
+    }
+}

@@ -1,0 +1,82 @@
+/// The objects an object names: a commit's tree and parents, a tree's entries (submodule
+/// commits left out: they live in another repository), a tag's target. What a connectivity
+/// check follows.
+public enum ObjectLinks {
+    /// An object named by another, with the type the naming object says it has.
+    public struct Link: Hashable, Sendable {
+        /// The named object.
+        public var id: ObjectID
+        /// Its type as the link says (a tag's `type` line, a tree entry's mode).
+        public var type: ObjectType
+
+        /// A link to `id` of `type`.
+        public init(id: ObjectID, type: ObjectType) {
+            self.id = id
+            self.type = type
+        }
+    }
+
+    /// The links of an object of `type` with content `data`; throws ``ProtocolError`` for an
+    /// object whose links cannot be read (a malformed commit, tree or tag).
+    public static func links(of type: ObjectType, data: [UInt8]) throws -> [Link] {
+        switch type {
+        case .blob: return []
+        case .commit: return try commitLinks(data)
+        case .tree: return try treeLinks(data)
+        case .tag: return try tagLinks(data)
+        }
+    }
+
+    private static func commitLinks(_ data: [UInt8]) throws -> [Link] {
+        var links: [Link] = []
+        var start = 0
+        while start < data.count, let end = data[start...].firstIndex(of: 0x0a), end > start {
+            let line = data[start..<end]
+            if line.starts(with: "tree ".utf8), let id = ObjectID(hex: line.dropFirst(5)) {
+                links.append(Link(id: id, type: .tree))
+            } else if line.starts(with: "parent ".utf8), let id = ObjectID(hex: line.dropFirst(7)) {
+                links.append(Link(id: id, type: .commit))
+            } else if !line.starts(with: "tree ".utf8) && !line.starts(with: "parent ".utf8) {
+                break
+            } else {
+                throw ProtocolError("malformed commit header", line: Array(line))
+            }
+            start = end + 1
+        }
+        guard links.first?.type == .tree else { throw ProtocolError("commit without a tree") }
+        return links
+    }
+
+    private static func treeLinks(_ data: [UInt8]) throws -> [Link] {
+        var links: [Link] = []
+        var index = 0
+        while index < data.count {
+            guard let space = data[index...].firstIndex(of: 0x20),
+                let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count
+            else { throw ProtocolError("malformed tree entry at byte \(index)") }
+            let mode = data[index..<space]
+            let id = ObjectID(bytes: data[(nul + 1)..<(nul + 21)])!
+            if mode.elementsEqual("40000".utf8) {
+                links.append(Link(id: id, type: .tree))
+            } else if !mode.elementsEqual("160000".utf8) {
+                links.append(Link(id: id, type: .blob))
+            }
+            index = nul + 21
+        }
+        return links
+    }
+
+    private static func tagLinks(_ data: [UInt8]) throws -> [Link] {
+        var id: ObjectID?
+        var type: ObjectType?
+        var start = 0
+        while start < data.count, let end = data[start...].firstIndex(of: 0x0a), end > start {
+            let line = data[start..<end]
+            if line.starts(with: "object ".utf8) { id = ObjectID(hex: line.dropFirst(7)) }
+            if line.starts(with: "type ".utf8) { type = ObjectType(name: line.dropFirst(5)) }
+            start = end + 1
+        }
+        guard let id, let type else { throw ProtocolError("malformed tag header") }
+        return [Link(id: id, type: type)]
+    }
+}
