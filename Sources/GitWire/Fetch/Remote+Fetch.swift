@@ -180,18 +180,17 @@ extension Remote {
         }
         var running: RunningExchange?
         var storeError: (any Error)?
-        running = run(
-            exchange, protocolVersion: version, traceIdentity: identity, in: loop,
-            onElement: { event in
-                guard storeError == nil else { return }
-                do {
-                    try operation.handle(event)
-                } catch {
-                    storeError = error
-                    running?.cancel()
-                }
+        let onEvent: (FetchEvent) -> Void = { event in
+            guard storeError == nil else { return }
+            do {
+                try operation.handle(event)
+            } catch {
+                storeError = error
+                running?.cancel()
             }
-        ) { result in
+        }
+        running = run(exchange, protocolVersion: version, traceIdentity: identity, in: loop, onElement: onEvent) {
+            result in
             done(storeError.map { .failure($0) } ?? result)
         }
         return running!
