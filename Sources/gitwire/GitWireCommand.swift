@@ -6,8 +6,10 @@ import GitWire
 struct GitWireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gitwire",
-        abstract: "A git wire-protocol client: list refs, record and replay sessions, index packs.",
+        abstract: "A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs.",
         version: GitWireInfo.version,
-        subcommands: [LsRemoteCommand.self, IndexPackCommand.self, RecordProxyCommand.self]
+        subcommands: [
+            LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self, RecordProxyCommand.self,
+        ]
     )
 }

@@ -43,6 +43,14 @@ final class RepositoryFetch {
 
     private var isClone: Bool { clonePath != nil }
 
+    /// A shallow clone fetches only the branch the remote's `HEAD` names (and the tags that
+    /// point into what it brought), as `git clone --depth` implies `--single-branch`.
+    private var singleBranch: Bool {
+        isClone && !options.mirror && options.refspecs.isEmpty
+            && (options.fetch.depth != nil || options.fetch.shallowSince != nil
+                || !options.fetch.shallowExclude.isEmpty)
+    }
+
     /// The protocol version asked for.
     var protocolVersion: ProtocolVersion { options.fetch.protocolVersion }
 
@@ -67,10 +75,12 @@ final class RepositoryFetch {
             fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
         }
         let refspecs = options.effectiveRefspecs
+        let singleBranch = singleBranch
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
-            selectWants: { listing in Self.wantedRefs(listing, refspecs: refspecs).map(\.id) })
+            selectWants: { listing in Self.wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch).map(\.id)
+            })
     }
 
     /// The `ref-prefix` arguments git sends for these refspecs: each source up to its `*`, and
@@ -85,14 +95,16 @@ final class RepositoryFetch {
     }
 
     /// The remote refs the refspecs take, with their local names, in the remote's order.
-    static func wantedRefs(_ listing: RefListing, refspecs: [Refspec]) -> [(
+    static func wantedRefs(_ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false) -> [(
         remote: String, local: String, id: ObjectID
     )] {
         var result: [(String, String, ObjectID)] = []
         var taken = Set<String>()
+        let headBranch = listing.refs.first { $0.name == "HEAD" }?.symrefTarget
         for ref in listing.refs {
             let name = ref.name
             guard let id = ref.objectID, !name.hasSuffix("^{}") else { continue }
+            if singleBranch && name != headBranch { continue }
             for spec in refspecs {
                 if let local = spec.destination(for: name), taken.insert(local).inserted {
                     result.append((name, local, id))
@@ -139,16 +151,27 @@ final class RepositoryFetch {
             indexed = try indexer.finish(externalBases: repository.objects)
             self.indexer = nil
             if options.fetch.filter != nil, let indexed {
+                // As git's index-pack --promisor: the refs the pack was fetched for.
+                let wantedNames = Set(
+                    Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
+                        .map(\.remote))
+                var lines: [UInt8] = []
+                for ref in outcome.listing.refs where ref.name == "HEAD" || wantedNames.contains(ref.name) {
+                    guard let id = ref.objectID else { continue }
+                    id.appendHex(to: &lines)
+                    lines += Array(" \(ref.name)\n".utf8)
+                }
                 let promisor = String(indexed.packPath.dropLast(5)) + ".promisor"
-                try FileSystem.writeAtomically([][...], to: promisor, permissions: 0o444, temporaryPrefix: ".promisor-")
+                try FileSystem.writeAtomically(
+                    lines[...], to: promisor, permissions: 0o444, temporaryPrefix: ".promisor-")
             }
             try repository.objects.reloadPacks()
         }
         var shallow = shallowBefore
-        shallow.formUnion(shallowAdded)
-        shallow.subtract(shallowRemoved)
+        shallow.formUnion(shallowAdded + outcome.shallow)
+        shallow.subtract(shallowRemoved + outcome.unshallow)
 
-        let wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs)
+        var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
         let newPack = try indexed.map { try PackReader(packPath: $0.packPath, indexPath: $0.indexPath) }
         try ConnectivityCheck(
             objects: repository.objects, newPack: newPack, shallow: shallow,
@@ -156,6 +179,16 @@ final class RepositoryFetch {
         ).verify(tips: wanted.map(\.id))
 
         if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
+        if singleBranch {
+            // Tags the server sent along (include-tag), or whose commits came: git follows them.
+            let taken = Set(wanted.map(\.local))
+            for ref in outcome.listing.refs where ref.name.hasPrefix("refs/tags/") && !ref.name.hasSuffix("^{}") {
+                guard let id = ref.objectID, !taken.contains(ref.name), repository.objects.contains(id) else {
+                    continue
+                }
+                wanted.append((ref.name, ref.name, id))
+            }
+        }
         let peeled = Self.peeledValues(outcome.listing)
         var changes: [RefChange] = []
         var head: HeadState?
@@ -301,9 +334,7 @@ final class RepositoryFetch {
             origin += [("fetch", "+refs/*:refs/*"), ("mirror", "true")]
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
-        var sections = [core, GitConfig.Section("remote", "origin", origin)]
-        if filter != nil { sections.append(GitConfig.Section("extensions", nil, [("partialclone", "origin")])) }
-        return GitConfig(sections)
+        return GitConfig([core, GitConfig.Section("remote", "origin", origin)])
     }
 
     private func readShallow(_ repository: Repository) throws -> Set<ObjectID> {

@@ -1,0 +1,74 @@
+import ArgumentParser
+import GitWire
+
+/// `gitwire clone --bare|--mirror`: makes the bare repository `git clone --bare` makes.
+struct CloneCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clone",
+        abstract: "Clone a repository into a new bare repository, as git clone --bare does.",
+        discussion: """
+            The repository has the refs, HEAD, configuration and objects git's clone gives it; git \
+            uses it as its own. On error prints `fatal: <message>`, exits 128 and leaves nothing behind.
+            """)
+
+    @Flag(help: "Make a bare repository (required: gitwire makes no working trees).")
+    var bare = false
+
+    @Flag(help: "Mirror every ref of the remote, and configure the repository as a mirror.")
+    var mirror = false
+
+    @OptionGroup var arguments: FetchArguments
+
+    @Argument(help: "The remote repository: a URL or a path.")
+    var repository: String
+
+    @Argument(help: "The new repository's directory (default: from the remote's name, ending in .git).")
+    var directory: String?
+
+    func execute() throws -> Int32 {
+        guard bare || mirror else {
+            throw ValidationError("gitwire clone makes bare repositories: give --bare or --mirror")
+        }
+        let target = directory ?? Self.defaultDirectory(for: repository)
+        let (remote, recording) = try arguments.remote(repository)
+        if !arguments.quiet { Console.writeError("Cloning into bare repository '\(target)'...\n") }
+        let display = FetchDisplay(showsProgress: arguments.showsProgress)
+        var configuredURL: String?
+        if remote.url.scheme == .file && !repository.contains("://") {
+            configuredURL = try Self.absolutePath(repository)
+        }
+        let options = RepositoryFetchOptions(
+            fetch: try arguments.fetchOptions(), mirror: mirror, configuredURL: configuredURL)
+        let result: FetchResult
+        do {
+            result = try remote.clone(into: target, options: options, progress: display.handler)
+            display.finish()
+            try recording?.save()
+        } catch {
+            display.finish()
+            try? recording?.save()
+            throw error
+        }
+        if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) && !arguments.quiet {
+            Console.writeError("warning: You appear to have cloned an empty repository.\n")
+        }
+        return 0
+    }
+
+    /// git's default directory: the last path component without a trailing `/` or `.git` (and
+    /// `/.git`), with `.git` appended for a bare clone.
+    static func defaultDirectory(for repository: String) -> String {
+        var path = Substring(repository)
+        while path.hasSuffix("/") { path = path.dropLast() }
+        if path.hasSuffix("/.git") { path = path.dropLast(5) }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        var name = path.split(whereSeparator: { $0 == "/" || $0 == ":" }).last.map(String.init) ?? "repository"
+        if name.hasSuffix(".git") { name.removeLast(4) }
+        return (name.isEmpty ? "repository" : name) + ".git"
+    }
+
+    private static func absolutePath(_ path: String) throws -> String {
+        if path.hasPrefix("/") { return path }
+        return try FileSystem.currentDirectory() + "/" + path
+    }
+}

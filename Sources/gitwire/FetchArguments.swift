@@ -1,0 +1,84 @@
+import ArgumentParser
+import GitWire
+
+/// The options `clone` and `fetch` share.
+struct FetchArguments: ParsableArguments {
+    @Flag(name: [.customShort("q"), .long], help: "Show no progress and no summary.")
+    var quiet = false
+
+    @Flag(help: "Show progress even when standard error is not a terminal.")
+    var progress = false
+
+    @Option(help: "Fetch only this many commits of history (a shallow repository).")
+    var depth: Int?
+
+    @Option(
+        name: .customLong("shallow-since"),
+        help: "Fetch history after this date (seconds since 1970, or YYYY-MM-DD[THH:MM:SS], UTC).")
+    var shallowSince: String?
+
+    @Option(name: .customLong("shallow-exclude"), help: "Fetch no history reachable from this remote ref.")
+    var shallowExclude: [String] = []
+
+    @Option(help: "A partial-clone filter: blob:none, blob:limit=<n>, tree:<depth>.")
+    var filter: String?
+
+    @Option(help: "Protocol version to ask for: 0, 1 or 2 (default 2).")
+    var protocolVersion = 2
+
+    @Option(help: "Seconds to wait for the connection and for each read (default: no limit).")
+    var timeout: String?
+
+    @Option(name: .customLong("upload-pack"), help: "Path of git-upload-pack on a local remote.")
+    var uploadPack: String?
+
+    @Option(help: "Record the whole session (every byte both ways) to this fixture file.")
+    var record: String?
+
+    /// Whether progress is shown: on a terminal, or when asked for, never with `-q`.
+    var showsProgress: Bool { !quiet && (progress || Console.errorIsTerminal) }
+
+    /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
+    func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
+        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        if let uploadPack {
+            guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
+            remote.transport = LocalTransport(uploadPack: uploadPack)
+        }
+        let recording = record.map { SessionRecording(path: $0, remote: &remote) }
+        return (remote, recording)
+    }
+
+    /// The negotiation options these arguments ask for.
+    func fetchOptions(unshallow: Bool = false) throws -> FetchOptions {
+        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
+            throw ValidationError("unknown protocol version \(protocolVersion)")
+        }
+        if let depth, depth <= 0 { throw ValidationError("depth \(depth) is not a positive number") }
+        return FetchOptions(
+            protocolVersion: version, depth: depth, shallowSince: try shallowSince.map(Self.parseDate),
+            shallowExclude: shallowExclude, unshallow: unshallow, filter: filter, progress: showsProgress)
+    }
+
+    /// Seconds since 1970 from `text`: a number, or `YYYY-MM-DD[THH:MM[:SS]]` in UTC.
+    static func parseDate(_ text: String) throws -> Int64 {
+        if let seconds = Int64(text), seconds >= 0 { return seconds }
+        let parts = text.split(whereSeparator: { "-T: ".contains($0) }).map { Int64($0) }
+        guard (3...6).contains(parts.count), parts.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("cannot read the date '\(text)': use seconds since 1970 or YYYY-MM-DD[THH:MM:SS]")
+        }
+        let values = parts.map { $0! } + Array(repeating: 0, count: 6 - parts.count)
+        let (year, month, day) = (values[0], values[1], values[2])
+        guard (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day), values[3] < 24,
+            values[4] < 60, values[5] < 61
+        else { throw ValidationError("cannot read the date '\(text)'") }
+        // Days from the civil date (proleptic Gregorian), as in Howard Hinnant's algorithm.
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = shiftedYear / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return days * 86_400 + values[3] * 3600 + values[4] * 60 + values[5]
+    }
+}

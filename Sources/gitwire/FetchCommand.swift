@@ -1,0 +1,104 @@
+import ArgumentParser
+import GitWire
+
+/// `gitwire fetch`: fetches into an existing bare repository, reporting ref updates as git does.
+struct FetchCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch refs and objects into an existing bare repository, as git fetch does.",
+        discussion: """
+            Default refspecs: +refs/heads/*:refs/heads/* and +refs/tags/*:refs/tags/*. Prints git's \
+            summary (`From <url>`, ` * [new branch] ...`) on standard error. Exit status: 0, 1 when a \
+            ref was rejected, 128 on errors (refs and files are then left as they were).
+            """)
+
+    @Flag(help: "Remove local refs the refspecs cover that the remote no longer has.")
+    var prune = false
+
+    @Flag(help: "Fetch the whole history of a shallow repository.")
+    var unshallow = false
+
+    @OptionGroup var arguments: FetchArguments
+
+    @Argument(help: "The remote repository: a URL or a path.")
+    var repository: String
+
+    @Argument(help: "The local bare repository to fetch into.")
+    var directory: String
+
+    @Argument(help: "Refspecs ([+]<src>:<dst>).")
+    var refspecs: [String] = []
+
+    func execute() throws -> Int32 {
+        if unshallow && arguments.depth != nil {
+            throw ValidationError("--depth and --unshallow cannot be used together")
+        }
+        if unshallow && !FileSystem.exists("\(directory)/shallow") {
+            throw UsageError("--unshallow on a complete repository does not make sense")
+        }
+        let (remote, recording) = try arguments.remote(repository)
+        let display = FetchDisplay(showsProgress: arguments.showsProgress)
+        let fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
+        let options = RepositoryFetchOptions(
+            fetch: fetchOptions, refspecs: try refspecs.map { try Refspec($0) }, prune: prune)
+        let result: FetchResult
+        do {
+            result = try remote.fetch(into: directory, options: options, progress: display.handler)
+            display.finish()
+            try recording?.save()
+        } catch {
+            display.finish()
+            try? recording?.save()
+            throw error
+        }
+        if !arguments.quiet {
+            let summary = Self.summary(result.changes, url: repository)
+            if !summary.isEmpty { Console.writeError(summary) }
+        }
+        return result.changes.contains { $0.kind == .rejected } ? 1 : 0
+    }
+
+    /// git's report: `From <url>`, then a line for each ref that changed (or was refused).
+    static func summary(_ changes: [RefChange], url: String) -> String {
+        let shown = changes.filter { $0.kind != .upToDate }
+        guard !shown.isEmpty else { return "" }
+        let width = max(10, shown.map { shortName($0.remoteName ?? "(none)").count }.max() ?? 0)
+        var text = "From \(url)\n"
+        for change in shown {
+            let (flag, summary, note) = describe(change)
+            let source = shortName(change.remoteName ?? "(none)")
+            let paddedSummary = summary + String(repeating: " ", count: max(0, 17 - summary.count))
+            let paddedSource = source + String(repeating: " ", count: max(0, width - source.count))
+            text += " \(flag) \(paddedSummary) \(paddedSource) -> \(shortName(change.localName))\(note)\n"
+        }
+        return text
+    }
+
+    private static func describe(_ change: RefChange) -> (Character, String, String) {
+        let old = change.oldID.map { String($0.hex.prefix(7)) } ?? ""
+        let new = change.newID.map { String($0.hex.prefix(7)) } ?? ""
+        switch change.kind {
+        case .created:
+            let what =
+                change.localName.hasPrefix("refs/tags/")
+                ? "[new tag]" : change.localName.hasPrefix("refs/heads/") ? "[new branch]" : "[new ref]"
+            return ("*", what, "")
+        case .fastForward: return (" ", "\(old)..\(new)", "")
+        case .forced: return ("+", "\(old)...\(new)", "  (forced update)")
+        case .tagUpdate: return ("t", "[tag update]", "")
+        case .deleted: return ("-", "[deleted]", "")
+        case .rejected:
+            let reason = change.localName.hasPrefix("refs/tags/") ? "would clobber existing tag" : "non-fast-forward"
+            return ("!", "[rejected]", "  (\(reason))")
+        case .upToDate: return ("=", "[up to date]", "")
+        }
+    }
+
+    /// A ref name as git shortens it in the report.
+    static func shortName(_ name: String) -> String {
+        for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
+            return String(name.dropFirst(prefix.count))
+        }
+        return name
+    }
+}

@@ -1,0 +1,104 @@
+import GitWire
+import Synchronization
+
+/// What `clone` and `fetch` show on standard error while they run, as git shows it: the server's
+/// progress as `remote: ...` lines (control characters replaced), then "Receiving objects" with
+/// the bytes and rate, and "Resolving deltas".
+final class FetchDisplay: Sendable {
+    private struct State {
+        var remoteLine: [UInt8] = []
+        var receivingStart: ContinuousClock.Instant?
+        var last: PackProgress?
+    }
+
+    private let state = Mutex(State())
+    private let showsProgress: Bool
+    /// What git puts after each `remote:` line to clear what an earlier, longer line left: the
+    /// erase-to-end-of-line sequence on a terminal, eight spaces elsewhere.
+    private let remoteSuffix: [UInt8]
+
+    /// A display that shows progress when `showsProgress`, and nothing otherwise.
+    init(showsProgress: Bool) {
+        self.showsProgress = showsProgress
+        remoteSuffix = Console.errorIsTerminal ? [0x1b, UInt8(ascii: "["), UInt8(ascii: "K")] : Array("        ".utf8)
+    }
+
+    /// The handler to give the fetch, or nil when nothing is shown.
+    var handler: FetchProgressHandler? {
+        guard showsProgress else { return nil }
+        return { [self] progress in
+            switch progress {
+            case .remote(let bytes): remote(bytes)
+            case .pack(let pack): show(pack)
+            }
+        }
+    }
+
+    private func remote(_ bytes: [UInt8]) {
+        state.withLock { state in
+            for byte in bytes {
+                if byte == 0x0a || byte == 0x0d {
+                    if !state.remoteLine.isEmpty || byte == 0x0a {
+                        Console.writeError(Array("remote: ".utf8) + state.remoteLine + remoteSuffix + [byte])
+                    }
+                    state.remoteLine.removeAll()
+                } else {
+                    state.remoteLine.append(byte < 0x20 && byte != 0x09 || byte == 0x7f ? UInt8(ascii: "?") : byte)
+                }
+            }
+        }
+    }
+
+    private func show(_ progress: PackProgress) {
+        state.withLock { state in
+            if let last = state.last, last.phase != progress.phase {
+                Console.writeError(Self.line(last, start: state.receivingStart) + ", done.\n")
+            }
+            if progress.phase == .receiving && state.receivingStart == nil { state.receivingStart = .now }
+            state.last = progress
+            Console.writeError(Self.line(progress, start: state.receivingStart) + "\r")
+        }
+    }
+
+    /// Closes the last progress line.
+    func finish() {
+        state.withLock { state in
+            if !state.remoteLine.isEmpty {
+                Console.writeError(Array("remote: ".utf8) + state.remoteLine + remoteSuffix + [0x0a])
+                state.remoteLine.removeAll()
+            }
+            guard let last = state.last else { return }
+            Console.writeError(Self.line(last, start: state.receivingStart) + ", done.\n")
+            state.last = nil
+        }
+    }
+
+    private static func line(_ progress: PackProgress, start: ContinuousClock.Instant?) -> String {
+        let label = progress.phase == .receiving ? "Receiving objects" : "Resolving deltas"
+        let percent = progress.total > 0 ? progress.completed * 100 / progress.total : 100
+        let padded = String(repeating: " ", count: max(0, 3 - String(percent).count)) + String(percent)
+        var text = "\(label): \(padded)% (\(progress.completed)/\(progress.total))"
+        // Like git, the size and rate show once the transfer has run half a second.
+        if progress.phase == .receiving, let start, ContinuousClock.now - start >= .milliseconds(500) {
+            let elapsed = (ContinuousClock.now - start).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            text += ", \(humanSize(Double(progress.bytes))) | \(humanSize(Double(progress.bytes) / seconds))/s"
+        }
+        return text
+    }
+
+    /// Sizes as git prints them: bytes, KiB, MiB, GiB with two decimals.
+    private static func humanSize(_ bytes: Double) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB"]
+        var value = bytes
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(Int(value)) bytes" }
+        let hundredths = Int((value * 100).rounded())
+        let fraction = String(hundredths % 100)
+        return "\(hundredths / 100).\(fraction.count == 1 ? "0" + fraction : fraction) \(units[unit])"
+    }
+}
