@@ -70,16 +70,20 @@ final class RepositoryFetch {
         }
         self.repository = repository
         var fetchOptions = options.fetch
+        // git's clone asks for every tag by name; only a single-branch clone follows tags.
+        if isClone && !singleBranch { fetchOptions.includeTag = false }
         fetchOptions.localShallow = shallowBefore.sorted()
         if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
             fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
         }
         let refspecs = options.effectiveRefspecs
         let singleBranch = singleBranch
+        let isClone = isClone
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
-            selectWants: { listing in Self.wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch).map(\.id)
+            selectWants: { listing in
+                Self.wants(listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone)
             })
     }
 
@@ -92,6 +96,16 @@ final class RepositoryFetch {
             if !prefixes.contains(prefix) { prefixes.append(prefix) }
         }
         return prefixes
+    }
+
+    /// The object ids to ask for, as git asks: in the remote's order, and for a clone the
+    /// remote's `HEAD` too (git wants it even when a branch names the same commit).
+    static func wants(_ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool) -> [ObjectID] {
+        let wanted = Set(wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch).map(\.remote))
+        return listing.refs.compactMap { ref in
+            guard let id = ref.objectID, wanted.contains(ref.name) || (clone && ref.name == "HEAD") else { return nil }
+            return id
+        }
     }
 
     /// The remote refs the refspecs take, with their local names, in the remote's order.
