@@ -152,11 +152,6 @@ public struct FetchExchange: Exchange, Sendable {
     private mutating func beginNegotiation(_ listing: RefListing) throws -> ExchangeStep<FetchOutcome> {
         var result = FetchOutcome(listing: listing)
         let capabilities = listing.capabilities
-        if listing.protocolVersion == .v2 {
-            guard capabilities.contains("fetch") else { throw FetchError(.usage, "server doesn't support 'fetch'") }
-        } else {
-            try checkV0Capabilities(capabilities)
-        }
         if let format = capabilities.value(of: "object-format"), format != "sha1" {
             throw FetchError(.usage, "mismatched algorithms: client sha1; server \(format)")
         }
@@ -172,6 +167,13 @@ public struct FetchExchange: Exchange, Sendable {
             state = .done
             let farewell: [PktLine] = listing.protocolVersion != .v2 && connectionPersists ? [.flush] : []
             return .finish(result, farewell: farewell)
+        }
+        // As git, what the server can do matters only once there is something to fetch (an
+        // empty repository may advertise nothing at all).
+        if listing.protocolVersion == .v2 {
+            guard capabilities.contains("fetch") else { throw FetchError(.usage, "server doesn't support 'fetch'") }
+        } else {
+            try checkV0Capabilities(capabilities)
         }
 
         if listing.protocolVersion == .v2 {
