@@ -56,17 +56,6 @@ public struct Refspec: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A refspec git would refuse.
-public struct RefspecError: GitWireError, Hashable, Sendable {
-    /// What kind of failure this is: ``GitWireErrorKind/usage``.
-    public var kind: GitWireErrorKind { .usage }
-    /// The refspec as given.
-    public let text: String
-
-    /// git's message for it.
-    public var description: String { "invalid refspec '\(text)'" }
-}
-
 extension String {
     fileprivate func replacingFirstStar(with text: Substring) -> String {
         guard let star = firstIndex(of: "*") else { return self }
