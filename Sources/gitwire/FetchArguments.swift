@@ -29,7 +29,11 @@ struct FetchArguments: ParsableArguments {
     @Option(help: "Seconds to wait for the connection and for each read (default: no limit).")
     var timeout: String?
 
-    @Option(name: .customLong("upload-pack"), help: "Path of git-upload-pack on a local remote.")
+    @Option(
+        name: .customLong("upload-pack"),
+        help:
+            "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
+    )
     var uploadPack: String?
 
     @Option(help: "Record the whole session (every byte both ways) to this fixture file.")

@@ -1,8 +1,11 @@
-/// Local paths and file:// — runs `git-upload-pack <path>` with pipes on its standard input and
-/// output, as git does, with `GIT_PROTOCOL=version=N` for versions above 0 and the variables
-/// that point git at a local repository removed.
+/// Local paths and file:// — runs `git-upload-pack '<path>'` with pipes on its standard input and
+/// output, as git does: through the shell when the command needs one (`--upload-pack="git
+/// upload-pack"` or any command with arguments), with `GIT_PROTOCOL=version=N` for versions above
+/// 0 and the variables that point git at a local repository removed. A path that starts with `-`
+/// is refused, as git refuses it, so it can never be read as an option.
 public struct LocalTransport: Transport {
-    /// The program that serves `git-upload-pack` (found on `PATH`).
+    /// The command that serves `git-upload-pack` (a program on `PATH`, or a shell command to which
+    /// the quoted path is appended).
     public let uploadPack: String
 
     /// Always ``RemoteURL/Scheme/file``.
@@ -20,12 +23,36 @@ public struct LocalTransport: Transport {
     ]
 
     private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess) {
-        let program = request.service == .uploadPack ? uploadPack : request.service.rawValue
+        guard !request.path.hasPrefix("-") else { throw StrangePathnameError(path: request.path) }
+        let command = request.service == .uploadPack ? uploadPack : request.service.rawValue
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
         environment["GIT_PROTOCOL"] = .some(request.gitProtocolEnvironment)
-        let (pair, process, _) = try ByteStreamPair.spawning([program, request.path], environment: environment)
+        let (pair, process, _) = try ByteStreamPair.spawning(
+            Self.arguments(command: command, path: request.path), environment: environment)
         return (pair, process)
+    }
+
+    /// What git runs: `<command> '<path>'` through `sh -c` when the command holds anything the
+    /// shell would read specially (spaces, quotes, `$`, ...); a plain program name runs directly,
+    /// which is the same thing without the shell's start-up.
+    static func arguments(command: String, path: String) -> [String] {
+        let special = Set("|&;<>()$`\\\"' \t\n*?[#~=%")
+        guard command.contains(where: { special.contains($0) }) else { return [command, path] }
+        return ["/bin/sh", "-c", "\(command) \(shellQuoted(path))"]
+    }
+
+    /// `text` in single quotes for the shell, as git's `sq_quote` writes it.
+    static func shellQuoted(_ text: String) -> String {
+        var quoted = "'"
+        for character in text {
+            switch character {
+            case "'": quoted += "'\\''"
+            case "!": quoted += "'\\!'"
+            default: quoted.append(character)
+            }
+        }
+        return quoted + "'"
     }
 
     /// Starts the service with pipes to it; the connection reaps it when closed.
