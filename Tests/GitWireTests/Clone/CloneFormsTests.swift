@@ -17,18 +17,17 @@ struct CloneFormsTests {
         let loop = try EpollRunLoop()
         var result: Result<FetchResult, any Error>?
         let phases = Mutex(Set<String>())
-        remote.clone(
-            into: directory.appending("loop.git"),
-            options: RepositoryFetchOptions(fetch: FetchOptions(progress: true)), in: loop,
-            progress: { progress in
-                phases.withLock { phases in
-                    switch progress {
-                    case .remote: phases.insert("remote")
-                    case .pack(let pack): phases.insert(pack.phase == .receiving ? "receiving" : "resolving")
-                    }
+        let progress: FetchProgressHandler = { progress in
+            phases.withLock { phases in
+                switch progress {
+                case .remote: phases.insert("remote")
+                case .pack(let pack): phases.insert(pack.phase == .receiving ? "receiving" : "resolving")
                 }
             }
-        ) { outcome in
+        }
+        let options = RepositoryFetchOptions(fetch: FetchOptions(progress: true))
+        remote.clone(into: directory.appending("loop.git"), options: options, in: loop, progress: progress) {
+            outcome in
             result = outcome
             loop.stop()
         }
