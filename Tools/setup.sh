@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gitwire builds and tests with, if any is missing:
 # git (client, git daemon, git-upload-pack, git-http-backend), the zlib and libcrypto headers,
-# and the tools the tests and scripts use (timeout, unshare, ip, /usr/bin/time).
+# and the tools the tests and scripts use (timeout, unshare, ip, /usr/bin/time, ssh and sshd for
+# the ssh:// tests).
 set -euo pipefail
 
-packages=(git zlib1g-dev libssl-dev coreutils util-linux iproute2 time ca-certificates)
+packages=(git zlib1g-dev libssl-dev coreutils util-linux iproute2 time ca-certificates openssh-client openssh-server)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -7,7 +7,9 @@ extension RemoteURL {
             return GitDaemonTransport(host: host ?? "", port: port ?? 9418, hostHeader: hostHeader)
         case .file:
             return LocalTransport()
-        case .ssh, .http, .https:
+        case .ssh:
+            return SSHTransport(host: host ?? "", user: user, port: port)
+        case .http, .https:
             throw RemoteURLError(text: text, reason: "gitwire does not support \(scheme.rawValue) URLs yet")
         }
     }

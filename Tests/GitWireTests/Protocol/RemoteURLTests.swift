@@ -44,33 +44,35 @@ struct RemoteURLTests {
         #expect(request.payload == connections[0].request)
     }
 
-    /// ssh addresses (gitwire cannot connect over ssh yet, but parses them): the port, user, host
-    /// and path are those git passes to ssh.
+    /// ssh addresses: the ssh command line gitwire runs (port, user, host, remote command, and
+    /// for protocol v2 `-o SendEnv=GIT_PROTOCOL`) is the one git runs, and so is `GIT_PROTOCOL`.
     @Test(arguments: [
         "host:repo.git", "user@host:~/repo.git", "host:/abs/repo.git", "[::1]:repo.git", "user@[::1]:x",
         "ssh://host/repo.git", "ssh://user@host:2222/~user/repo.git", "ssh://[::1]:22/x%20y", "git+ssh://host/x",
         "ssh+git://h/x", "ssh://user@[fe80::1]/x", "ssh://h:/x", "host:x%20y", "ssh://h/%7euser/x",
-        "user@host:x:y", "a@b@host:x", "host.example.com:a/b/c.git", "ssh://host:2222/x",
+        "user@host:x:y", "a@b@host:x", "host.example.com:a/b/c.git", "ssh://host:2222/x", "host:it's.git",
     ])
     func sshAddressesAsGitReadsThem(_ url: String) throws {
         let directory = try TemporaryDirectory()
         let log = directory.appending("ssh.log")
         let script = directory.appending("ssh")
-        try writeExecutable(script, "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '\(log)'\nexit 1\n")
-        let result = try git(
-            ["-c", "protocol.version=0", "ls-remote", url],
-            environment: ["GIT_SSH_COMMAND": script, "GIT_SSH_VARIANT": "ssh"], check: false)
-        #expect(result.status == 128)
-        let gitArguments = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        try writeExecutable(
+            script,
+            "#!/bin/sh\nfor a in \"$@\" \"GIT_PROTOCOL=$GIT_PROTOCOL\"; do printf '%s\\n' \"$a\"; done > '\(log)'\nexit 1\n"
+        )
         let parsed = try RemoteURL(url)
         #expect(parsed.scheme == .ssh)
-        var ours: [String] = []
-        if let port = parsed.port { ours += ["-p", "\(port)"] }
-        ours.append((parsed.user.map { "\($0)@" } ?? "") + (parsed.host ?? ""))
-        ours.append("git-upload-pack '\(parsed.path)'")
-        #expect(ours == gitArguments)
-        let refused = try #require(throws: RemoteURLError.self) { try Remote(url) }
-        #expect(refused.reason == "gitwire does not support ssh URLs yet")
+        for version in ["0", "2"] {
+            let environment = ["GIT_SSH_COMMAND": script, "GIT_SSH_VARIANT": "ssh"]
+            let result = try git(
+                ["-c", "protocol.version=\(version)", "ls-remote", url], environment: environment, check: false)
+            #expect(result.status == 128)
+            let gitArguments = try String(contentsOfFile: log, encoding: .utf8)
+            try FileManager.default.removeItem(atPath: log)
+            let ours = try gitwire(["ls-remote", "--protocol-version=\(version)", url], environment: environment)
+            #expect(ours.status == 128)
+            #expect(try String(contentsOfFile: log, encoding: .utf8) == gitArguments, "v\(version)")
+        }
     }
 
     /// Local repositories by path and by file:// URL, with a space in the name: gitwire lists what

@@ -1,0 +1,80 @@
+import Foundation
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// ssh:// against a real OpenSSH server on loopback: ls-remote, clone and fetch give git's
+/// answers over the same server, v0 and v2; ssh's failures are clear errors.
+@Suite("ssh transport", .serialized)
+struct SSHTransportTests {
+    static let server = Result { try SSHServer() }
+
+    @Test(arguments: ["0", "2"])
+    func lsRemoteCloneAndFetchMatchGit(version: String) throws {
+        let server = try Self.server.get()
+        let repositories = TestRepositories.shared
+        let url = server.url(repositories.path("big.git"))
+        let environment = server.environment
+        let expected = try git(["-c", "protocol.version=\(version)", "ls-remote", url], environment: environment)
+        let ours = try gitwire(["ls-remote", "--protocol-version=\(version)", url], environment: environment)
+        #expect(ours.status == 0, "\(ours.errorText)")
+        #expect(ours.text == expected.text)
+        #expect(ours.text.split(separator: "\n").count > 1000)
+
+        let directory = try TemporaryDirectory()
+        let theirs = directory.appending("theirs.git")
+        let mine = directory.appending("mine.git")
+        try git(["-c", "protocol.version=\(version)", "clone", "-q", "--bare", url, theirs], environment: environment)
+        let cloned = try gitwire(
+            ["clone", "-q", "--bare", "--protocol-version=\(version)", url, mine], environment: environment)
+        #expect(cloned.status == 0, "\(cloned.errorText)")
+        #expect(try gitText(["for-each-ref"], in: mine) == gitText(["for-each-ref"], in: theirs))
+        #expect(try gitText(["config", "remote.origin.url"], in: mine) == url)
+        try git(["fsck", "--connectivity-only", "--no-dangling"], in: mine)
+        let fetched = try gitwire(["fetch", "--protocol-version=\(version)", url, mine], environment: environment)
+        #expect(fetched.status == 0)
+        #expect(fetched.errorText.isEmpty)
+    }
+
+    @Test func v2IsSpokenOverSSH() throws {
+        let server = try Self.server.get()
+        let url = server.url(TestRepositories.shared.path("small.git"))
+        var options = SSHCommand.fromEnvironment { server.environment[$0] }
+        options.variant = .ssh
+        let remote = try Remote(url, timeout: .seconds(30))
+        let transport = SSHTransport(host: "127.0.0.1", user: server.user, port: server.port, command: options)
+        let listing = try Remote(url: remote.url, transport: transport, timeout: .seconds(30)).lsRemote(
+            LsRemoteOptions(protocolVersion: .v2))
+        #expect(listing.protocolVersion == .v2)
+        #expect(!listing.refs.isEmpty)
+    }
+
+    @Test func sshFailuresAreClearErrors() throws {
+        let server = try Self.server.get()
+        // A repository that does not exist: git-upload-pack fails on the server.
+        let missing = try gitwire(["ls-remote", server.url("/nonexistent/repo.git")], environment: server.environment)
+        let gitMissing = try git(
+            ["ls-remote", server.url("/nonexistent/repo.git")], environment: server.environment, check: false)
+        #expect(missing.status == 128)
+        #expect(missing.errorText == gitMissing.errorText)
+        // A host key that does not match: ssh refuses, and says so on stderr.
+        let directory = try TemporaryDirectory()
+        try run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", directory.appending("other")])
+        let otherKey = try String(contentsOfFile: directory.appending("other.pub"), encoding: .utf8)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        try "[127.0.0.1]:\(server.port) \(otherKey)\n".write(
+            toFile: directory.appending("known_hosts"), atomically: true, encoding: .utf8)
+        var wrongKeys = server.environment
+        let command = server.environment["GIT_SSH_COMMAND"]!
+        let known = command.range(of: "UserKnownHostsFile=")!
+        let end = command[known.upperBound...].firstIndex(of: " ") ?? command.endIndex
+        wrongKeys["GIT_SSH_COMMAND"] =
+            command[..<known.upperBound] + directory.appending("known_hosts") + command[end...]
+            + " -o GlobalKnownHostsFile=/dev/null"
+        let refused = try gitwire(
+            ["ls-remote", server.url(TestRepositories.shared.path("small.git"))], environment: wrongKeys)
+        #expect(refused.status == 128)
+        #expect(refused.errorText.contains("Host key verification failed"))
+        #expect(refused.errorText.contains("fatal: Could not read from remote repository."))
+    }
+}
