@@ -12,6 +12,7 @@ final class RepositoryFetch {
     private var repository: Repository?
     private var createdDirectory = false
     private var indexer: PackIndexer?
+    private var links: LinkCollector?
     private var indexed: PackIndexResult?
     private var shallowBefore: Set<ObjectID> = []
     private var shallowAdded: [ObjectID] = []
@@ -79,11 +80,12 @@ final class RepositoryFetch {
         let refspecs = options.effectiveRefspecs
         let singleBranch = singleBranch
         let isClone = isClone
+        let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
-                Self.wants(listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone)
+                Self.wants(listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current)
             })
     }
 
@@ -100,8 +102,13 @@ final class RepositoryFetch {
 
     /// The object ids to ask for, as git asks: in the remote's order, and for a clone the
     /// remote's `HEAD` too (git wants it even when a branch names the same commit).
-    static func wants(_ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool) -> [ObjectID] {
-        let wanted = Set(wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch).map(\.remote))
+    /// Refs whose local ref already has the remote's value are left out, as git leaves them out.
+    static func wants(
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool, current: [String: ObjectID] = [:]
+    ) -> [ObjectID] {
+        let wanted = Set(
+            wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch)
+                .filter { current[$0.local] != $0.id }.map(\.remote))
         return listing.refs.compactMap { ref in
             guard let id = ref.objectID, wanted.contains(ref.name) || (clone && ref.name == "HEAD") else { return nil }
             return id
@@ -121,7 +128,8 @@ final class RepositoryFetch {
             if singleBranch && name != headBranch { continue }
             for spec in refspecs {
                 if let local = spec.destination(for: name), taken.insert(local).inserted {
-                    result.append((name, local, id))
+                    // git's get_fetch_map: "* Ignoring funny ref '<local>' locally", not an error.
+                    if (try? RefStore.checkName(local)) != nil { result.append((name, local, id)) }
                     break
                 }
             }
@@ -139,8 +147,16 @@ final class RepositoryFetch {
             if indexer == nil {
                 var packProgress: PackProgressHandler?
                 if let handler = progress { packProgress = { handler(.pack($0)) } }
+                // The server has said which commits become shallow before the pack starts.
+                var shallow = shallowBefore
+                shallow.formUnion(shallowAdded)
+                shallow.subtract(shallowRemoved)
+                let links = LinkCollector(shallow: shallow, contentMayBeMissing: options.fetch.filter != nil)
+                self.links = links
+                var indexOptions = options.index
+                indexOptions.links = links
                 indexer = try PackIndexer(
-                    destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: options.index,
+                    destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: indexOptions,
                     progress: packProgress)
             }
             try indexer!.append(bytes)
@@ -186,18 +202,17 @@ final class RepositoryFetch {
         shallow.subtract(shallowRemoved + outcome.unshallow)
 
         var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
-        let newPack = try indexed.map { try PackReader(packPath: $0.packPath, indexPath: $0.indexPath) }
-        try ConnectivityCheck(
-            objects: repository.objects, newPack: newPack, shallow: shallow,
-            allowsMissingContent: options.fetch.filter != nil || !shallowBefore.isEmpty
-        ).verify(tips: wanted.map(\.id))
+        try ConnectivityCheck(objects: repository.objects).verify(
+            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
 
         if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
         if singleBranch {
             // Tags the server sent along (include-tag), or whose commits came: git follows them.
             let taken = Set(wanted.map(\.local))
             for ref in outcome.listing.refs where ref.name.hasPrefix("refs/tags/") && !ref.name.hasSuffix("^{}") {
-                guard let id = ref.objectID, !taken.contains(ref.name), repository.objects.contains(id) else {
+                guard let id = ref.objectID, !taken.contains(ref.name), repository.objects.contains(id),
+                    (try? RefStore.checkName(ref.name)) != nil
+                else {
                     continue
                 }
                 wanted.append((ref.name, ref.name, id))

@@ -36,9 +36,13 @@ final class DeltaTreeResolver {
     /// No frame below this one holds data that may be dropped.
     private var evictionStart = 0
 
-    init(plan: DeltaResolutionPlan, progress: ProgressCounter?) throws {
+    private let links: LinkCollector?
+    private var linkBatch: [ObjectID] = []
+
+    init(plan: DeltaResolutionPlan, progress: ProgressCounter?, links: LinkCollector? = nil) throws {
         self.plan = plan
         self.progress = progress
+        self.links = links
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()
     }
@@ -76,9 +80,19 @@ final class DeltaTreeResolver {
             let result = try applyDelta(at: childRange, to: base)
             let childID = ObjectID.of(type: stack[top].type, data: result[...])
             resolved.append(ResolvedDelta(index: child, id: childID))
+            if let links {
+                links.collect(type: stack[top].type, id: childID, data: result, into: &linkBatch)
+                if linkBatch.count >= 4096 { flushLinks() }
+            }
             progress?.advance()
             push(index: child, id: childID, range: childRange, type: stack[top].type, data: result)
         }
+    }
+
+    /// Hands the links found so far to the collector.
+    func flushLinks() {
+        links?.record(linkBatch)
+        linkBatch.removeAll(keepingCapacity: true)
     }
 
     /// Returns the deltas resolved so far and forgets them.

@@ -17,6 +17,9 @@ public struct PackIndexOptions: Sendable {
     public var largeOffsetThreshold: UInt64
     /// Where to write the index instead of beside the pack (git's `-o`).
     public var indexPath: String?
+    /// Records what the pack's commits, trees and tags name while it is indexed, for a
+    /// connectivity check that needs no second pass over the pack.
+    package var links: LinkCollector?
 
     /// Makes options; by default one thread per processor, a 16 MiB base cache, git's offset
     /// threshold and the index beside the pack.

@@ -43,6 +43,7 @@ public final class PackIndexer {
         self.options = options
         self.progress = progress
         parser = try PackStreamParser()
+        parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
     }
 
@@ -52,6 +53,7 @@ public final class PackIndexer {
         self.options = options
         self.progress = progress
         parser = try PackStreamParser()
+        parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
     }
 
@@ -124,10 +126,11 @@ public final class PackIndexer {
             var ids: [ObjectID] = []
             swap(&ids, &table.ids)
             table.ids = try ParallelDeltaResolver.resolve(
-                plan: plan, threads: threads, progress: resolving, ids: consume ids)
+                plan: plan, threads: threads, progress: resolving, ids: consume ids, links: options.links)
             if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
                 let completion = ThinPackCompletion(
-                    plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving)
+                    plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving,
+                    links: options.links)
                 packChecksum = try completion.complete(&table, from: externalBases)
                 objectsAdded = completion.objectsAdded
             }

@@ -18,6 +18,12 @@ final class PackStreamParser {
     private(set) var header: PackHeader?
     /// Called with the number of objects read after each one.
     var onObject: ((Int) -> Void)?
+    /// Records what whole commits, trees and tags name, if set.
+    var links: LinkCollector?
+    /// The content of the entry being read, kept while ``links`` wants it.
+    private var entryContent: [UInt8] = []
+    private var keepsContent = false
+    private var linkBatch: [ObjectID] = []
 
     private var state = State.packHeader
     /// The pack offset of the next byte the parser takes.
@@ -71,6 +77,8 @@ final class PackStreamParser {
     /// Ends the input: checks that every announced object was read and the trailer is the pack's
     /// SHA-1. Returns that checksum.
     func finish() throws -> ObjectID {
+        links?.record(linkBatch)
+        linkBatch.removeAll()
         let read = table.count
         let endOfInput = offset + UInt64(stash.count + holdback.count)
         guard holdback.count == ObjectID.byteCount, let trailer = ObjectID(bytes: holdback) else {
@@ -152,9 +160,12 @@ final class PackStreamParser {
         offset += UInt64(bytes.count)
         entryCRC = crc32(bytes)
         entryProduced = 0
+        keepsContent = false
         if case .object(let type) = entryHeader.kind {
             objectHash = SHA1()
             objectHash.update("\(type.name) \(entryHeader.size)\0".utf8.map { $0 }[...])
+            keepsContent = links != nil && type != .blob
+            entryContent.removeAll(keepingCapacity: true)
         }
         inflater.reset()
         state = .entryData
@@ -173,6 +184,7 @@ final class PackStreamParser {
                     throw PackError(offset: entryOffset, .sizeMismatch(expected: expected, actual: nil))
                 }
                 if hashing { objectHash.update(output) }
+                if keepsContent { entryContent.append(contentsOf: output) }
             }
         } catch let error as ZlibError {
             throw PackError(offset: entryOffset, .badZlibStream(error.description))
@@ -200,8 +212,16 @@ final class PackStreamParser {
         table.crc32s.append(entryCRC)
         table.typeNumbers.append(entryHeader.typeNumber)
         switch entryHeader.kind {
-        case .object:
-            table.ids.append(objectHash.finish())
+        case .object(let type):
+            let id = objectHash.finish()
+            table.ids.append(id)
+            if keepsContent, let links {
+                links.collect(type: type, id: id, data: entryContent, into: &linkBatch)
+                if linkBatch.count >= 4096 {
+                    links.record(linkBatch)
+                    linkBatch.removeAll(keepingCapacity: true)
+                }
+            }
         case .offsetDelta(let baseOffset):
             guard let base = table.index(ofOffset: baseOffset) else {
                 throw PackError(offset: entryOffset, .deltaBaseNotAnEntry(baseOffset: baseOffset))

@@ -7,13 +7,14 @@ enum ParallelDeltaResolver {
     /// each resolved delta into `ids` at its entry index; returns `ids`. The first error any thread
     /// meets stops all of them and is thrown.
     static func resolve(
-        plan: DeltaResolutionPlan, threads: Int, progress: ProgressCounter?, ids: consuming [ObjectID]
+        plan: DeltaResolutionPlan, threads: Int, progress: ProgressCounter?, ids: consuming [ObjectID],
+        links: LinkCollector? = nil
     ) throws -> [ObjectID] {
         let shared = SharedState(ids: ids)
         let count = max(1, min(threads, plan.roots.count))
         WorkerThreads.run(count: count) { _ in
             do {
-                let resolver = try DeltaTreeResolver(plan: plan, progress: progress)
+                let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
                 while !shared.stopped.load(ordering: .relaxed) {
                     let next = shared.nextRoot.add(1, ordering: .relaxed).oldValue
                     guard next < plan.roots.count else { break }
@@ -23,6 +24,7 @@ enum ParallelDeltaResolver {
                     if resolver.resolved.count >= 4096 { shared.record(resolver.takeResolved()) }
                 }
                 shared.record(resolver.takeResolved())
+                resolver.flushLinks()
             } catch {
                 shared.stopped.store(true, ordering: .relaxed)
                 shared.failure.withLock { if $0 == nil { $0 = error } }

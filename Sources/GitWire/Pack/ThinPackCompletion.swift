@@ -13,7 +13,13 @@ final class ThinPackCompletion {
 
     /// Prepares to complete the pack in `file`, whose first pass `plan` describes, whose header
     /// was `header` and whose trailer was `checksum`.
-    init(plan: DeltaResolutionPlan, file: File, header: PackHeader, checksum: ObjectID, progress: ProgressCounter) {
+    private let links: LinkCollector?
+
+    init(
+        plan: DeltaResolutionPlan, file: File, header: PackHeader, checksum: ObjectID, progress: ProgressCounter,
+        links: LinkCollector? = nil
+    ) {
+        self.links = links
         self.plan = plan
         self.file = file
         self.header = header
@@ -27,7 +33,8 @@ final class ThinPackCompletion {
         let originalEnd = table.endOffset
         try file.truncate(to: Int64(originalEnd))
         let deflater = try Deflater(level: 1)
-        let resolver = try DeltaTreeResolver(plan: plan, progress: progress)
+        let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
+        defer { resolver.flushLinks() }
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
             guard base.id == link.base else {

@@ -4,11 +4,13 @@ import GitWireReplay
 import GitWireTestSupport
 import Testing
 
-/// git's own recorded clones replayed through `Remote.clone`: gitwire sends exactly the bytes git
+/// git's own recorded clones played back through `Remote.clone`: gitwire sends exactly the bytes git
 /// sent (the replay checks every one), and the repository it writes from the recorded answer has
-/// the refs, HEAD and objects the recording describes, and passes `git fsck`.
-@Suite("Replay clone into a repository")
-struct ReplayCloneTests {
+/// the refs, HEAD and objects the recording describes, and passes `git fsck`. (It runs git, which
+/// the test support starts through Foundation's `Process`, and that cannot start inside the
+/// network-less namespace of the offline replay pass: so the name avoids "Replay".)
+@Suite("Recorded clones into repositories")
+struct RecordedCloneTests {
     @Test(arguments: ["v0-clone", "v2-clone", "v0-shallow-clone", "v2-shallow-clone"])
     func recordedCloneMakesTheRepository(name: String) throws {
         let fixture = try FetchFixture(name)

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Records, while a pack is indexed, every object its commits, trees and tags name, so that a
+/// fetch can check the pack's connectivity without reading the pack a second time (as git's
+/// `index-pack --check-self-contained-and-connected` does). Shared by the threads that resolve
+/// deltas; each hands over its links in batches.
+package final class LinkCollector: Sendable {
+    private let referenced = Mutex(Set<ObjectID>())
+    private let failure = Mutex<(any Error)?>(nil)
+    /// Commits whose parents are not to be had (shallow boundaries).
+    private let shallow: Set<ObjectID>
+    /// A partial clone: only commits' parents and tags' targets must be present.
+    private let contentMayBeMissing: Bool
+
+    /// A collector that ignores the parents of `shallow` commits, and the trees and blobs a
+    /// partial clone may leave out when `contentMayBeMissing`.
+    package init(shallow: Set<ObjectID>, contentMayBeMissing: Bool) {
+        self.shallow = shallow
+        self.contentMayBeMissing = contentMayBeMissing
+    }
+
+    /// Adds the links of the object `id` of `type` with content `data` to `batch`.
+    func collect(type: ObjectType, id: ObjectID, data: [UInt8], into batch: inout [ObjectID]) {
+        guard type != .blob else { return }
+        do {
+            for link in try ObjectLinks.links(of: type, data: data) {
+                if link.type == .commit && type == .commit && shallow.contains(id) { continue }
+                if contentMayBeMissing && (link.type == .tree || link.type == .blob) { continue }
+                batch.append(link.id)
+            }
+        } catch {
+            let problem = FetchError(.pack, "malformed \(type) \(id.hex): \(error)")
+            failure.withLock { if $0 == nil { $0 = problem } }
+        }
+    }
+
+    /// Hands a batch over.
+    func record(_ batch: [ObjectID]) {
+        guard !batch.isEmpty else { return }
+        referenced.withLock { referenced in referenced.formUnion(batch) }
+    }
+
+    /// Every object named so far; throws if an object's links could not be read.
+    package func takeReferenced() throws -> Set<ObjectID> {
+        if let error = failure.withLock({ $0 }) { throw error }
+        return referenced.withLock { referenced in
+            var taken = Set<ObjectID>()
+            swap(&taken, &referenced)
+            return taken
+        }
+    }
+}
