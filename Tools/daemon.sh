@@ -8,7 +8,12 @@
 work=""
 daemon=""
 cleanup_work() {
-    if [ -n "$daemon" ]; then kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; fi
+    # The killed daemon's status is not a failure: under `set -e` it must not stop the clean-up
+    # before the work folder goes.
+    if [ -n "$daemon" ]; then
+        kill "$daemon" 2>/dev/null || true
+        wait "$daemon" 2>/dev/null || true
+    fi
     if [ -n "$work" ]; then rm -rf "$work"; fi
 }
 trap cleanup_work EXIT
