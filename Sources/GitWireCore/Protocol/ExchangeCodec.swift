@@ -2,59 +2,69 @@
 /// into ``RemoteError``s, shows every packet to an observer, and encodes what the exchange sends.
 /// The one engine uses it for every transport and every calling style. Pure: no I/O.
 public struct ExchangeCodec<E: Exchange> {
+    // Inlinable, with its state usable from inlined code: the engine in GitWire specializes the
+    // codec for its exchange, so a packet costs no generic dispatch across the module boundary.
+
     /// The exchange being driven.
-    public private(set) var exchange: E
-    private var decoder = PktLineDecoder()
-    private let observer: (any PacketObserver)?
+    public var exchange: E { driven }
+    @usableFromInline var driven: E
+    @usableFromInline var decoder = PktLineDecoder()
+    @usableFromInline let observer: (any PacketObserver)?
     /// The output, once the exchange has finished.
-    public private(set) var output: E.Output?
+    public var output: E.Output? { finished }
+    @usableFromInline var finished: E.Output?
 
     /// Drives `exchange`, showing each packet sent and received to `observer` if given.
+    @inlinable
     public init(_ exchange: E, observer: (any PacketObserver)? = nil) {
-        self.exchange = exchange
+        self.driven = exchange
         self.observer = observer
     }
 
     /// The bytes to send first: the transport's `greeting` and the exchange's opening packets.
+    @inlinable
     public mutating func opening(greeting: [PktLine], context: ExchangeContext) throws -> [UInt8] {
-        try encode(greeting + exchange.start(context))
+        try encode(greeting + driven.start(context))
     }
 
     /// Takes bytes from the server. Returns the bytes to send in reply (often none); ``output``
     /// is set once the exchange finished.
+    @inlinable
     public mutating func receive(_ bytes: [UInt8], emit: (E.Element) -> Void) throws -> [UInt8] {
-        guard output == nil else { return [] }
+        guard finished == nil else { return [] }
         decoder.append(bytes)
         var reply: [UInt8] = []
-        while output == nil, let packet = try decoder.next() {
+        while finished == nil, let packet = try decoder.next() {
             observer?.observe(packet, direction: .received)
             if let error = RemoteError.fromErrorPacket(packet) { throw error }
-            switch try exchange.receive(packet, emit: emit) {
+            switch try driven.receive(packet, emit: emit) {
             case .readMore:
                 break
             case .send(let packets):
                 reply += try encode(packets)
             case .finish(let result, let farewell):
                 reply += try encode(farewell)
-                output = result
+                finished = result
             }
         }
         return reply
     }
 
     /// The server closed the connection: the exchange's output, or why the end was premature.
+    @inlinable
     public mutating func receiveEnd(emit: (E.Element) -> Void) throws -> E.Output {
-        if let output { return output }
+        if let finished { return finished }
         try decoder.checkAtEnd()
-        let result = try exchange.receiveEnd(emit: emit)
-        output = result
+        let result = try driven.receiveEnd(emit: emit)
+        finished = result
         return result
     }
 
     /// What the exchange is doing, for messages.
-    public var activity: String { exchange.activity }
+    public var activity: String { driven.activity }
 
-    private func encode(_ packets: [PktLine]) throws -> [UInt8] {
+    @inlinable
+    func encode(_ packets: [PktLine]) throws -> [UInt8] {
         if let observer { for packet in packets { observer.observe(packet, direction: .sent) } }
         return try PktLineEncoder.encode(packets)
     }
