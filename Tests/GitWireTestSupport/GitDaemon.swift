@@ -14,30 +14,19 @@ public final class GitDaemon: @unchecked Sendable {
     /// Starts a daemon for `basePath`, retrying on port collisions, and waits until it answers.
     /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say).
     public init(basePath: String, lifetime: Int = 1800, extraArguments: [String] = []) throws {
-        var lastError: (any Error)?
-        for _ in 0..<10 {
-            let port = try ListeningSocket(host: "127.0.0.1").address.port
-            let ipv6 = (try? ListeningSocket(host: "::1", port: port)) != nil
-            let arguments =
-                [
-                    "timeout", "--signal=TERM", String(lifetime), "git", "daemon", "--reuseaddr",
-                    "--listen=127.0.0.1",
-                ] + (ipv6 ? ["--listen=::1"] : []) + [
-                    "--port=\(port)", "--export-all", "--base-path=\(basePath)", "--max-connections=256",
-                ] + extraArguments + [basePath]
-            let process = try ChildProcess.spawnDetached(arguments, environment: reproducibleGitEnvironment)
-            if Self.waitUntilListening(port: port, process: process) {
-                self.port = port
-                self.hasIPv6 = ipv6
-                self.process = process
-                DaemonRegistry.shared.add(process)
-                return
-            }
-            process.terminate()
-            process.reap()
-            lastError = DaemonStartError(port: port)
-        }
-        throw lastError ?? DaemonStartError(port: 0)
+        let ipv6 = loopbackIPv6IsAvailable
+        (port, process) = try startServer(
+            launch: { port in
+                let arguments =
+                    [
+                        "timeout", "--signal=TERM", String(lifetime), "git", "daemon", "--reuseaddr",
+                        "--listen=127.0.0.1",
+                    ] + (ipv6 ? ["--listen=::1"] : []) + [
+                        "--port=\(port)", "--export-all", "--base-path=\(basePath)", "--max-connections=256",
+                    ] + extraArguments + [basePath]
+                return try ChildProcess.spawnDetached(arguments, environment: reproducibleGitEnvironment)
+            }, failure: { DaemonStartError(port: $0) })
+        hasIPv6 = ipv6
     }
 
     deinit { stop() }
@@ -51,19 +40,6 @@ public final class GitDaemon: @unchecked Sendable {
 
     /// `git://127.0.0.1:PORT/<path>`.
     public func url(_ path: String) -> String { "git://127.0.0.1:\(port)/\(path)" }
-
-    private static func waitUntilListening(port: Int, process: ChildProcess) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && process.exitCodeIfEnded() == nil {
-            let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: port, connectTimeout: .seconds(1))
-            if (try? pair.open()) != nil {
-                pair.close()
-                return true
-            }
-            usleep(20_000)
-        }
-        return false
-    }
 }
 
 /// The daemon did not come up.

@@ -31,48 +31,39 @@ public final class SSHServer: @unchecked Sendable {
             ?? (try? run(["id", "-un"]).text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "root"
         let hostKey = try String(contentsOfFile: "\(base)/host_key.pub", encoding: .utf8)
             .split(separator: " ").prefix(2).joined(separator: " ")
-        var lastError: (any Error)?
-        for _ in 0..<10 {
-            let port = try ListeningSocket(host: "127.0.0.1").address.port
-            let config = """
-                Port \(port)
-                ListenAddress 127.0.0.1
-                HostKey \(base)/host_key
-                AuthorizedKeysFile \(base)/authorized_keys
-                PidFile \(base)/sshd.pid
-                StrictModes no
-                UsePAM no
-                PasswordAuthentication no
-                KbdInteractiveAuthentication no
-                PermitRootLogin prohibit-password
-                AcceptEnv GIT_PROTOCOL
-                LogLevel ERROR
+        let (port, process) = try startServer(
+            launch: { port in
+                let config = """
+                    Port \(port)
+                    ListenAddress 127.0.0.1
+                    HostKey \(base)/host_key
+                    AuthorizedKeysFile \(base)/authorized_keys
+                    PidFile \(base)/sshd.pid
+                    StrictModes no
+                    UsePAM no
+                    PasswordAuthentication no
+                    KbdInteractiveAuthentication no
+                    PermitRootLogin prohibit-password
+                    AcceptEnv GIT_PROTOCOL
+                    LogLevel ERROR
 
-                """
-            try config.write(toFile: "\(base)/sshd_config", atomically: true, encoding: .utf8)
-            try "[127.0.0.1]:\(port) \(hostKey)\n".write(
-                toFile: "\(base)/known_hosts", atomically: true, encoding: .utf8)
-            let process = try ChildProcess.spawnDetached(
-                ["timeout", "--signal=TERM", String(lifetime), "/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"])
-            if Self.waitUntilListening(port: port, process: process) {
-                self.port = port
-                self.process = process
-                // Stopped at exit too: sshd holds the test process's standard error, and the
-                // test runner waits for that to close.
-                DaemonRegistry.shared.add(process)
-                environment = [
-                    "GIT_SSH_COMMAND":
-                        "ssh -F /dev/null -i \(base)/client_key -o IdentitiesOnly=yes -o BatchMode=yes"
-                        + " -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\(base)/known_hosts -o LogLevel=ERROR",
-                    "GIT_SSH_VARIANT": "ssh",
-                ]
-                return
-            }
-            process.terminate()
-            process.reap()
-            lastError = SSHServerStartError(port: port)
-        }
-        throw lastError ?? SSHServerStartError(port: 0)
+                    """
+                try config.write(toFile: "\(base)/sshd_config", atomically: true, encoding: .utf8)
+                try "[127.0.0.1]:\(port) \(hostKey)\n".write(
+                    toFile: "\(base)/known_hosts", atomically: true, encoding: .utf8)
+                // Stopped at exit too (startServer registers it): sshd holds the test process's
+                // standard error, and the test runner waits for that to close.
+                return try ChildProcess.spawnDetached(
+                    ["timeout", "--signal=TERM", String(lifetime), "/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"])
+            }, failure: { SSHServerStartError(port: $0) })
+        self.port = port
+        self.process = process
+        environment = [
+            "GIT_SSH_COMMAND":
+                "ssh -F /dev/null -i \(base)/client_key -o IdentitiesOnly=yes -o BatchMode=yes"
+                + " -o StrictHostKeyChecking=yes -o UserKnownHostsFile=\(base)/known_hosts -o LogLevel=ERROR",
+            "GIT_SSH_VARIANT": "ssh",
+        ]
     }
 
     deinit { stop() }
@@ -86,19 +77,6 @@ public final class SSHServer: @unchecked Sendable {
 
     /// `ssh://USER@127.0.0.1:PORT<path>` for an absolute `path`.
     public func url(_ path: String) -> String { "ssh://\(user)@127.0.0.1:\(port)\(path)" }
-
-    private static func waitUntilListening(port: Int, process: ChildProcess) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && process.exitCodeIfEnded() == nil {
-            let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: port, connectTimeout: .seconds(1))
-            if (try? pair.open()) != nil {
-                pair.close()
-                return true
-            }
-            usleep(20_000)
-        }
-        return false
-    }
 }
 
 /// sshd did not start listening.

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension Remote {
     // MARK: Blocking
 
@@ -104,8 +102,8 @@ extension Remote {
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) async throws -> FetchResult {
-        try await runAsync { remote, loop, completion in
-            remote.clone(into: path, options: options, in: loop, progress: progress, completion: completion)
+        try await SharedRunLoop.run { loop, completion in
+            clone(into: path, options: options, in: loop, progress: progress, completion: completion)
         }
     }
 
@@ -116,47 +114,8 @@ extension Remote {
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) async throws -> FetchResult {
-        try await runAsync { remote, loop, completion in
-            remote.fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
-        }
-    }
-
-    private func runAsync(
-        _ start:
-            @escaping @Sendable (
-                Remote, EpollRunLoop, @escaping (Result<FetchResult, any Error>) -> Void
-            ) -> RunningExchange
-    ) async throws -> FetchResult {
-        let state = Mutex(AsyncFetchState())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                do {
-                    try SharedRunLoop.shared.post { loop in
-                        let running = LoopBound<RunningExchange>(on: loop)
-                        let cancelled = state.withLock { state in
-                            state.running = running
-                            state.handle = loop.handle
-                            return state.cancelled
-                        }
-                        if cancelled {
-                            continuation.resume(throwing: CancelledError())
-                            return
-                        }
-                        running.value = start(self, loop) { result in
-                            running.value = nil
-                            continuation.resume(with: result.map { Transferred($0) }.map(\.value))
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            let (handle, running) = state.withLock { state in
-                state.cancelled = true
-                return (state.handle, state.running)
-            }
-            handle?.post { running?.value?.cancel() }
+        try await SharedRunLoop.run { loop, completion in
+            fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
         }
     }
 
@@ -195,11 +154,4 @@ extension Remote {
         }
         return running!
     }
-}
-
-/// What an `async` clone or fetch and its cancellation handler share.
-private struct AsyncFetchState: Sendable {
-    var cancelled = false
-    var handle: RunLoopHandle?
-    var running: LoopBound<RunningExchange>?
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A remote repository and how to reach it: the entry point for ls-remote (and, later, fetch).
 ///
 /// Every operation comes in three forms over one engine: blocking, on an ``EpollRunLoop`` with
@@ -102,39 +100,10 @@ public struct Remote: Sendable {
         _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: @escaping @Sendable (E.Element) -> Void = { _ in }
     ) async throws -> E.Output where E.Output: Sendable, E.Element: Sendable {
-        let state = Mutex(AsyncRunState())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                do {
-                    try SharedRunLoop.shared.post { loop in
-                        let running = LoopBound<RunningExchange>(on: loop)
-                        let cancelled = state.withLock { state in
-                            state.running = running
-                            state.handle = loop.handle
-                            return state.cancelled
-                        }
-                        if cancelled {
-                            continuation.resume(throwing: CancelledError())
-                            return
-                        }
-                        running.value = run(
-                            exchange, service: service, protocolVersion: protocolVersion,
-                            traceIdentity: traceIdentity, in: loop, onElement: onElement
-                        ) { result in
-                            running.value = nil
-                            continuation.resume(with: result)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            let (handle, running) = state.withLock { state in
-                state.cancelled = true
-                return (state.handle, state.running)
-            }
-            handle?.post { running?.value?.cancel() }
+        try await SharedRunLoop.run { loop, completion in
+            run(
+                exchange, service: service, protocolVersion: protocolVersion, traceIdentity: traceIdentity, in: loop,
+                onElement: onElement, completion: completion)
         }
     }
 
@@ -182,11 +151,4 @@ public struct Remote: Sendable {
             continuation.onTermination = { _ in task.cancel() }
         }
     }
-}
-
-/// What an `async` run and its cancellation handler share: the loop it runs on, once it started.
-private struct AsyncRunState: Sendable {
-    var cancelled = false
-    var handle: RunLoopHandle?
-    var running: LoopBound<RunningExchange>?
 }

@@ -30,3 +30,52 @@ final class SharedRunLoop: Sendable {
         return handle
     }
 }
+
+extension SharedRunLoop {
+    /// Runs an operation of the run-loop API on the shared loop and awaits its result: `start`
+    /// begins it on the loop's thread and returns its handle; cancelling the task cancels it
+    /// there (before it starts, it never starts).
+    static func run<Output: Sendable>(
+        _ start: @escaping @Sendable (EpollRunLoop, @escaping (Result<Output, any Error>) -> Void) -> RunningExchange
+    ) async throws -> Output {
+        let state = Mutex(SharedRunState())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try shared.post { loop in
+                        let running = LoopBound<RunningExchange>(on: loop)
+                        let cancelled = state.withLock { state in
+                            state.running = running
+                            state.handle = loop.handle
+                            return state.cancelled
+                        }
+                        if cancelled {
+                            continuation.resume(throwing: CancelledError())
+                            return
+                        }
+                        running.value = start(loop) { result in
+                            running.value = nil
+                            continuation.resume(with: result)
+                        }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            let (handle, running) = state.withLock { state in
+                state.cancelled = true
+                return (state.handle, state.running)
+            }
+            handle?.post { running?.value?.cancel() }
+        }
+    }
+}
+
+/// What an `async` operation and its cancellation handler share: the loop it runs on, once it
+/// started.
+private struct SharedRunState: Sendable {
+    var cancelled = false
+    var handle: RunLoopHandle?
+    var running: LoopBound<RunningExchange>?
+}
