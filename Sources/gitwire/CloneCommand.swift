@@ -39,15 +39,9 @@ struct CloneCommand: GitStyleCommand {
         }
         let options = RepositoryFetchOptions(
             fetch: try arguments.fetchOptions(), mirror: mirror, configuredURL: configuredURL)
-        let result: FetchResult
-        do {
-            result = try remote.clone(into: target, options: options, progress: display.handler)
-            display.finish()
-            try recording?.save()
-        } catch {
-            display.finish()
-            try? recording?.save()
-            throw error
+        let result = try recording.saving {
+            defer { display.finish() }
+            return try remote.clone(into: target, options: options, progress: display.handler)
         }
         if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) && !arguments.quiet {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")

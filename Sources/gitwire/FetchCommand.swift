@@ -41,15 +41,9 @@ struct FetchCommand: GitStyleCommand {
         let fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
         let options = RepositoryFetchOptions(
             fetch: fetchOptions, refspecs: try refspecs.map { try Refspec($0) }, prune: prune)
-        let result: FetchResult
-        do {
-            result = try remote.fetch(into: directory, options: options, progress: display.handler)
-            display.finish()
-            try recording?.save()
-        } catch {
-            display.finish()
-            try? recording?.save()
-            throw error
+        let result = try recording.saving {
+            defer { display.finish() }
+            return try remote.fetch(into: directory, options: options, progress: display.handler)
         }
         if !arguments.quiet {
             let summary = Self.summary(result.changes, url: repository)

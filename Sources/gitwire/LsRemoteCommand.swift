@@ -75,14 +75,7 @@ struct LsRemoteCommand: GitStyleCommand {
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
         let recording = record.map { SessionRecording(path: $0, remote: &remote) }
-        let listing: RefListing
-        do {
-            listing = try remote.lsRemote(options)
-            try recording?.save()
-        } catch {
-            try? recording?.save()
-            throw error
-        }
+        let listing = try recording.saving { try remote.lsRemote(options) }
         for warning in listing.warnings { Console.writeError("warning: \(warning)\n") }
         let output = LsRemoteOutput.format(listing.refs, filter: filter, showSymrefs: symref)
         try Console.writeOutput(output)

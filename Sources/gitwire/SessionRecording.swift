@@ -20,3 +20,19 @@ struct SessionRecording {
         try session.write(toFile: path)
     }
 }
+
+extension Optional where Wrapped == SessionRecording {
+    /// Runs `body` and then saves the recording, if there is one, whether `body` succeeded or
+    /// not (a failed session is what one most wants to look at); `body`'s error wins.
+    func saving<Result>(after body: () throws -> Result) throws -> Result {
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            try? self?.save()
+            throw error
+        }
+        try self?.save()
+        return result
+    }
+}
