@@ -6,6 +6,11 @@ import Testing
 /// listens on, or a caller that gives up.
 @Suite("Remote failures")
 struct RemoteFailureTests {
+    /// How long each fake server waits for its clients. The async forms start on the concurrency
+    /// pool, which on a 2-core machine the suite's blocking tests (clones, git runs) can hold for
+    /// a minute or more: the servers must outlast that, or a late client finds nobody listening.
+    static let serverLifetime: Duration = .seconds(300)
+
     /// The errors of the blocking, run-loop, async and stream forms, in that order.
     func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) async -> [(any Error)?] {
         var errors: [(any Error)?] = []
@@ -29,7 +34,7 @@ struct RemoteFailureTests {
 
     @Test(arguments: [ProtocolVersion.v0, .v2])
     func aServerThatNeverWritesTimesOutReadingTheAdvertisement(version: ProtocolVersion) async throws {
-        let server = try FakeGitServer([], connections: 4)
+        let server = try FakeGitServer([], connections: 4, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: .milliseconds(200))
         expectTimeouts(
             await errorsOfEveryForm(remote, LsRemoteOptions(protocolVersion: version)),
@@ -41,7 +46,8 @@ struct RemoteFailureTests {
 
     @Test func halfACapabilityAdvertisementTimesOutReadingIt() async throws {
         let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
-        let server = try FakeGitServer([.send(bytes(of: Array(capabilities.prefix(3))))], connections: 4)
+        let server = try FakeGitServer(
+            [.send(bytes(of: Array(capabilities.prefix(3))))], connections: 4, lifetime: Self.serverLifetime)
         // Long enough for the server's first bytes to arrive however busy the machine is.
         let remote = try Remote(server.url(), timeout: .seconds(1))
         expectTimeouts(
@@ -51,7 +57,8 @@ struct RemoteFailureTests {
 
     @Test func anUnansweredLsRefsTimesOutReadingTheResponse() async throws {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
-        let server = try FakeGitServer([.send(capabilities), .receiveCommand], connections: 4)
+        let server = try FakeGitServer(
+            [.send(capabilities), .receiveCommand], connections: 4, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: .seconds(1))
         expectTimeouts(await errorsOfEveryForm(remote), after: "1", activity: "reading the ls-refs response")
         let connections = server.finish()
@@ -61,7 +68,7 @@ struct RemoteFailureTests {
 
     /// `gitwire ls-remote --timeout` gives up with a fatal error, status 128.
     @Test func theCommandLineReportsTheTimeout() throws {
-        let server = try FakeGitServer([], connections: 1)
+        let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let result = try gitwire(["ls-remote", "--timeout=0.2", server.url()])
         #expect(result.status == 128)
         #expect(result.errorText == "fatal: timed out after 0.2 s reading the ref advertisement\n")
@@ -84,10 +91,10 @@ struct RemoteFailureTests {
     /// Cancelling the task ends the async call with `CancelledError` (the remote's timeout is far
     /// away) and closes the connection: the server reads its end.
     @Test func cancellingTheAsyncCallClosesTheConnection() async throws {
-        let server = try FakeGitServer([], connections: 1)
+        let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: .seconds(60))
         let task = Task { try await remote.lsRemote() }
-        #expect(await server.requestArrives())
+        #expect(await server.requestArrives(within: .seconds(280)))
         task.cancel()
         let result = await task.result
         #expect(throws: CancelledError.self) { try result.get() }
@@ -97,14 +104,14 @@ struct RemoteFailureTests {
     }
 
     @Test func cancellingTheRefsConsumerClosesTheConnection() async throws {
-        let server = try FakeGitServer([], connections: 1)
+        let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: .seconds(60))
         let task = Task {
             var count = 0
             for try await _ in remote.refs() { count += 1 }
             return count
         }
-        #expect(await server.requestArrives())
+        #expect(await server.requestArrives(within: .seconds(280)))
         task.cancel()
         switch await task.result {
         case .success(let count): #expect(count == 0)
@@ -114,7 +121,7 @@ struct RemoteFailureTests {
     }
 
     @Test func cancellingARunLoopOperationClosesTheConnection() throws {
-        let server = try FakeGitServer([], connections: 1)
+        let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: .seconds(60))
         let loop = try EpollRunLoop()
         let listing = LoopListing()
