@@ -14,6 +14,7 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// The all-zero name git uses for "no object".
     public static let zero = ObjectID(high: 0, middle: 0, low: 0)
 
+    @usableFromInline
     package init(high: UInt64, middle: UInt64, low: UInt32) {
         self.high = high
         self.middle = middle
@@ -21,6 +22,9 @@ public struct ObjectID: Hashable, Comparable, Sendable, CustomStringConvertible 
     }
 
     /// Reads the first 20 raw bytes of `bytes`; nil if fewer are there.
+    /// Inlinable: other modules (pack indexes) call it in their hottest loops, where an
+    /// unspecialized generic would box every byte.
+    @inlinable
     public init?<Bytes: Collection<UInt8>>(bytes: Bytes) where Bytes.Index == Int {
         guard bytes.count >= 20 else { return nil }
         let start = bytes.startIndex
