@@ -29,6 +29,8 @@ int cgw_pidfd_open(int pid);
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);
 int cgw_deflate_init(z_streamp stream, int level);
+/* deflate with a gzip wrapper (RFC 1952), for `Content-Encoding: gzip` request bodies. */
+int cgw_deflate_init_gzip(z_streamp stream, int level);
 
 /* SHA-1 from the system libcrypto (its SHA1_* calls are deprecated in OpenSSL 3, but fastest). */
 typedef struct {
@@ -38,5 +40,99 @@ typedef struct {
 void cgw_sha1_init(cgw_sha1_ctx *ctx);
 void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count);
 void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]);
+
+/* libcurl, loaded with dlopen on first use so that programs which never speak HTTP do not pay
+ * for loading it (and the dozen libraries it needs) at start-up. cgw_curl_load returns 0 once
+ * the library is loaded and initialised, else -1 with a reason in `error`. The other calls may
+ * only be made after a successful load. curl.h is not included here (its socket declarations
+ * would shadow Glibc's in Swift): handles are `void *`, and the constants below are checked
+ * against curl.h's when curl.c compiles. */
+enum : int {
+    CGW_CURLOPT_URL = 10002,
+    CGW_CURLOPT_NOSIGNAL = 99,
+    CGW_CURLOPT_PROTOCOLS_STR = 10318,
+    CGW_CURLOPT_REDIR_PROTOCOLS_STR = 10319,
+    CGW_CURLOPT_FOLLOWLOCATION = 52,
+    CGW_CURLOPT_MAXREDIRS = 68,
+    CGW_CURLOPT_USERAGENT = 10018,
+    CGW_CURLOPT_ACCEPT_ENCODING = 10102,
+    CGW_CURLOPT_ERRORBUFFER = 10010,
+    CGW_CURLOPT_CONNECTTIMEOUT_MS = 156,
+    CGW_CURLOPT_CAINFO = 10065,
+    CGW_CURLOPT_CAPATH = 10097,
+    CGW_CURLOPT_SSL_VERIFYPEER = 64,
+    CGW_CURLOPT_SSL_VERIFYHOST = 81,
+    CGW_CURLOPT_USERNAME = 10173,
+    CGW_CURLOPT_PASSWORD = 10174,
+    CGW_CURLOPT_HTTPAUTH = 107,
+    CGW_CURLOPT_HTTPHEADER = 10023,
+    CGW_CURLOPT_POST = 47,
+    CGW_CURLOPT_POSTFIELDSIZE_LARGE = 30120,
+    CGW_CURLOPT_POSTFIELDS = 10015,
+    CGW_CURLOPT_HTTPGET = 80,
+    CGW_CURLOPT_WRITEFUNCTION = 20011,
+    CGW_CURLOPT_WRITEDATA = 10001,
+    CGW_CURLOPT_HEADERFUNCTION = 20079,
+    CGW_CURLOPT_HEADERDATA = 10029,
+    CGW_CURLOPT_NOPROXY = 10177,
+    CGW_CURLOPT_PROXY = 10004,
+    CGW_CURLOPT_VERBOSE = 41,
+    CGW_CURLINFO_RESPONSE_CODE = 2097154,
+    CGW_CURLINFO_EFFECTIVE_URL = 1048577,
+    CGW_CURLE_OK = 0,
+    CGW_CURLE_COULDNT_RESOLVE_HOST = 6,
+    CGW_CURLE_COULDNT_RESOLVE_PROXY = 5,
+    CGW_CURLE_COULDNT_CONNECT = 7,
+    CGW_CURLE_OPERATION_TIMEDOUT = 28,
+    CGW_CURLE_SSL_CONNECT_ERROR = 35,
+    CGW_CURLE_PEER_FAILED_VERIFICATION = 60,
+    CGW_CURLE_SSL_CERTPROBLEM = 58,
+    CGW_CURLE_SSL_CIPHER = 59,
+    CGW_CURLE_SSL_CACERT_BADFILE = 77,
+    CGW_CURLE_SSL_ISSUER_ERROR = 83,
+    CGW_CURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
+    CGW_CURLE_SSL_INVALIDCERTSTATUS = 91,
+    CGW_CURLE_SSL_CRL_BADFILE = 82,
+    CGW_CURLE_WRITE_ERROR = 23,
+    CGW_CURL_POLL_IN = 1,
+    CGW_CURL_POLL_OUT = 2,
+    CGW_CURL_POLL_REMOVE = 4,
+    CGW_CURL_CSELECT_IN = 1,
+    CGW_CURL_CSELECT_OUT = 2,
+    CGW_CURL_CSELECT_ERR = 4,
+    CGW_CURL_SOCKET_TIMEOUT = -1,
+    CGW_CURL_ERROR_SIZE = 256,
+};
+
+int cgw_curl_load(char *error, size_t error_size);
+
+void *cgw_curl_easy_init(void);
+void cgw_curl_easy_cleanup(void *easy);
+int cgw_curl_easy_setopt_long(void *easy, int option, long value);
+int cgw_curl_easy_setopt_off(void *easy, int option, long long value);
+int cgw_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+typedef size_t (*cgw_curl_data_callback)(char *data, size_t size, size_t count, void *user);
+int cgw_curl_easy_setopt_data_callback(void *easy, int option, cgw_curl_data_callback callback);
+int cgw_curl_easy_getinfo_long(void *easy, int info, long *value);
+int cgw_curl_easy_getinfo_string(void *easy, int info, const char **value);
+const char *cgw_curl_easy_strerror(int code);
+/* CURLAUTH_ANY, a macro Swift cannot import. */
+long cgw_curl_auth_any(void);
+
+void *cgw_curl_multi_init(void);
+void cgw_curl_multi_cleanup(void *multi);
+typedef int (*cgw_curl_socket_callback)(void *easy, int socket, int what, void *user, void *socket_user);
+typedef int (*cgw_curl_timer_callback)(void *multi, long timeout_ms, void *user);
+int cgw_curl_multi_set_callbacks(
+    void *multi, cgw_curl_socket_callback on_socket, cgw_curl_timer_callback on_timer, void *user);
+int cgw_curl_multi_add_handle(void *multi, void *easy);
+int cgw_curl_multi_remove_handle(void *multi, void *easy);
+int cgw_curl_multi_socket_action(void *multi, int socket, int events, int *running);
+/* The next finished transfer: 1 with `easy` and `result` set, or 0 when there is none. */
+int cgw_curl_multi_next_done(void *multi, void **easy, int *result);
+
+/* An opaque list of header lines. */
+void *cgw_curl_slist_append(void *list, const char *text);
+void cgw_curl_slist_free_all(void *list);
 
 #endif

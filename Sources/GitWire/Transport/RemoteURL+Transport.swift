@@ -10,7 +10,7 @@ extension RemoteURL {
         case .ssh:
             return SSHTransport(host: host ?? "", user: user, port: port)
         case .http, .https:
-            throw RemoteURLError(text: text, reason: "gitwire does not support \(scheme.rawValue) URLs yet")
+            return try HTTPTransport(url: text)
         }
     }
 }

@@ -16,6 +16,8 @@ public final class EpollRunLoop {
     private var isRunning = false
     /// Why the loop stopped watching its descriptors, if `epoll_wait` ever failed.
     public private(set) var failure: (any Error)?
+    /// The loop's libcurl multi handle, made when the first HTTP transfer starts here.
+    package var curlDriver: AnyObject?
     private static let wakeupToken: UInt64 = 0
 
     private static let perThread = ThreadLocal { try EpollRunLoop() }

@@ -136,9 +136,15 @@ package final class Deflater {
         guard status == Z_OK else { throw ZlibError(code: status, message: "deflateInit failed") }
     }
 
+    /// Makes a deflater that writes gzip streams (RFC 1952) instead of zlib streams.
+    package init(gzipLevel level: Int32) throws {
+        let status = cgw_deflate_init_gzip(&stream, level)
+        guard status == Z_OK else { throw ZlibError(code: status, message: "deflateInit2 failed") }
+    }
+
     deinit { deflateEnd(&stream) }
 
-    /// Compresses `input` as one complete zlib stream.
+    /// Compresses `input` as one complete zlib (or gzip) stream.
     package func deflateWhole(_ input: ArraySlice<UInt8>) throws -> [UInt8] {
         deflateReset(&stream)
         let bound = Int(deflateBound(&stream, UInt(input.count)))

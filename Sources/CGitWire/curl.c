@@ -1,0 +1,186 @@
+/* libcurl through dlopen: see cgw_curl_load in CGitWire.h. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <curl/curl.h>
+#include "CGitWire.h"
+
+_Static_assert(CGW_CURLOPT_URL == CURLOPT_URL, "CURLOPT_URL");
+_Static_assert(CGW_CURLOPT_NOSIGNAL == CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL");
+_Static_assert(CGW_CURLOPT_PROTOCOLS_STR == CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR");
+_Static_assert(CGW_CURLOPT_REDIR_PROTOCOLS_STR == CURLOPT_REDIR_PROTOCOLS_STR, "CURLOPT_REDIR_PROTOCOLS_STR");
+_Static_assert(CGW_CURLOPT_FOLLOWLOCATION == CURLOPT_FOLLOWLOCATION, "CURLOPT_FOLLOWLOCATION");
+_Static_assert(CGW_CURLOPT_MAXREDIRS == CURLOPT_MAXREDIRS, "CURLOPT_MAXREDIRS");
+_Static_assert(CGW_CURLOPT_USERAGENT == CURLOPT_USERAGENT, "CURLOPT_USERAGENT");
+_Static_assert(CGW_CURLOPT_ACCEPT_ENCODING == CURLOPT_ACCEPT_ENCODING, "CURLOPT_ACCEPT_ENCODING");
+_Static_assert(CGW_CURLOPT_ERRORBUFFER == CURLOPT_ERRORBUFFER, "CURLOPT_ERRORBUFFER");
+_Static_assert(CGW_CURLOPT_CONNECTTIMEOUT_MS == CURLOPT_CONNECTTIMEOUT_MS, "CURLOPT_CONNECTTIMEOUT_MS");
+_Static_assert(CGW_CURLOPT_CAINFO == CURLOPT_CAINFO, "CURLOPT_CAINFO");
+_Static_assert(CGW_CURLOPT_CAPATH == CURLOPT_CAPATH, "CURLOPT_CAPATH");
+_Static_assert(CGW_CURLOPT_SSL_VERIFYPEER == CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER");
+_Static_assert(CGW_CURLOPT_SSL_VERIFYHOST == CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST");
+_Static_assert(CGW_CURLOPT_USERNAME == CURLOPT_USERNAME, "CURLOPT_USERNAME");
+_Static_assert(CGW_CURLOPT_PASSWORD == CURLOPT_PASSWORD, "CURLOPT_PASSWORD");
+_Static_assert(CGW_CURLOPT_HTTPAUTH == CURLOPT_HTTPAUTH, "CURLOPT_HTTPAUTH");
+_Static_assert(CGW_CURLOPT_HTTPHEADER == CURLOPT_HTTPHEADER, "CURLOPT_HTTPHEADER");
+_Static_assert(CGW_CURLOPT_POST == CURLOPT_POST, "CURLOPT_POST");
+_Static_assert(CGW_CURLOPT_POSTFIELDSIZE_LARGE == CURLOPT_POSTFIELDSIZE_LARGE, "CURLOPT_POSTFIELDSIZE_LARGE");
+_Static_assert(CGW_CURLOPT_POSTFIELDS == CURLOPT_POSTFIELDS, "CURLOPT_POSTFIELDS");
+_Static_assert(CGW_CURLOPT_HTTPGET == CURLOPT_HTTPGET, "CURLOPT_HTTPGET");
+_Static_assert(CGW_CURLOPT_WRITEFUNCTION == CURLOPT_WRITEFUNCTION, "CURLOPT_WRITEFUNCTION");
+_Static_assert(CGW_CURLOPT_WRITEDATA == CURLOPT_WRITEDATA, "CURLOPT_WRITEDATA");
+_Static_assert(CGW_CURLOPT_HEADERFUNCTION == CURLOPT_HEADERFUNCTION, "CURLOPT_HEADERFUNCTION");
+_Static_assert(CGW_CURLOPT_HEADERDATA == CURLOPT_HEADERDATA, "CURLOPT_HEADERDATA");
+_Static_assert(CGW_CURLOPT_NOPROXY == CURLOPT_NOPROXY, "CURLOPT_NOPROXY");
+_Static_assert(CGW_CURLOPT_PROXY == CURLOPT_PROXY, "CURLOPT_PROXY");
+_Static_assert(CGW_CURLOPT_VERBOSE == CURLOPT_VERBOSE, "CURLOPT_VERBOSE");
+_Static_assert(CGW_CURLINFO_RESPONSE_CODE == CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE");
+_Static_assert(CGW_CURLINFO_EFFECTIVE_URL == CURLINFO_EFFECTIVE_URL, "CURLINFO_EFFECTIVE_URL");
+_Static_assert(CGW_CURLE_OK == CURLE_OK, "CURLE_OK");
+_Static_assert(CGW_CURLE_COULDNT_RESOLVE_HOST == CURLE_COULDNT_RESOLVE_HOST, "CURLE_COULDNT_RESOLVE_HOST");
+_Static_assert(CGW_CURLE_COULDNT_RESOLVE_PROXY == CURLE_COULDNT_RESOLVE_PROXY, "CURLE_COULDNT_RESOLVE_PROXY");
+_Static_assert(CGW_CURLE_COULDNT_CONNECT == CURLE_COULDNT_CONNECT, "CURLE_COULDNT_CONNECT");
+_Static_assert(CGW_CURLE_OPERATION_TIMEDOUT == CURLE_OPERATION_TIMEDOUT, "CURLE_OPERATION_TIMEDOUT");
+_Static_assert(CGW_CURLE_SSL_CONNECT_ERROR == CURLE_SSL_CONNECT_ERROR, "CURLE_SSL_CONNECT_ERROR");
+_Static_assert(CGW_CURLE_PEER_FAILED_VERIFICATION == CURLE_PEER_FAILED_VERIFICATION, "CURLE_PEER_FAILED_VERIFICATION");
+_Static_assert(CGW_CURLE_SSL_CERTPROBLEM == CURLE_SSL_CERTPROBLEM, "CURLE_SSL_CERTPROBLEM");
+_Static_assert(CGW_CURLE_SSL_CIPHER == CURLE_SSL_CIPHER, "CURLE_SSL_CIPHER");
+_Static_assert(CGW_CURLE_SSL_CACERT_BADFILE == CURLE_SSL_CACERT_BADFILE, "CURLE_SSL_CACERT_BADFILE");
+_Static_assert(CGW_CURLE_SSL_ISSUER_ERROR == CURLE_SSL_ISSUER_ERROR, "CURLE_SSL_ISSUER_ERROR");
+_Static_assert(CGW_CURLE_SSL_PINNEDPUBKEYNOTMATCH == CURLE_SSL_PINNEDPUBKEYNOTMATCH, "CURLE_SSL_PINNEDPUBKEYNOTMATCH");
+_Static_assert(CGW_CURLE_SSL_INVALIDCERTSTATUS == CURLE_SSL_INVALIDCERTSTATUS, "CURLE_SSL_INVALIDCERTSTATUS");
+_Static_assert(CGW_CURLE_SSL_CRL_BADFILE == CURLE_SSL_CRL_BADFILE, "CURLE_SSL_CRL_BADFILE");
+_Static_assert(CGW_CURLE_WRITE_ERROR == CURLE_WRITE_ERROR, "CURLE_WRITE_ERROR");
+_Static_assert(CGW_CURL_POLL_IN == CURL_POLL_IN, "CURL_POLL_IN");
+_Static_assert(CGW_CURL_POLL_OUT == CURL_POLL_OUT, "CURL_POLL_OUT");
+_Static_assert(CGW_CURL_POLL_REMOVE == CURL_POLL_REMOVE, "CURL_POLL_REMOVE");
+_Static_assert(CGW_CURL_CSELECT_IN == CURL_CSELECT_IN, "CURL_CSELECT_IN");
+_Static_assert(CGW_CURL_CSELECT_OUT == CURL_CSELECT_OUT, "CURL_CSELECT_OUT");
+_Static_assert(CGW_CURL_CSELECT_ERR == CURL_CSELECT_ERR, "CURL_CSELECT_ERR");
+_Static_assert(CGW_CURL_SOCKET_TIMEOUT == CURL_SOCKET_TIMEOUT, "CURL_SOCKET_TIMEOUT");
+_Static_assert(CGW_CURL_ERROR_SIZE == CURL_ERROR_SIZE, "CURL_ERROR_SIZE");
+
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    const char *(*easy_strerror)(CURLcode);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_cleanup)(CURLM *);
+    CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
+    CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+    CURLMcode (*multi_socket_action)(CURLM *, curl_socket_t, int, int *);
+    CURLMsg *(*multi_info_read)(CURLM *, int *);
+    const char *(*multi_strerror)(CURLMcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[256];
+static int load_status = -1;
+
+#define LOAD(field, name)                                                                      \
+    do {                                                                                       \
+        *(void **)(&api.field) = dlsym(library, name);                                         \
+        if (!api.field) {                                                                      \
+            snprintf(load_error, sizeof load_error, "libcurl has no %s", name);                \
+            return;                                                                            \
+        }                                                                                      \
+    } while (0)
+
+static void load(void) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!library) library = dlopen("libcurl.so", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *reason = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load libcurl: %s", reason ? reason : "not found");
+        return;
+    }
+    LOAD(global_init, "curl_global_init");
+    LOAD(easy_init, "curl_easy_init");
+    LOAD(easy_cleanup, "curl_easy_cleanup");
+    LOAD(easy_setopt, "curl_easy_setopt");
+    LOAD(easy_getinfo, "curl_easy_getinfo");
+    LOAD(easy_strerror, "curl_easy_strerror");
+    LOAD(multi_init, "curl_multi_init");
+    LOAD(multi_cleanup, "curl_multi_cleanup");
+    LOAD(multi_setopt, "curl_multi_setopt");
+    LOAD(multi_add_handle, "curl_multi_add_handle");
+    LOAD(multi_remove_handle, "curl_multi_remove_handle");
+    LOAD(multi_socket_action, "curl_multi_socket_action");
+    LOAD(multi_info_read, "curl_multi_info_read");
+    LOAD(multi_strerror, "curl_multi_strerror");
+    LOAD(slist_append, "curl_slist_append");
+    LOAD(slist_free_all, "curl_slist_free_all");
+    CURLcode status = api.global_init(CURL_GLOBAL_ALL);
+    if (status != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(status));
+        return;
+    }
+    load_status = 0;
+}
+
+int cgw_curl_load(char *error, size_t error_size) {
+    pthread_once(&load_once, load);
+    if (load_status != 0 && error && error_size > 0) snprintf(error, error_size, "%s", load_error);
+    return load_status;
+}
+
+void *cgw_curl_easy_init(void) { return api.easy_init(); }
+void cgw_curl_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+int cgw_curl_easy_setopt_long(void *easy, int option, long value) {
+    return api.easy_setopt(easy, (CURLoption)option, value);
+}
+int cgw_curl_easy_setopt_off(void *easy, int option, long long value) {
+    return api.easy_setopt(easy, (CURLoption)option, (curl_off_t)value);
+}
+int cgw_curl_easy_setopt_pointer(void *easy, int option, const void *value) {
+    return api.easy_setopt(easy, (CURLoption)option, value);
+}
+int cgw_curl_easy_setopt_data_callback(void *easy, int option, cgw_curl_data_callback callback) {
+    return api.easy_setopt(easy, (CURLoption)option, callback);
+}
+int cgw_curl_easy_getinfo_long(void *easy, int info, long *value) {
+    return api.easy_getinfo(easy, (CURLINFO)info, value);
+}
+int cgw_curl_easy_getinfo_string(void *easy, int info, const char **value) {
+    return api.easy_getinfo(easy, (CURLINFO)info, value);
+}
+const char *cgw_curl_easy_strerror(int code) { return api.easy_strerror((CURLcode)code); }
+long cgw_curl_auth_any(void) { return (long)CURLAUTH_ANY; }
+
+void *cgw_curl_multi_init(void) { return api.multi_init(); }
+void cgw_curl_multi_cleanup(void *multi) { api.multi_cleanup(multi); }
+int cgw_curl_multi_set_callbacks(
+    void *multi, cgw_curl_socket_callback on_socket, cgw_curl_timer_callback on_timer, void *user) {
+    CURLMcode status = api.multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, (curl_socket_callback)on_socket);
+    if (status == CURLM_OK) status = api.multi_setopt(multi, CURLMOPT_SOCKETDATA, user);
+    if (status == CURLM_OK) status = api.multi_setopt(multi, CURLMOPT_TIMERFUNCTION, (curl_multi_timer_callback)on_timer);
+    if (status == CURLM_OK) status = api.multi_setopt(multi, CURLMOPT_TIMERDATA, user);
+    return status;
+}
+int cgw_curl_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
+int cgw_curl_multi_remove_handle(void *multi, void *easy) { return api.multi_remove_handle(multi, easy); }
+int cgw_curl_multi_socket_action(void *multi, int socket, int events, int *running) {
+    return api.multi_socket_action(multi, socket, events, running);
+}
+int cgw_curl_multi_next_done(void *multi, void **easy, int *result) {
+    int queued = 0;
+    CURLMsg *message;
+    while ((message = api.multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg == CURLMSG_DONE) {
+            *easy = message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void *cgw_curl_slist_append(void *list, const char *text) { return api.slist_append(list, text); }
+void cgw_curl_slist_free_all(void *list) { api.slist_free_all(list); }

@@ -1,0 +1,199 @@
+/// The fixed parts of git's smart HTTP protocol (`man gitprotocol-http`): where a client sends
+/// its requests, which content types each side uses, and how the first response begins. Pure:
+/// the HTTP transport uses these to talk to the server, replay uses them to check recordings.
+public enum SmartHTTP {
+    /// `<base>/info/refs?service=<service>`: the `GET` that starts every session. `base` is the
+    /// repository URL without a trailing slash.
+    public static func discoveryURL(base: String, service: Service) -> String {
+        "\(base)/info/refs?service=\(service.rawValue)"
+    }
+
+    /// `<base>/<service>`: where requests are `POST`ed.
+    public static func serviceURL(base: String, service: Service) -> String { "\(base)/\(service.rawValue)" }
+
+    /// `application/x-<service>-advertisement`: the content type of a smart server's answer to
+    /// the discovery request. A server answering with anything else is a dumb one.
+    public static func advertisementType(_ service: Service) -> String { "application/x-\(service.rawValue)-advertisement" }
+
+    /// `application/x-<service>-request`: the content type of a request body.
+    public static func requestType(_ service: Service) -> String { "application/x-\(service.rawValue)-request" }
+
+    /// `application/x-<service>-result`: the content type of a response to a request.
+    public static func resultType(_ service: Service) -> String { "application/x-\(service.rawValue)-result" }
+
+    /// Whether a `Content-Type` value names `expected`, ignoring parameters (`; charset=…`),
+    /// surrounding space and case.
+    public static func contentType(_ value: String?, is expected: String) -> Bool {
+        guard let value else { return false }
+        let bare = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return bare.trimmingSpaces().lowercased() == expected
+    }
+
+    /// The repository URL after the discovery request was redirected to `effectiveURL`: the
+    /// redirect's target without the `/info/refs?service=…` git asked for, as git derives it.
+    /// Nil when the target does not end that way (git then refuses to follow it).
+    public static func baseAfterRedirect(effectiveURL: String, service: Service) -> String? {
+        let suffix = "/info/refs?service=\(service.rawValue)"
+        guard effectiveURL.hasSuffix(suffix) else { return nil }
+        return String(effectiveURL.dropLast(suffix.count))
+    }
+}
+
+/// Strips what a smart HTTP server puts before the advertisement proper, as git's client does:
+/// a `# service=<service>` packet and any further packets up to a flush. A v2 server may start
+/// with `version 2` instead, which is kept. Takes the discovery response as it arrives and passes
+/// on everything after the preamble.
+public struct SmartHTTPPreamble {
+    private let service: Service
+    private var buffer: [UInt8] = []
+    private var state = State.first
+
+    private enum State {
+        case first
+        case skippingToFlush
+        case passing
+    }
+
+    /// A filter for the discovery response of `service`.
+    public init(service: Service) { self.service = service }
+
+    /// Takes response bytes; returns those that follow the preamble (none while it is still
+    /// being read).
+    public mutating func take(_ bytes: [UInt8]) throws -> [UInt8] {
+        if state == .passing { return bytes }
+        buffer += bytes
+        while state != .passing {
+            guard let (packet, length) = try nextPacket() else { return [] }
+            switch state {
+            case .first:
+                guard case .data(let payload) = packet else {
+                    throw ProtocolError("invalid server response; expected service, got flush packet")
+                }
+                var line = payload[...]
+                if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
+                if line.elementsEqual("# service=\(service.rawValue)".utf8) {
+                    buffer.removeFirst(length)
+                    state = .skippingToFlush
+                } else if line.elementsEqual("version 2".utf8) {
+                    state = .passing
+                } else {
+                    throw ProtocolError("invalid server response; got '\(escapedForDisplay(line))'")
+                }
+            case .skippingToFlush:
+                buffer.removeFirst(length)
+                if packet.payload == nil { state = .passing }
+            case .passing:
+                break
+            }
+        }
+        let rest = buffer
+        buffer = []
+        return rest
+    }
+
+    /// Checks the response did not end inside the preamble.
+    public func checkAtEnd() throws {
+        if state != .passing {
+            throw ProtocolError("invalid server response; the discovery response ended before its advertisement")
+        }
+    }
+
+    private func nextPacket() throws -> (PktLine, Int)? {
+        var decoder = PktLineDecoder()
+        decoder.append(buffer)
+        guard let packet = try decoder.next() else { return nil }
+        return (packet, 4 + (packet.payload?.count ?? 0))
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> Substring {
+        var text = self
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return text
+    }
+}
+
+extension SmartHTTP {
+    /// Where a repository is served over HTTP: the URL to build requests on, with any
+    /// credentials the URL carried kept apart so that no message, trace or recording shows them.
+    public struct Location: Hashable, Sendable {
+        /// `http://host[:port]/path`, without credentials and without a trailing slash.
+        public let base: String
+        /// Whether the URL is `https://`.
+        public let isSecure: Bool
+        /// The host as written, with its port if given: what credential helpers call `host`.
+        public let hostAndPort: String
+        /// The path without its leading slash: what credential helpers call `path`.
+        public let path: String
+        /// The URL's user name, percent-decoded.
+        public let username: String?
+        /// The URL's password, percent-decoded.
+        public let password: String?
+
+        /// Parses an `http://` or `https://` URL.
+        public init(_ url: String) throws {
+            let lowered = url.lowercased()
+            let schemeLength: Int
+            if lowered.hasPrefix("https://") {
+                isSecure = true
+                schemeLength = 8
+            } else if lowered.hasPrefix("http://") {
+                isSecure = false
+                schemeLength = 7
+            } else {
+                throw RemoteURLError(text: url, reason: "not an http:// or https:// URL")
+            }
+            let rest = url.dropFirst(schemeLength)
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            var authority = rest[..<authorityEnd]
+            var pathPart = rest[authorityEnd...]
+            if let query = pathPart.firstIndex(where: { $0 == "?" || $0 == "#" }) { pathPart = pathPart[..<query] }
+            if let at = authority.lastIndex(of: "@") {
+                let userInfo = authority[..<at]
+                if let colon = userInfo.firstIndex(of: ":") {
+                    username = Self.percentDecoded(userInfo[..<colon])
+                    password = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+                } else {
+                    username = Self.percentDecoded(userInfo)
+                    password = nil
+                }
+                authority = authority[authority.index(after: at)...]
+            } else {
+                username = nil
+                password = nil
+            }
+            guard !authority.isEmpty else { throw RemoteURLError(text: url, reason: "no host in URL") }
+            while pathPart.last == "/" { pathPart = pathPart.dropLast() }
+            hostAndPort = String(authority)
+            path = String(pathPart.drop { $0 == "/" })
+            base = String(url.prefix(schemeLength)) + authority + pathPart
+        }
+
+        private static func percentDecoded(_ text: Substring) -> String {
+            var bytes: [UInt8] = []
+            var input = Array(text.utf8)[...]
+            while let byte = input.popFirst() {
+                if byte == UInt8(ascii: "%"), input.count >= 2, let high = hexDigitValue(input[input.startIndex]),
+                    let low = hexDigitValue(input[input.startIndex + 1])
+                {
+                    bytes.append(high << 4 | low)
+                    input = input.dropFirst(2)
+                } else {
+                    bytes.append(byte)
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        private static func hexDigitValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+    }
+}

@@ -1,0 +1,458 @@
+import CGitWire
+import GitWireCore
+
+/// One HTTP request: what the client sends, and how.
+package struct HTTPRequest: Sendable {
+    /// `GET` or `POST`.
+    package enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    package var method: Method
+    package var url: String
+    /// Extra header lines, `Name: value`; `Name:` removes a header libcurl would add.
+    package var headers: [String]
+    /// The body of a `POST`.
+    package var body: [UInt8]
+    package var followRedirects: Bool
+    package var username: String?
+    package var password: String?
+    package var userAgent: String
+    package var connectTimeout: Duration?
+    package var tls: HTTPTLSOptions
+
+    package init(
+        method: Method, url: String, headers: [String] = [], body: [UInt8] = [], followRedirects: Bool = false,
+        username: String? = nil, password: String? = nil, userAgent: String, connectTimeout: Duration? = nil,
+        tls: HTTPTLSOptions = HTTPTLSOptions()
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.followRedirects = followRedirects
+        self.username = username
+        self.password = password
+        self.userAgent = userAgent
+        self.connectTimeout = connectTimeout
+        self.tls = tls
+    }
+}
+
+/// How HTTPS servers are verified: git's `GIT_SSL_CAINFO`, `GIT_SSL_CAPATH`, `GIT_SSL_NO_VERIFY`.
+public struct HTTPTLSOptions: Hashable, Sendable {
+    /// A file of trusted certificate authorities (PEM), instead of the system's.
+    public var caInfo: String?
+    /// A directory of trusted certificate authorities (hashed names), instead of the system's.
+    public var caPath: String?
+    /// Whether the server's certificate and name are checked. On by default.
+    public var verify: Bool
+
+    /// Makes options; by default the system's authorities are trusted and servers are verified.
+    public init(caInfo: String? = nil, caPath: String? = nil, verify: Bool = true) {
+        self.caInfo = caInfo
+        self.caPath = caPath
+        self.verify = verify
+    }
+}
+
+/// What the server answered, before the body: the status of the last response (after
+/// redirects), its headers and the URL it came from.
+package struct HTTPResponseHead: Sendable {
+    package var status: Int
+    /// Header lines of the last response, names as sent.
+    package var headers: [(name: String, value: String)]
+    package var effectiveURL: String
+
+    /// The value of header `name` (case-insensitive), if present.
+    package func value(of name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// Hears how an ``HTTPTransfer`` goes; every call happens on the run loop's thread, outside
+/// libcurl's callbacks, so a delegate may start or cancel transfers from any of them.
+package protocol HTTPTransferDelegate: AnyObject {
+    /// The response's status and headers arrived (called once, before any body bytes).
+    func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead)
+    /// Body bytes arrived, decoded if the server compressed them.
+    func transfer(_ transfer: HTTPTransfer, didReceive bytes: [UInt8])
+    /// The transfer ended: nil when the whole body arrived.
+    func transfer(_ transfer: HTTPTransfer, didFinishWith error: HTTPTransferError?)
+}
+
+/// One request and its response, run by libcurl on an ``EpollRunLoop``: many transfers share the
+/// loop's thread (libcurl's multi-socket interface, driven by the loop's epoll and timers) and
+/// reuse its connections.
+package final class HTTPTransfer {
+    package let request: HTTPRequest
+    private weak var delegate: (any HTTPTransferDelegate)?
+    fileprivate var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutableRawPointer?
+    private var bodyCopy: UnsafeMutableRawBufferPointer?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CGW_CURL_ERROR_SIZE) + 1)
+    fileprivate var pending: [UInt8] = []
+    fileprivate var headLines: [(name: String, value: String)] = []
+    fileprivate var headDelivered = false
+    fileprivate var isDirty = false
+    private(set) package var isFinished = false
+    private weak var driver: CurlMultiDriver?
+
+    /// Starts `request` on `loop`; `delegate` hears the answer.
+    package init(_ request: HTTPRequest, delegate: any HTTPTransferDelegate, in loop: EpollRunLoop) {
+        self.request = request
+        self.delegate = delegate
+        errorBuffer.initialize(repeating: 0, count: Int(CGW_CURL_ERROR_SIZE) + 1)
+        let driver: CurlMultiDriver
+        do {
+            driver = try CurlMultiDriver.driver(for: loop)
+            try configure()
+        } catch {
+            let failure =
+                error as? HTTPTransferError ?? HTTPTransferError(reason: .unavailable, code: 0, message: "\(error)")
+            loop.addTimer(after: .zero) { [weak self] _ in self?.finish(failure) }
+            return
+        }
+        self.driver = driver
+        driver.add(self)
+    }
+
+    deinit {
+        if let easy { cgw_curl_easy_cleanup(easy) }
+        if let headerList { cgw_curl_slist_free_all(headerList) }
+        bodyCopy?.deallocate()
+        errorBuffer.deallocate()
+    }
+
+    /// Stops the transfer; the delegate hears nothing more.
+    package func cancel() {
+        guard !isFinished else { return }
+        isFinished = true
+        delegate = nil
+        driver?.remove(self)
+    }
+
+    private func configure() throws {
+        guard let easy = cgw_curl_easy_init() else {
+            throw HTTPTransferError(reason: .unavailable, code: 0, message: "curl_easy_init failed")
+        }
+        self.easy = easy
+        func set(_ option: CInt, _ value: Int) throws {
+            try check(cgw_curl_easy_setopt_long(easy, option, value))
+        }
+        func set(_ option: CInt, _ value: String) throws {
+            try value.withCString { try check(cgw_curl_easy_setopt_pointer(easy, option, $0)) }
+        }
+        func check(_ code: CInt) throws {
+            guard code == CGW_CURLE_OK else {
+                throw HTTPTransferError(
+                    reason: .unavailable, code: Int(code), message: String(cString: cgw_curl_easy_strerror(code)))
+            }
+        }
+        try set(CGW_CURLOPT_URL, request.url)
+        try set(CGW_CURLOPT_NOSIGNAL, 1)
+        try set(CGW_CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CGW_CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CGW_CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
+        try set(CGW_CURLOPT_MAXREDIRS, 20)
+        try set(CGW_CURLOPT_USERAGENT, request.userAgent)
+        try set(CGW_CURLOPT_ACCEPT_ENCODING, "")
+        try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_ERRORBUFFER, errorBuffer))
+        if let timeout = request.connectTimeout {
+            try set(CGW_CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(timeout.milliseconds)))
+        }
+        if let caInfo = request.tls.caInfo { try set(CGW_CURLOPT_CAINFO, caInfo) }
+        if let caPath = request.tls.caPath { try set(CGW_CURLOPT_CAPATH, caPath) }
+        if !request.tls.verify {
+            try set(CGW_CURLOPT_SSL_VERIFYPEER, 0)
+            try set(CGW_CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        if let username = request.username {
+            try set(CGW_CURLOPT_USERNAME, username)
+            try set(CGW_CURLOPT_PASSWORD, request.password ?? "")
+            // Any scheme the server offers, as git does once it has credentials.
+            try set(CGW_CURLOPT_HTTPAUTH, cgw_curl_auth_any())
+        }
+        for line in request.headers { headerList = cgw_curl_slist_append(headerList, line) }
+        if let headerList { try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HTTPHEADER, headerList)) }
+        if request.method == .post {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
+            request.body.withUnsafeBytes { copy.copyMemory(from: $0) }
+            bodyCopy = copy
+            try set(CGW_CURLOPT_POST, 1)
+            try check(cgw_curl_easy_setopt_off(easy, CGW_CURLOPT_POSTFIELDSIZE_LARGE, Int64(request.body.count)))
+            try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_POSTFIELDS, copy.baseAddress))
+        } else {
+            try set(CGW_CURLOPT_HTTPGET, 1)
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_WRITEFUNCTION, curlWrite))
+        try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_WRITEDATA, me))
+        try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_HEADERFUNCTION, curlHeader))
+        try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HEADERDATA, me))
+    }
+
+    fileprivate func takeHeaderLine(_ line: String) {
+        let trimmed = line.trimmingTrailingLineBreak()
+        if trimmed.hasPrefix("HTTP/") {
+            headLines = []
+        } else if let colon = trimmed.firstIndex(of: ":") {
+            let value = trimmed[trimmed.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            headLines.append((String(trimmed[..<colon]), String(value)))
+        }
+    }
+
+    /// Hands what libcurl gave during its last call to the delegate.
+    fileprivate func deliverPending() {
+        isDirty = false
+        guard !isFinished else { return }
+        if !headDelivered {
+            headDelivered = true
+            delegate?.transfer(self, didReceive: head())
+        }
+        if !pending.isEmpty, !isFinished {
+            let bytes = pending
+            pending = []
+            delegate?.transfer(self, didReceive: bytes)
+        }
+    }
+
+    private func head() -> HTTPResponseHead {
+        var status = 0
+        var url = request.url
+        if let easy {
+            cgw_curl_easy_getinfo_long(easy, CGW_CURLINFO_RESPONSE_CODE, &status)
+            var pointer: UnsafePointer<CChar>?
+            if cgw_curl_easy_getinfo_string(easy, CGW_CURLINFO_EFFECTIVE_URL, &pointer) == CGW_CURLE_OK, let pointer {
+                url = String(cString: pointer)
+            }
+        }
+        return HTTPResponseHead(status: status, headers: headLines, effectiveURL: url)
+    }
+
+    /// libcurl finished the transfer with `code`.
+    fileprivate func complete(_ code: CInt) {
+        guard !isFinished else { return }
+        if code == CGW_CURLE_OK {
+            deliverPending()
+            finish(nil)
+        } else {
+            finish(error(for: code))
+        }
+    }
+
+    private func finish(_ error: HTTPTransferError?) {
+        guard !isFinished else { return }
+        isFinished = true
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.transfer(self, didFinishWith: error)
+    }
+
+    private func error(for code: CInt) -> HTTPTransferError {
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: cgw_curl_easy_strerror(code)) : detail
+        let reason: HTTPTransferError.Reason
+        switch code {
+        case CGW_CURLE_COULDNT_RESOLVE_HOST, CGW_CURLE_COULDNT_RESOLVE_PROXY, CGW_CURLE_COULDNT_CONNECT:
+            reason = .connect
+        case CGW_CURLE_OPERATION_TIMEDOUT:
+            reason = .timedOut
+        case CGW_CURLE_SSL_CONNECT_ERROR, CGW_CURLE_PEER_FAILED_VERIFICATION, CGW_CURLE_SSL_CERTPROBLEM,
+            CGW_CURLE_SSL_CIPHER, CGW_CURLE_SSL_CACERT_BADFILE, CGW_CURLE_SSL_ISSUER_ERROR, CGW_CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CGW_CURLE_SSL_INVALIDCERTSTATUS, CGW_CURLE_SSL_CRL_BADFILE:
+            reason = .tls
+        default:
+            reason = .transfer
+        }
+        return HTTPTransferError(reason: reason, code: Int(code), message: message)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingLineBreak() -> Substring {
+        var text = self[...]
+        while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text = text.dropLast() }
+        return text
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    fileprivate var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+private let curlWrite: cgw_curl_data_callback = { data, size, count, user in
+    guard let user, let data else { return 0 }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user).takeUnretainedValue()
+    let total = size * count
+    if transfer.isFinished { return 0 }
+    data.withMemoryRebound(to: UInt8.self, capacity: total) {
+        transfer.pending.append(contentsOf: UnsafeBufferPointer(start: $0, count: total))
+    }
+    transfer.markDirty()
+    return total
+}
+
+private let curlHeader: cgw_curl_data_callback = { data, size, count, user in
+    guard let user, let data else { return 0 }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user).takeUnretainedValue()
+    let total = size * count
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: total) {
+        String(decoding: UnsafeBufferPointer(start: $0, count: total), as: UTF8.self)
+    }
+    transfer.takeHeaderLine(line)
+    return total
+}
+
+extension HTTPTransfer {
+    fileprivate func markDirty() {
+        guard !isDirty else { return }
+        isDirty = true
+        driver?.dirty.append(self)
+    }
+}
+
+/// The libcurl multi handle of one run loop: libcurl says which sockets to watch and when to
+/// call it back; the loop's epoll and timers do the watching.
+final class CurlMultiDriver {
+    private let multi: UnsafeMutableRawPointer
+    private unowned let loop: EpollRunLoop
+    private var transfers: [UnsafeMutableRawPointer: HTTPTransfer] = [:]
+    private var sockets: [CInt: CurlSocketSource] = [:]
+    private var timer: RunLoopTimer?
+    fileprivate var dirty: [HTTPTransfer] = []
+
+    static func driver(for loop: EpollRunLoop) throws -> CurlMultiDriver {
+        if let driver = loop.curlDriver as? CurlMultiDriver { return driver }
+        var message = [CChar](repeating: 0, count: 256)
+        guard cgw_curl_load(&message, message.count) == 0 else {
+            let text = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            throw HTTPTransferError(reason: .unavailable, code: 0, message: String(decoding: text, as: UTF8.self))
+        }
+        guard let multi = cgw_curl_multi_init() else {
+            throw HTTPTransferError(reason: .unavailable, code: 0, message: "curl_multi_init failed")
+        }
+        let driver = CurlMultiDriver(multi: multi, loop: loop)
+        cgw_curl_multi_set_callbacks(
+            multi, curlSocketCallback, curlTimerCallback, Unmanaged.passUnretained(driver).toOpaque())
+        loop.curlDriver = driver
+        return driver
+    }
+
+    private init(multi: UnsafeMutableRawPointer, loop: EpollRunLoop) {
+        self.multi = multi
+        self.loop = loop
+    }
+
+    deinit {
+        for (easy, _) in transfers { cgw_curl_multi_remove_handle(multi, easy) }
+        cgw_curl_multi_cleanup(multi)
+    }
+
+    func add(_ transfer: HTTPTransfer) {
+        guard let easy = transfer.easy else { return }
+        transfers[easy] = transfer
+        cgw_curl_multi_add_handle(multi, easy)
+    }
+
+    func remove(_ transfer: HTTPTransfer) {
+        guard let easy = transfer.easy, transfers.removeValue(forKey: easy) != nil else { return }
+        cgw_curl_multi_remove_handle(multi, easy)
+    }
+
+    fileprivate func watch(_ socket: CInt, what: CInt) {
+        if what == CGW_CURL_POLL_REMOVE {
+            if let source = sockets.removeValue(forKey: socket) { loop.unregister(source) }
+            return
+        }
+        var interest: EpollEvents = []
+        if what & CGW_CURL_POLL_IN != 0 { interest.insert(.readable) }
+        if what & CGW_CURL_POLL_OUT != 0 { interest.insert(.writable) }
+        if let source = sockets[socket] {
+            source.interest = interest
+            loop.updateInterest(source)
+        } else {
+            let source = CurlSocketSource(socket: socket, interest: interest, driver: self)
+            sockets[socket] = source
+            loop.register(source)
+        }
+    }
+
+    fileprivate func setTimer(milliseconds: Int) {
+        timer?.invalidate()
+        timer = nil
+        guard milliseconds >= 0 else { return }
+        timer = loop.addTimer(after: .milliseconds(milliseconds)) { [unowned self] _ in
+            timer = nil
+            act(on: CGW_CURL_SOCKET_TIMEOUT, events: 0)
+        }
+    }
+
+    fileprivate func act(on socket: CInt, events: CInt) {
+        var running: CInt = 0
+        cgw_curl_multi_socket_action(multi, socket, events, &running)
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty = []
+            for transfer in batch { transfer.deliverPending() }
+        }
+        var easy: UnsafeMutableRawPointer?
+        var code: CInt = CGW_CURLE_OK
+        while cgw_curl_multi_next_done(multi, &easy, &code) != 0 {
+            guard let easy, let transfer = transfers.removeValue(forKey: easy) else { continue }
+            cgw_curl_multi_remove_handle(multi, easy)
+            transfer.complete(code)
+        }
+    }
+
+    fileprivate func socketFailed(_ socket: CInt) {
+        act(on: socket, events: CGW_CURL_CSELECT_ERR)
+    }
+}
+
+/// One socket libcurl asked the loop to watch.
+final class CurlSocketSource: LoopSource {
+    let socket: CInt
+    var interest: EpollEvents
+    private unowned let driver: CurlMultiDriver
+    package var registration = LoopRegistration()
+
+    init(socket: CInt, interest: EpollEvents, driver: CurlMultiDriver) {
+        self.socket = socket
+        self.interest = interest
+        self.driver = driver
+    }
+
+    package var watchedDescriptor: FileDescriptor? { FileDescriptor(rawValue: socket) }
+    package var desiredInterest: EpollEvents { interest }
+
+    package func handle(_ events: EpollEvents, in loop: EpollRunLoop) {
+        var mask: CInt = 0
+        if events.contains(.readable) || events.contains(.hangUp) { mask |= CGW_CURL_CSELECT_IN }
+        if events.contains(.writable) { mask |= CGW_CURL_CSELECT_OUT }
+        if events.contains(.error) { mask |= CGW_CURL_CSELECT_ERR }
+        driver.act(on: socket, events: mask)
+    }
+
+    package func loopCannotWatch(_ error: any Error) {
+        driver.socketFailed(socket)
+    }
+}
+
+private let curlSocketCallback: cgw_curl_socket_callback = { _, socket, what, user, _ in
+    guard let user else { return 0 }
+    Unmanaged<CurlMultiDriver>.fromOpaque(user).takeUnretainedValue().watch(socket, what: what)
+    return 0
+}
+
+private let curlTimerCallback: cgw_curl_timer_callback = { _, milliseconds, user in
+    guard let user else { return 0 }
+    Unmanaged<CurlMultiDriver>.fromOpaque(user).takeUnretainedValue().setTimer(milliseconds: milliseconds)
+    return 0
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""A small HTTP(S) server for gitwire's tests and benchmarks: the real `git http-backend` (CGI)
+behind Python's standard library, bound to loopback only, stopping by itself.
+
+Routes (ROOT is --root, a folder of repositories):
+  /git/<repo>/...        smart HTTP through git http-backend (GIT_HTTP_EXPORT_ALL)
+  /auth/<repo>/...       the same behind basic auth (--user NAME:PASSWORD)
+  /redirect/<rest>       301 to /git/<rest> (query kept)
+  /dumb/<repo>/...       static files only: a dumb-HTTP server
+  /status/<code>/...     answers <code> with a short text body
+  anything else          404
+
+Prints the port it listens on (one line) once it accepts connections. Responses from
+http-backend are streamed with chunked transfer encoding; connections are kept alive.
+"""
+import argparse
+import base64
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "gitwire-test-http/1"
+
+    def log_message(self, format, *args):
+        if self.server.log:
+            self.server.log.write("%s %s\n" % (self.command, self.path))
+            self.server.log.flush()
+
+    def do_GET(self):
+        self.route()
+
+    def do_POST(self):
+        self.route()
+
+    def send_text(self, status, text, headers=()):
+        body = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def read_body(self):
+        length = self.headers.get("Content-Length")
+        if length is not None:
+            return self.rfile.read(int(length))
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        return b""
+
+    def route(self):
+        path, _, query = self.path.partition("?")
+        parts = path.split("/", 2)
+        area = parts[1] if len(parts) > 1 else ""
+        rest = "/" + parts[2] if len(parts) > 2 else "/"
+        body = self.read_body() if self.command == "POST" else b""
+        if area == "git":
+            self.backend(rest, query, body)
+        elif area == "auth":
+            expected = "Basic " + base64.b64encode(self.server.credentials.encode()).decode()
+            if self.headers.get("Authorization") != expected:
+                self.send_text(401, "authentication required\n", [("WWW-Authenticate", 'Basic realm="gitwire"')])
+            else:
+                self.backend(rest, query, body, user=self.server.credentials.split(":")[0])
+        elif area == "redirect":
+            target = "/git" + rest + ("?" + query if query else "")
+            self.send_text(301, "moved\n", [("Location", target)])
+        elif area == "dumb":
+            self.static(rest)
+        elif area == "status":
+            code = int(rest.strip("/").split("/")[0] or "500")
+            self.send_text(code, "the test server answers %d here\n" % code)
+        else:
+            self.send_text(404, "not found\n")
+
+    def static(self, rest):
+        target = os.path.realpath(os.path.join(self.server.root, rest.lstrip("/")))
+        if not target.startswith(os.path.realpath(self.server.root) + os.sep) or not os.path.isfile(target):
+            self.send_text(404, "not found\n")
+            return
+        with open(target, "rb") as handle:
+            data = handle.read()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def backend(self, rest, query, body, user=None):
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "GIT_PROJECT_ROOT": self.server.root,
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "GATEWAY_INTERFACE": "CGI/1.1",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "REQUEST_METHOD": self.command,
+            "PATH_INFO": rest,
+            "QUERY_STRING": query,
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": str(len(body)),
+            "REMOTE_ADDR": self.client_address[0],
+            "HOME": self.server.root,
+        }
+        for header in ("Git-Protocol", "Content-Encoding", "Accept-Encoding"):
+            value = self.headers.get(header)
+            if value is not None:
+                environment["HTTP_" + header.upper().replace("-", "_")] = value
+        if user:
+            environment["REMOTE_USER"] = user
+        process = subprocess.Popen(
+            [self.server.git, "http-backend"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
+        writer = threading.Thread(target=self.feed, args=(process, body))
+        writer.start()
+        status = 200
+        headers = []
+        while True:
+            line = process.stdout.readline()
+            if line in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = line.decode("latin-1").rstrip("\r\n").partition(":")
+            if name.lower() == "status":
+                status = int(value.strip().split()[0])
+            else:
+                headers.append((name, value.strip()))
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            while True:
+                chunk = process.stdout.read1(65536)
+                if not chunk:
+                    break
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.write(b"0\r\n\r\n")
+        finally:
+            writer.join()
+            process.wait()
+
+    @staticmethod
+    def feed(process, body):
+        try:
+            process.stdin.write(body)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--address", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--user", default="gitwire:secret")
+    parser.add_argument("--certificate", help="PEM certificate chain; serve HTTPS")
+    parser.add_argument("--key", help="PEM private key for --certificate")
+    parser.add_argument("--lifetime", type=float, default=300.0, help="seconds before the server stops by itself")
+    parser.add_argument("--log", help="file to append one line per request to")
+    options = parser.parse_args()
+    if options.address not in ("127.0.0.1", "::1"):
+        sys.exit("refusing to listen beyond loopback")
+    if options.address == "::1":
+        Server.address_family = socket.AF_INET6
+    server = Server((options.address, options.port), Handler)
+    server.root = os.path.realpath(options.root)
+    server.credentials = options.user
+    server.git = shutil.which("git") or "git"
+    server.log = open(options.log, "a") if options.log else None
+    if options.certificate:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(options.certificate, options.key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=lambda: (time.sleep(options.lifetime), os._exit(0)), daemon=True).start()
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
