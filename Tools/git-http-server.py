@@ -10,7 +10,8 @@ Routes (ROOT is --root, a folder of repositories):
   /status/<code>/...     answers <code> with a short text body
   anything else          404
 
-Prints the port it listens on (one line) once it accepts connections. Responses from
+Prints the port it listens on (one line; or writes it to --port-file) once it accepts
+connections; --log records each request's method, path and git headers (never credentials). Responses from
 http-backend are streamed with chunked transfer encoding; connections are kept alive.
 """
 import argparse
@@ -32,7 +33,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format, *args):
         if self.server.log:
-            self.server.log.write("%s %s\n" % (self.command, self.path))
+            self.server.log.write("%s %s encoding=%s protocol=%s agent=%s\n" % (
+                self.command, self.path, self.headers.get("Content-Encoding", "-"),
+                self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-")))
             self.server.log.flush()
 
     def do_GET(self):
@@ -180,6 +183,7 @@ def main():
     parser.add_argument("--key", help="PEM private key for --certificate")
     parser.add_argument("--lifetime", type=float, default=300.0, help="seconds before the server stops by itself")
     parser.add_argument("--log", help="file to append one line per request to")
+    parser.add_argument("--port-file", help="file to write the port to once listening")
     options = parser.parse_args()
     if options.address not in ("127.0.0.1", "::1"):
         sys.exit("refusing to listen beyond loopback")
@@ -195,7 +199,12 @@ def main():
         context.load_cert_chain(options.certificate, options.key)
         server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=lambda: (time.sleep(options.lifetime), os._exit(0)), daemon=True).start()
-    print(server.server_address[1], flush=True)
+    if options.port_file:
+        with open(options.port_file + ".tmp", "w") as handle:
+            handle.write("%d\n" % server.server_address[1])
+        os.rename(options.port_file + ".tmp", options.port_file)
+    else:
+        print(server.server_address[1], flush=True)
     server.serve_forever()
 
 

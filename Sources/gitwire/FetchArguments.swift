@@ -45,6 +45,7 @@ struct FetchArguments: ParsableArguments {
     /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
     func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
         var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        remote.showWarningsOnStandardError()
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
             remote.transport = LocalTransport(uploadPack: uploadPack)

@@ -16,6 +16,12 @@ extension GitStyleCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
+            if let error = error as? HTTPError, let message = error.serverMessage {
+                // git shows a server's plain-text error page line by line before its own message.
+                for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+                    Console.writeError("remote: \(line)\n")
+                }
+            }
             Console.writeError("fatal: \(error)\n")
             throw ExitCode(128)
         }
@@ -30,4 +36,15 @@ func parseTimeout(_ text: String?) throws -> Duration? {
         throw ValidationError("--timeout takes a positive number of seconds, not '\(text)'")
     }
     return .milliseconds(Int64((seconds * 1000).rounded(.up)))
+}
+
+extension Remote {
+    /// Routes what the transport would tell the user (an HTTP redirect) to standard error as
+    /// git's `warning: …` lines.
+    mutating func showWarningsOnStandardError() {
+        if var http = transport as? HTTPTransport {
+            http.options.warning = { Console.writeError("warning: \($0)\n") }
+            transport = http
+        }
+    }
 }

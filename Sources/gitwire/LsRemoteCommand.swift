@@ -67,6 +67,7 @@ struct LsRemoteCommand: GitStyleCommand {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
         var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        remote.showWarningsOnStandardError()
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
             remote.transport = LocalTransport(uploadPack: uploadPack)

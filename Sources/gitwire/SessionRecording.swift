@@ -9,7 +9,9 @@ struct SessionRecording {
     /// Starts recording everything `remote` sends and receives.
     init(path: String, remote: inout Remote) {
         self.path = path
+        // Credentials in a URL (`https://user:password@host/…`) never reach the fixture.
         let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--record") }
+            .map(RemoteURL.withoutCredentials)
         let command = (["gitwire"] + arguments).joined(separator: " ")
         remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: command)
     }

@@ -73,6 +73,15 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `scheme://rest` split, when `text` has that form (letters, digits, `+`, `-`, `.` before it).
+    /// `text` with the user information of a `scheme://user:password@host/…` URL removed, as git
+    /// shows URLs in messages; anything else unchanged.
+    public static func withoutCredentials(_ text: String) -> String {
+        guard let (_, rest) = splitScheme(text) else { return text }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<rest.startIndex]) + rest[rest.index(after: at)...]
+    }
+
     private static func splitScheme(_ text: String) -> (String, Substring)? {
         let bytes = Array(text.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
