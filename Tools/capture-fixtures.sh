@@ -10,6 +10,12 @@
 #   ls-remote/*.session   gitwire ls-remote --record, straight to git daemon (v0, v1, v2)
 #   ls-remote/*.expected  what real `git ls-remote` printed for the same command, for the tests
 #   fetch/*.session       real `git clone` / `git fetch` through `gitwire record-proxy`
+#   ls-remote/http-*      gitwire ls-remote --record over smart HTTP (git http-backend behind
+#                         Tools/git-http-server.py on port 80 of the namespace), with git's output
+#   http/*.session        gitwire clone --record over smart HTTP, v0 and v2: the pkt-lines of
+#                         every request and response, and each request line and status line
+#
+# `Tools/capture-fixtures.sh http` recaptures only the HTTP fixtures.
 #
 # The ls-remote fixtures come out byte for byte the same on every run. In the fetch fixtures the
 # bytes of each side-band stream are the same every time, but how upload-pack cuts them into
@@ -111,9 +117,12 @@ serve() {
     exit 1
 }
 
+only=${1:-all}
 out="$root/Fixtures/ls-remote"
-rm -f "$out"/*.session "$out"/*.expected
-serve "$work/served" 9418
+if [ "$only" = all ]; then
+    rm -f "$out"/*.session "$out"/*.expected
+    serve "$work/served" 9418
+fi
 
 # Records `gitwire ls-remote <args>` as <name>.session and what git prints as <name>.expected.
 capture_ls_remote() {
@@ -130,6 +139,31 @@ capture_ls_remote() {
     echo "captured ls-remote/$name" >&2
 }
 
+capture_http() {
+    rm -f "$out"/http-*.session "$out"/http-*.expected "$root/Fixtures/http"/*.session
+    mkdir -p "$root/Fixtures/http"
+    timeout 600 python3 "$root/Tools/git-http-server.py" --root "$work/served" --port 80 \
+        --port-file "$work/http-port" 2>/dev/null &
+    pids+=($!)
+    for _ in $(seq 200); do [ -f "$work/http-port" ] && break; sleep 0.05; done
+    local http=http://127.0.0.1/git
+    for v in 0 2; do
+        capture_ls_remote "http-v$v-small-symref" "$v" --symref "$http/small.git"
+        capture_ls_remote "http-v$v-many-refs" "$v" "$http/many-refs.git"
+        capture_ls_remote "http-v$v-empty" "$v" --symref "$http/empty.git"
+        rm -rf "$work/http-clone"
+        (cd "$work" && "$gitwire" clone -q --bare --protocol-version=$v \
+            --record="$root/Fixtures/http/v$v-clone.session" "$http/history.git" http-clone)
+        echo "captured http/v$v-clone" >&2
+    done
+}
+
+if [ "$only" = http ]; then
+    capture_http
+    echo "fixtures written to $root/Fixtures" >&2
+    exit 0
+fi
+
 url=git://127.0.0.1
 for v in 0 1 2; do
     capture_ls_remote "v$v-small-symref" "$v" --symref "$url/small.git"
@@ -145,6 +179,7 @@ capture_ls_remote v2-heads-and-tags 2 --heads --tags --refs "$url/many-refs.git"
 capture_ls_remote v2-tags-patterns 2 --tags "$url/many-refs.git" 'tag-of-*'
 capture_ls_remote v2-server-options 2 -o first -o second "$url/small.git"
 capture_ls_remote v0-exit-code-no-match 0 --exit-code "$url/small.git" no-such-ref
+capture_http
 
 # git as the client, through the recording proxy: the daemon moves to 9419, the proxy takes 9418.
 kill "${pids[@]}"

@@ -10,6 +10,7 @@ enum FixtureToken: Hashable {
     case responseEnd
     case raw([UInt8])
     case end
+    case http(String)
 
     /// Splits bytes into tokens. A packet becomes a `pkt` token only if re-encoding it gives back
     /// exactly the same bytes (lowercase length digits); anything else from there on is raw, so
@@ -47,7 +48,7 @@ enum FixtureToken: Hashable {
         case .delimiter: return PktLine.delimiter.encoded
         case .responseEnd: return PktLine.responseEnd.encoded
         case .raw(let bytes): return bytes
-        case .end: return []
+        case .end, .http: return []
         }
     }
 
@@ -61,6 +62,7 @@ enum FixtureToken: Hashable {
         case .responseEnd: return "response-end"
         case .raw(let bytes): return "raw \(Base64.encode(bytes))"
         case .end: return "end"
+        case .http(let text): return "http \"\(FixtureText.escape(Array(text.utf8)))\""
         }
     }
 
@@ -78,6 +80,10 @@ enum FixtureToken: Hashable {
                 self = .packetText(payload)
             } else if line.hasPrefix("pkt64 "), let payload = Base64.decode(line.dropFirst(6)) {
                 self = .packetBase64(payload)
+            } else if line.hasPrefix("http \""), line.hasSuffix("\""), line.count >= 7,
+                let text = FixtureText.unescape(line.dropFirst(6).dropLast())
+            {
+                self = .http(String(decoding: text, as: UTF8.self))
             } else if line.hasPrefix("raw "), let bytes = Base64.decode(line.dropFirst(4)) {
                 self = .raw(bytes)
             } else {

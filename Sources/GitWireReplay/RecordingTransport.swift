@@ -38,7 +38,7 @@ public struct RecordingTransport: Transport {
 }
 
 /// Records a connection's bytes, standing between it and its handler.
-final class RecordingConnection: Connection, ConnectionHandler {
+final class RecordingConnection: Connection, ConnectionHandler, HTTPConnectionObserver {
     private let base: any Connection
     private let recorder: SessionRecorder
     private let index: Int
@@ -76,6 +76,14 @@ final class RecordingConnection: Connection, ConnectionHandler {
     func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
         recorder.record(bytes, from: .server, in: index)
         handler?.connection(self, didReceive: bytes)
+    }
+
+    func connection(_ connection: any Connection, willSendHTTPRequest line: String) {
+        recorder.recordHTTP(line, from: .client, in: index)
+    }
+
+    func connection(_ connection: any Connection, didReceiveHTTPResponse line: String) {
+        recorder.recordHTTP(line, from: .server, in: index)
     }
 
     func connectionDidEnd(_ connection: any Connection) {

@@ -48,7 +48,7 @@ struct ReplayScript {
             return .waitingForClient(Array(bytes[offset...]))
         case .end(.server):
             return .end
-        case .end(.client):
+        case .end(.client), .http:
             eventIndex += 1
             return nextServerStep()
         }

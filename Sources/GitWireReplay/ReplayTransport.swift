@@ -27,6 +27,9 @@ public struct ReplayTransport: Transport {
     /// The recorded transport's kind.
     public var scheme: RemoteURL.Scheme { RemoteURL.Scheme(rawValue: session.transport) ?? .file }
 
+    /// False for recordings of smart HTTP, whose requests each stand alone (stateless RPC).
+    public var connectionPersists: Bool { scheme != .http && scheme != .https }
+
     /// Throws if no connection was opened, the client sent less than recorded, or a mismatch
     /// happened (even one the client's code swallowed).
     public func verify() throws {

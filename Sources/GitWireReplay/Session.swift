@@ -18,6 +18,10 @@ public struct Session: Hashable, Sendable {
         case bytes(Direction, [UInt8])
         /// One side closed its sending direction.
         case end(Direction)
+        /// An HTTP request the client made (`GET /repo.git/info/refs?service=…`, with the git
+        /// headers that matter) or the status line of the server's answer: informational, for
+        /// people reading the fixture and for tests; replay checks the bytes, not these.
+        case http(Direction, String)
     }
 
     /// The transport: `git` (a git:// connection) or `file` (pipes to git-upload-pack).
@@ -59,6 +63,11 @@ public struct Session: Hashable, Sendable {
     }
 
     /// Records that `direction` closed its side.
+    /// Appends an HTTP request or response line (see ``Event/http(_:_:)``).
+    public mutating func appendHTTP(_ line: String, from direction: Direction) {
+        events.append(.http(direction, line))
+    }
+
     public mutating func appendEnd(from direction: Direction) {
         if !events.contains(.end(direction)) { events.append(.end(direction)) }
     }

@@ -21,6 +21,9 @@ extension Session {
             case .end(let direction):
                 lines.append(direction.rawValue)
                 lines.append("  \(FixtureToken.end.line)")
+            case .http(let direction, let line):
+                lines.append(direction.rawValue)
+                lines.append("  \(FixtureToken.http(line).line)")
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -64,7 +67,13 @@ extension Session {
             transport: String(transport), service: String(service), path: String(path), protocolVersion: version,
             host: header["host"].map(String.init), command: header["command"].map(String.init))
         for (side, token) in events {
-            if token == .end { appendEnd(from: side) } else { append(token.bytes, from: side) }
+            if token == .end {
+                appendEnd(from: side)
+            } else if case .http(let line) = token {
+                appendHTTP(line, from: side)
+            } else {
+                append(token.bytes, from: side)
+            }
         }
     }
 

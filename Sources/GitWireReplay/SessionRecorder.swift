@@ -25,6 +25,10 @@ public final class SessionRecorder: Sendable {
     }
 
     /// Records that `direction` closed its side of session `index`.
+    func recordHTTP(_ line: String, from direction: Session.Direction, in index: Int) {
+        state.withLock { $0[index].appendHTTP(line, from: direction) }
+    }
+
     func recordEnd(from direction: Session.Direction, in index: Int) {
         state.withLock { $0[index].appendEnd(from: direction) }
     }

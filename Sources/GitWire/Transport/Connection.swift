@@ -16,6 +16,16 @@ public protocol Connection: AnyObject {
 }
 
 /// Hears what happens on a ``Connection``, on its run loop's thread.
+/// A ``ConnectionHandler`` that also wants to see the HTTP requests and response status lines
+/// of an HTTP connection (recording does). Lines carry no credentials.
+public protocol HTTPConnectionObserver: AnyObject {
+    /// The connection is about to send `line`: `METHOD /path?query` and the git headers sent
+    /// (`git-protocol=…`, `content-encoding=gzip`).
+    func connection(_ connection: any Connection, willSendHTTPRequest line: String)
+    /// The connection got the answer's status: `STATUS content-type`.
+    func connection(_ connection: any Connection, didReceiveHTTPResponse line: String)
+}
+
 public protocol ConnectionHandler: AnyObject {
     /// The connection is open: connected, or the process started. Waits for data are timed from
     /// here; the connect has its own timeout.

@@ -150,6 +150,7 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         currentIsDiscovery = true
         resetResponse()
         let url = SmartHTTP.discoveryURL(base: base, service: request.service)
+        announce("GET", url: url, headers: protocolHeader)
         current = HTTPTransfer(
             makeRequest(.get, url: url, headers: ["Accept: */*", "Pragma: no-cache"] + protocolHeader),
             delegate: self, in: loop)
@@ -170,9 +171,22 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             headers.append("Content-Encoding: gzip")
             sent = compressed
         }
+        announce("POST", url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader)
         current = HTTPTransfer(
             makeRequest(.post, url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader, body: sent),
             delegate: self, in: loop)
+    }
+
+    /// Tells an observing handler what is about to be sent: the path and the git headers.
+    private func announce(_ method: String, url: String, headers: [String]) {
+        guard let observer = handler as? any HTTPConnectionObserver else { return }
+        let path = SmartHTTP.pathAndQuery(of: url)
+        let notable = headers.compactMap { header -> String? in
+            let lowered = header.lowercased()
+            guard lowered.hasPrefix("git-protocol:") || lowered.hasPrefix("content-encoding:") else { return nil }
+            return lowered.replacingFirstColonSpace()
+        }
+        observer.connection(self, willSendHTTPRequest: ([method, path] + notable).joined(separator: " "))
     }
 
     private func resetResponse() {
@@ -185,6 +199,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
 
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) {
         guard transfer === current else { return }
+        (handler as? any HTTPConnectionObserver)?.connection(
+            self, didReceiveHTTPResponse: "\(head.status) \(head.value(of: "Content-Type") ?? "-")")
         guard head.status == 200 else {
             failedHead = head
             return
@@ -335,4 +351,12 @@ func displayedServerText(_ bytes: [UInt8]) -> String {
         byte == 0x0a || byte == 0x09 || byte >= 0x20 && byte != 0x7f ? byte : UInt8(ascii: "?")
     }
     return String(decoding: kept, as: UTF8.self)
+}
+
+extension String {
+    /// `name: value` as `name=value`.
+    fileprivate func replacingFirstColonSpace() -> String {
+        guard let colon = firstIndex(of: ":") else { return self }
+        return self[..<colon] + "=" + self[index(after: colon)...].drop { $0 == " " }
+    }
 }

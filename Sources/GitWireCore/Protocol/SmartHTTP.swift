@@ -21,6 +21,17 @@ public enum SmartHTTP {
     /// `application/x-<service>-result`: the content type of a response to a request.
     public static func resultType(_ service: Service) -> String { "application/x-\(service.rawValue)-result" }
 
+    /// The path and query of `url` (`/repo.git/info/refs?service=…`), without scheme, host or
+    /// credentials: what recordings keep of a request.
+    public static func pathAndQuery(of url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard let start = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) })
+        else { return url }
+        let rest = url.utf8.dropFirst(start + 3)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+        return String(Substring(rest[slash...]))
+    }
+
     /// Whether a `Content-Type` value names `expected`, ignoring parameters (`; charset=…`),
     /// surrounding space and case.
     public static func contentType(_ value: String?, is expected: String) -> Bool {
