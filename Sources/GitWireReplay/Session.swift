@@ -62,12 +62,12 @@ public struct Session: Hashable, Sendable {
         }
     }
 
-    /// Records that `direction` closed its side.
     /// Appends an HTTP request or response line (see ``Event/http(_:_:)``).
     public mutating func appendHTTP(_ line: String, from direction: Direction) {
         events.append(.http(direction, line))
     }
 
+    /// Records that `direction` closed its side.
     public mutating func appendEnd(from direction: Direction) {
         if !events.contains(.end(direction)) { events.append(.end(direction)) }
     }

@@ -45,7 +45,8 @@ struct ReplayHTTPFixtureTests {
         let directory = try TemporaryDirectory()
         let target = directory.appending("clone.git")
         let result = try remote.clone(
-            into: target, options: RepositoryFetchOptions(fetch: FetchOptions(protocolVersion: session.protocolVersion)))
+            into: target, options: RepositoryFetchOptions(fetch: FetchOptions(protocolVersion: session.protocolVersion))
+        )
         try replay.verify()
         let listing = result.outcome.listing
         let expected = listing.refs.filter { !$0.name.hasSuffix("^{}") && $0.name != "HEAD" }

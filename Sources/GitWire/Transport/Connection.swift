@@ -15,7 +15,6 @@ public protocol Connection: AnyObject {
     func close()
 }
 
-/// Hears what happens on a ``Connection``, on its run loop's thread.
 /// A ``ConnectionHandler`` that also wants to see the HTTP requests and response status lines
 /// of an HTTP connection (recording does). Lines carry no credentials.
 public protocol HTTPConnectionObserver: AnyObject {
@@ -26,6 +25,7 @@ public protocol HTTPConnectionObserver: AnyObject {
     func connection(_ connection: any Connection, didReceiveHTTPResponse line: String)
 }
 
+/// Hears what happens on a ``Connection``, on its run loop's thread.
 public protocol ConnectionHandler: AnyObject {
     /// The connection is open: connected, or the process started. Waits for data are timed from
     /// here; the connect has its own timeout.

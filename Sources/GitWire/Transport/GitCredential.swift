@@ -43,7 +43,8 @@ enum GitCredentialHelper {
             result = try ChildProcess.run(["git", "credential", "fill"], input: Array(credential.text.utf8))
         } catch {
             throw HTTPError(
-                .credentialsUnavailable("cannot ask for credentials for '\(credential.protocolName)://\(credential.host)': \(error)"),
+                .credentialsUnavailable(
+                    "cannot ask for credentials for '\(credential.protocolName)://\(credential.host)': \(error)"),
                 url: "\(credential.protocolName)://\(credential.host)")
         }
         guard result.status == 0 else {

@@ -59,7 +59,8 @@ public struct HTTPError: GitWireError, Sendable {
             "\(url) is served by a dumb HTTP server (no git content type); gitwire speaks only smart HTTP"
         case .unexpectedContentType(let type):
             "unable to access '\(url)': the server answered with content type '\(type ?? "")', not git's"
-        case .badRedirect(let target): "unable to update url base from redirection: asked for \(url), redirect: \(target)"
+        case .badRedirect(let target):
+            "unable to update url base from redirection: asked for \(url), redirect: \(target)"
         case .transfer(let error): "unable to access '\(url)': \(error.message)"
         }
     }

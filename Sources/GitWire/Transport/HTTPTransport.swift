@@ -94,7 +94,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private var credentialFromHelper = false
     private static let errorBodyLimit = 4096
 
-    init(location: SmartHTTP.Location, request: ServiceRequest, options: HTTPOptions, timeout: Duration?, loop: EpollRunLoop) {
+    init(
+        location: SmartHTTP.Location, request: ServiceRequest, options: HTTPOptions, timeout: Duration?,
+        loop: EpollRunLoop
+    ) {
         self.location = location
         self.request = request
         self.options = options
@@ -171,9 +174,12 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             headers.append("Content-Encoding: gzip")
             sent = compressed
         }
-        announce("POST", url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader)
+        announce(
+            "POST", url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader)
         current = HTTPTransfer(
-            makeRequest(.post, url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader, body: sent),
+            makeRequest(
+                .post, url: SmartHTTP.serviceURL(base: base, service: request.service),
+                headers: headers + protocolHeader, body: sent),
             delegate: self, in: loop)
     }
 
@@ -213,7 +219,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             }
             let asked = SmartHTTP.discoveryURL(base: base, service: request.service)
             if head.effectiveURL != asked {
-                guard let newBase = SmartHTTP.baseAfterRedirect(effectiveURL: head.effectiveURL, service: request.service)
+                guard
+                    let newBase = SmartHTTP.baseAfterRedirect(effectiveURL: head.effectiveURL, service: request.service)
                 else {
                     fail(HTTPError(.badRedirect(head.effectiveURL), url: asked))
                     return
@@ -303,7 +310,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private func askForCredentials() {
         guard let loop else { return }
         let wanted = credential ?? location.credential(username: nil, password: nil)
-        runOffLoop(in: loop, { try GitCredentialHelper.fill(wanted) }) { [weak self] result in
+        let fill = { try GitCredentialHelper.fill(wanted) }
+        runOffLoop(in: loop, fill) { [weak self] result in
             guard let self, !self.isClosed else { return }
             switch result {
             case .success(let filled):

@@ -13,7 +13,9 @@ public enum SmartHTTP {
 
     /// `application/x-<service>-advertisement`: the content type of a smart server's answer to
     /// the discovery request. A server answering with anything else is a dumb one.
-    public static func advertisementType(_ service: Service) -> String { "application/x-\(service.rawValue)-advertisement" }
+    public static func advertisementType(_ service: Service) -> String {
+        "application/x-\(service.rawValue)-advertisement"
+    }
 
     /// `application/x-<service>-request`: the content type of a request body.
     public static func requestType(_ service: Service) -> String { "application/x-\(service.rawValue)-request" }

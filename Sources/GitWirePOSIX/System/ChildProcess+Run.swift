@@ -33,7 +33,9 @@ extension ChildProcess {
         }
         while !open.isEmpty || inputOpen {
             var entries = open.map { pollfd(fd: $0.0.rawValue, events: Int16(POLLIN), revents: 0) }
-            if inputOpen { entries.append(pollfd(fd: pipes.standardInput.rawValue, events: Int16(POLLOUT), revents: 0)) }
+            if inputOpen {
+                entries.append(pollfd(fd: pipes.standardInput.rawValue, events: Int16(POLLOUT), revents: 0))
+            }
             let ready = poll(&entries, nfds_t(entries.count), -1)
             if ready < 0 {
                 if Errno.current == .interrupted { continue }

@@ -158,7 +158,10 @@ struct HTTPTransportTests {
         let dumbURL = server.url("/dumb/" + (copy as NSString).lastPathComponent)
         let ours = try gitwire(["ls-remote", dumbURL], environment: Self.environment(server))
         #expect(ours.status == 128)
-        #expect(ours.errorText == "fatal: \(dumbURL)/ is served by a dumb HTTP server (no git content type); gitwire speaks only smart HTTP\n")
+        #expect(
+            ours.errorText
+                == "fatal: \(dumbURL)/ is served by a dumb HTTP server (no git content type); gitwire speaks only smart HTTP\n"
+        )
         do {
             _ = try Remote(dumbURL, timeout: .seconds(30)).lsRemote()
             Issue.record("a dumb server was taken for a smart one")
@@ -171,7 +174,9 @@ struct HTTPTransportTests {
     @Test func untrustedCertificatesAreRefusedUnlessVerificationIsOff() throws {
         let server = try Self.server(secure: true)
         let url = server.url("/git/small.git")
-        let untrusting = reproducibleGitEnvironment.merging(["GIT_SSL_CAINFO": "/etc/ssl/certs/ca-certificates.crt"]) { $1 }
+        let untrusting = reproducibleGitEnvironment.merging(["GIT_SSL_CAINFO": "/etc/ssl/certs/ca-certificates.crt"]) {
+            $1
+        }
         let refused = try gitwire(["ls-remote", url], environment: untrusting)
         #expect(refused.status == 128)
         #expect(refused.errorText.hasPrefix("fatal: unable to access '\(url)/': "))
@@ -220,7 +225,9 @@ struct HTTPTransportTests {
         #expect(posts.count >= 2)
         #expect(posts.contains { $0.contains("encoding=gzip") })
         try git(["fetch", "-q", url, "+refs/heads/*:refs/heads/*"], in: theirs, environment: Self.environment(server))
-        #expect(try gitText(["for-each-ref", "refs/heads"], in: mine) == gitText(["for-each-ref", "refs/heads"], in: theirs))
+        #expect(
+            try gitText(["for-each-ref", "refs/heads"], in: mine)
+                == gitText(["for-each-ref", "refs/heads"], in: theirs))
         try git(["fsck", "--connectivity-only", "--no-dangling"], in: mine)
     }
 
