@@ -9,6 +9,8 @@ Routes (ROOT is --root, a folder of repositories):
   /dumb/<repo>/...       static files only: a dumb-HTTP server
   /status/<code>/...     answers <code> with a short text body
   anything else          404
+A request for an absolute http:// URL (the server used as an HTTP proxy) is served as the same
+path asked directly, and logged as PROXY <url>.
 
 Prints the port it listens on (one line; or writes it to --port-file) once it accepts
 connections; --log records each request's method, path and git headers (never credentials). Responses from
@@ -70,7 +72,15 @@ class Handler(BaseHTTPRequestHandler):
         return b""
 
     def route(self):
-        path, _, query = self.path.partition("?")
+        target = self.path
+        if target.startswith("http://"):
+            # A request for an absolute URL: this server is being used as an HTTP proxy (tests of
+            # http_proxy); serve it as if it had been asked directly.
+            target = "/" + target[len("http://"):].partition("/")[2]
+            if self.server.log:
+                self.server.log.write("PROXY %s\n" % self.path)
+                self.server.log.flush()
+        path, _, query = target.partition("?")
         parts = path.split("/", 2)
         area = parts[1] if len(parts) > 1 else ""
         rest = "/" + parts[2] if len(parts) > 2 else "/"

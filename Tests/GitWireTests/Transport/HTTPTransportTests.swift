@@ -253,6 +253,24 @@ struct HTTPTransportTests {
         #expect(viaAsync == expected)
     }
 
+    /// `http_proxy` sends the requests through the proxy (the test server, which serves absolute
+    /// URLs as a proxy would); `no_proxy` exempts a host, as git (libcurl) does.
+    @Test func proxiesFromTheEnvironment() throws {
+        let server = try Self.server(secure: false)
+        let url = "http://gitwire-proxy-test.invalid/git/small.git"
+        let proxy = ["http_proxy": server.url(""), "HTTP_PROXY": server.url("")]
+        let environment = Self.environment(server, proxy)
+        let expected = try git(["ls-remote", url], environment: environment)
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        #expect(ours.status == 0, "\(ours.errorText)")
+        #expect(ours.text == expected.text)
+        #expect(server.loggedRequests().contains("PROXY \(url)/info/refs?service=git-upload-pack"))
+        let exempt = try gitwire(
+            ["ls-remote", url], environment: environment.merging(["no_proxy": "gitwire-proxy-test.invalid"]) { $1 })
+        #expect(exempt.status == 128)
+        #expect(exempt.errorText.hasPrefix("fatal: unable to access '\(url)/': Could not resolve host"))
+    }
+
     /// A server that accepts the connection and never answers: `--timeout` ends it.
     @Test func aSilentServerTimesOut() throws {
         let listener = try ListeningSocket(host: "127.0.0.1")
