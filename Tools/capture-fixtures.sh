@@ -12,8 +12,9 @@
 #   fetch/*.session       real `git clone` / `git fetch` through `gitwire record-proxy`
 #   ls-remote/http-*      gitwire ls-remote --record over smart HTTP (git http-backend behind
 #                         Tools/git-http-server.py on port 80 of the namespace), with git's output
-#   http/*.session        gitwire clone --record over smart HTTP, v0 and v2: the pkt-lines of
+#   http/v*.session       gitwire clone --record over smart HTTP, v0 and v2: the pkt-lines of
 #                         every request and response, and each request line and status line
+#   http/git-*.session    real `git clone` over smart HTTP through `gitwire record-proxy`
 #
 # `Tools/capture-fixtures.sh http` recaptures only the HTTP fixtures.
 #
@@ -155,6 +156,18 @@ capture_http() {
         (cd "$work" && "$gitwire" clone -q --bare --protocol-version=$v \
             --record="$root/Fixtures/http/v$v-clone.session" "$http/history.git" http-clone)
         echo "captured http/v$v-clone" >&2
+        rm -rf "$work/proxy" "$work/git-http-clone"
+        "$gitwire" record-proxy --listen=127.0.0.1:8080 --upstream=http://127.0.0.1 --out="$work/proxy" \
+            --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
+        local proxy=$!
+        for _ in $(seq 100); do
+            grep -q listening "$work/proxy.log" 2>/dev/null && break
+            sleep 0.05
+        done
+        git -c protocol.version=$v clone -q --bare http://127.0.0.1:8080/git/small.git "$work/git-http-clone"
+        wait "$proxy"
+        mv "$work/proxy/connection-001.session" "$root/Fixtures/http/git-v$v-clone.session"
+        echo "captured http/git-v$v-clone" >&2
     done
 }
 

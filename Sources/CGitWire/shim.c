@@ -43,6 +43,7 @@ int cgw_mkstemp_cloexec(char *template_path) { return mkostemp(template_path, O_
 int cgw_inflate_init(z_streamp stream) { return inflateInit(stream); }
 
 int cgw_deflate_init(z_streamp stream, int level) { return deflateInit(stream, level); }
+int cgw_inflate_init_gzip(z_streamp stream) { return inflateInit2(stream, 15 + 16); }
 int cgw_deflate_init_gzip(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }

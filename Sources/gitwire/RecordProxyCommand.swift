@@ -6,17 +6,19 @@ import GitWireReplay
 struct RecordProxyCommand: GitStyleCommand {
     static let configuration = CommandConfiguration(
         commandName: "record-proxy",
-        abstract: "Forward git:// connections to an upstream daemon, recording each as a fixture.",
+        abstract: "Forward git:// or smart HTTP connections upstream, recording each as a fixture.",
         discussion: """
-            Point any client at the proxy (git://HOST:PORT/repo) and it records the whole session, \
-            byte for byte, into <out>/connection-NNN.session. It stops after --connections sessions, \
+            Point any client at the proxy (git://HOST:PORT/repo, or http://HOST:PORT/repo with an \
+            http(s):// upstream) and it records the whole session into <out>/connection-NNN.session: \
+            byte for byte for git://; for HTTP each request and status line, the request bodies and \
+            the answers as pkt-lines, never credentials. It stops after --connections sessions, \
             after --idle-timeout seconds without a connection, or on SIGINT/SIGTERM.
             """)
 
     @Option(help: "Where to listen, HOST:PORT (IPv6 as [::1]:PORT).")
     var listen: String
 
-    @Option(help: "The git daemon to forward to: git://HOST[:PORT].")
+    @Option(help: "Where to forward: a git daemon, git://HOST[:PORT], or a smart HTTP server, http(s)://HOST[:PORT].")
     var upstream: String
 
     @Option(help: "Directory for the fixtures.")
@@ -31,13 +33,20 @@ struct RecordProxyCommand: GitStyleCommand {
     func execute() throws -> Int32 {
         let (host, port) = try parseHostAndPort(listen)
         let upstreamURL = try RemoteURL(upstream.hasSuffix("/") ? upstream : upstream + "/")
-        guard upstreamURL.scheme == .git, let upstreamHost = upstreamURL.host else {
-            throw ValidationError("--upstream must be a git:// URL")
-        }
         let loop = try EpollRunLoop()
-        let proxy = try RecordingProxy(
-            listenHost: host, listenPort: port, upstreamHost: upstreamHost, upstreamPort: upstreamURL.port ?? 9418,
-            outputDirectory: out, loop: loop)
+        let proxy: any SessionRecordingProxy
+        switch upstreamURL.scheme {
+        case .git:
+            guard let upstreamHost = upstreamURL.host else { throw ValidationError("--upstream has no host") }
+            proxy = try RecordingProxy(
+                listenHost: host, listenPort: port, upstreamHost: upstreamHost,
+                upstreamPort: upstreamURL.port ?? 9418, outputDirectory: out, loop: loop)
+        case .http, .https:
+            proxy = try HTTPRecordingProxy(
+                listenHost: host, listenPort: port, upstream: upstream, outputDirectory: out, loop: loop)
+        default:
+            throw ValidationError("--upstream must be a git://, http:// or https:// URL")
+        }
         Console.writeError("record-proxy: listening on \(proxy.address), forwarding to \(upstream)\n")
         var finished = 0
         var failure: (any Error)?

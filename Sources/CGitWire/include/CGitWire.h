@@ -31,6 +31,8 @@ int cgw_inflate_init(z_streamp stream);
 int cgw_deflate_init(z_streamp stream, int level);
 /* deflate with a gzip wrapper (RFC 1952), for `Content-Encoding: gzip` request bodies. */
 int cgw_deflate_init_gzip(z_streamp stream, int level);
+/* inflate of a gzip stream (RFC 1952), for `Content-Encoding: gzip` bodies. */
+int cgw_inflate_init_gzip(z_streamp stream);
 
 /* SHA-1 from the system libcrypto (its SHA1_* calls are deprecated in OpenSSL 3, but fastest). */
 typedef struct {

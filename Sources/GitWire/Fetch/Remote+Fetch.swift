@@ -132,6 +132,7 @@ extension Remote {
         let exchange: FetchExchange
         let version = operation.protocolVersion
         do {
+            operation.throughRemoteHelper = !transport.connectionPersists
             exchange = try operation.makeExchange()
         } catch {
             let timer = loop.addTimer(after: .zero) { _ in done(.failure(error)) }

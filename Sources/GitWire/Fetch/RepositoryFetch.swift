@@ -44,6 +44,10 @@ final class RepositoryFetch {
 
     private var isClone: Bool { clonePath != nil }
 
+    /// Whether git would run this fetch through a remote helper (smart HTTP): for v0 and v1 its
+    /// helper names a clone's `HEAD` by the branch it points to, so that want is not sent twice.
+    var throughRemoteHelper = false
+
     /// A shallow clone fetches only the branch the remote's `HEAD` names (and the tags that
     /// point into what it brought), as `git clone --depth` implies `--single-branch`.
     private var singleBranch: Bool {
@@ -80,12 +84,15 @@ final class RepositoryFetch {
         let refspecs = options.effectiveRefspecs
         let singleBranch = singleBranch
         let isClone = isClone
+        let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
         let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
-                Self.wants(listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current)
+                Self.wants(
+                    listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current,
+                    headByTarget: headByTarget)
             })
     }
 
@@ -103,14 +110,26 @@ final class RepositoryFetch {
     /// The object ids to ask for, as git asks: in the remote's order, and for a clone the
     /// remote's `HEAD` too (git wants it even when a branch names the same commit).
     /// Refs whose local ref already has the remote's value are left out, as git leaves them out.
+    /// With `headByTarget` (git's v0/v1 over a remote helper, smart HTTP), a clone's `HEAD` stands
+    /// for the branch it points to, which is asked for once, in its place in the remote's order.
     static func wants(
-        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool, current: [String: ObjectID] = [:]
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool, current: [String: ObjectID] = [:],
+        headByTarget: Bool = false
     ) -> [ObjectID] {
-        let wanted = Set(
+        var wanted = Set(
             wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch)
                 .filter { current[$0.local] != $0.id }.map(\.remote))
+        var wantsHead = clone
+        if clone && headByTarget, let head = listing.refs.first(where: { $0.name == "HEAD" }),
+            let target = head.symrefTarget, listing.refs.contains(where: { $0.name == target })
+        {
+            wanted.insert(target)
+            wantsHead = false
+        }
         return listing.refs.compactMap { ref in
-            guard let id = ref.objectID, wanted.contains(ref.name) || (clone && ref.name == "HEAD") else { return nil }
+            guard let id = ref.objectID, wanted.contains(ref.name) || (wantsHead && ref.name == "HEAD") else {
+                return nil
+            }
             return id
         }
     }

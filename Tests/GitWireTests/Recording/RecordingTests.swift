@@ -93,4 +93,65 @@ struct RecordingTests {
         let objects = try gitText(["count-objects", "-v"], in: output.appending("clone.git"))
         #expect(objects.contains("in-pack: \(try #require(try PackHeader.parse(fetch.pack[...])).objectCount)"))
     }
+
+    /// git clones over smart HTTP through the HTTP recording proxy; gitwire, replaying that
+    /// recording with git's agent string, sends exactly the requests git sent, one stateless
+    /// request per recorded POST, and writes the same refs git's clone wrote.
+    @Test(arguments: [ProtocolVersion.v0, .v2])
+    func theHTTPProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
+        let server = try HTTPServer(root: TestRepositories.shared.basePath, lifetime: 120)
+        let output = try TemporaryDirectory()
+        let ready = Mutex<Int?>(nil)
+        let written = Mutex<[String]>([])
+        let upstream = server.url("")
+        let proxyThread = Thread {
+            guard let loop = try? EpollRunLoop(),
+                let proxy = try? HTTPRecordingProxy(
+                    listenHost: "127.0.0.1", listenPort: 0, upstream: upstream,
+                    outputDirectory: output.appending("fixtures"), loop: loop)
+            else { return }
+            proxy.onFinishedConnection = { result in
+                if case .success(let path) = result { written.withLock { $0.append(path) } }
+                loop.stop()
+            }
+            ready.withLock { $0 = proxy.address.port }
+            loop.run(until: .now + .seconds(60))
+            proxy.close()
+        }
+        proxyThread.start()
+        var port: Int?
+        for _ in 0..<500 where port == nil {
+            port = ready.withLock { $0 }
+            usleep(10_000)
+        }
+        let proxyPort = try #require(port)
+        let gitClone = output.appending("git.git")
+        try git([
+            "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
+            "http://127.0.0.1:\(proxyPort)/git/small.git", gitClone,
+        ])
+        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        let path = try #require(written.withLock { $0.first })
+        let session = try Session(contentsOfFile: path)
+        #expect(session.transport == "http")
+        #expect(session.path == "/git/small.git")
+        #expect(session.protocolVersion == version)
+        #expect(session.fixtureText.contains("http \"GET /git/small.git/info/refs?service=git-upload-pack"))
+        #expect(session.fixtureText.contains("http \"POST /git/small.git/git-upload-pack"))
+
+        let agent = try #require(
+            DecodedFetch(session).clientPackets.lazy.compactMap { packet -> String? in
+                guard let text = packet.text, let range = text.range(of: "agent=") else { return nil }
+                return String(text[range.upperBound...].prefix { $0 != " " && $0 != "\n" })
+            }.first)
+        let replay = ReplayTransport(session, chunking: .sizes([1, 4096]))
+        let remote = Remote(url: try RemoteURL("http://127.0.0.1\(session.path)"), transport: replay)
+        let mine = output.appending("mine.git")
+        _ = try remote.clone(
+            into: mine,
+            options: RepositoryFetchOptions(
+                fetch: FetchOptions(protocolVersion: version, progress: false, agent: agent)))
+        try replay.verify()
+        #expect(try gitText(["for-each-ref"], in: mine) == gitText(["for-each-ref"], in: gitClone))
+    }
 }

@@ -1,0 +1,374 @@
+import GitWire
+
+/// A smart HTTP proxy that records what passes through it: any client (git itself included) sends
+/// its requests to the proxy, which forwards each to the upstream server and streams the answer
+/// back, and when the client closes its connection writes the session as a fixture in the form
+/// gitwire's own HTTP recordings take: each request line and status line, the request bodies
+/// (gzip undone) and the answers as pkt-lines (the discovery answer without its `# service=`
+/// preamble). Credentials (`Authorization`) are forwarded and never recorded.
+///
+/// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
+public final class HTTPRecordingProxy: SessionRecordingProxy {
+    private let listener: ListeningSocket
+    private let upstream: String
+    private let outputDirectory: String
+    private let loop: EpollRunLoop
+    private var connections: [ObjectIdentifier: HTTPProxyConnection] = [:]
+    private var sequence = 0
+    /// Paths of the fixtures written so far.
+    public private(set) var writtenFixtures: [String] = []
+    /// Called after each fixture is written (or fails to be, with the error).
+    public var onFinishedConnection: ((Result<String, any Error>) -> Void)?
+
+    /// Listens on `listenHost`:`listenPort` and forwards to `upstream` (`http://host[:port]` or
+    /// `https://…`; request paths are appended to it), writing fixtures into `outputDirectory` as
+    /// `connection-001.session`, ….
+    public init(listenHost: String, listenPort: Int, upstream: String, outputDirectory: String, loop: EpollRunLoop)
+        throws
+    {
+        var base = upstream
+        while base.hasSuffix("/") { base.removeLast() }
+        _ = try SmartHTTP.Location(base + "/")
+        listener = try ListeningSocket(host: listenHost, port: listenPort)
+        self.upstream = base
+        self.outputDirectory = outputDirectory
+        self.loop = loop
+        try FileSystem.makeDirectory(outputDirectory)
+        listener.schedule(in: loop) { [weak self] client in self?.accept(client) }
+    }
+
+    /// The address the proxy listens on.
+    public var address: SocketAddress { listener.address }
+
+    /// Connections being forwarded now.
+    public var openConnectionCount: Int { connections.count }
+
+    /// Stops accepting and closes every open connection.
+    public func close() {
+        listener.close()
+        for connection in connections.values { connection.closeAll() }
+        connections.removeAll()
+    }
+
+    private func accept(_ client: ByteStreamPair) {
+        sequence += 1
+        let name = "connection-\(String(sequence).leftPadded(to: 3)).session"
+        let connection = HTTPProxyConnection(client: client, upstream: upstream, loop: loop) { [weak self] connection in
+            self?.finish(connection, fixtureName: name)
+        }
+        connections[ObjectIdentifier(connection)] = connection
+    }
+
+    private func finish(_ connection: HTTPProxyConnection, fixtureName: String) {
+        connections[ObjectIdentifier(connection)] = nil
+        let path = "\(outputDirectory)/\(fixtureName)"
+        do {
+            try connection.session().write(toFile: path)
+            writtenFixtures.append(path)
+            onFinishedConnection?(.success(path))
+        } catch {
+            onFinishedConnection?(.failure(error))
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTPRecordingProxy: Sendable {}
+
+/// What the `record-proxy` command needs of a recording proxy, git:// or HTTP.
+public protocol SessionRecordingProxy: AnyObject {
+    /// The address the proxy listens on.
+    var address: SocketAddress { get }
+    /// Connections being forwarded now.
+    var openConnectionCount: Int { get }
+    /// Called after each fixture is written (or fails to be, with the error).
+    var onFinishedConnection: ((Result<String, any Error>) -> Void)? { get set }
+    /// Stops accepting and closes every open connection.
+    func close()
+}
+
+extension RecordingProxy: SessionRecordingProxy {}
+
+/// One client connection of the HTTP proxy: its requests, forwarded one at a time.
+final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate {
+    private let client: ByteStreamPair
+    private let upstream: String
+    private let loop: EpollRunLoop
+    private var reader = HTTPRequestReader()
+    private var queued: [ProxiedHTTPRequest] = []
+    private var current: HTTPTransfer?
+    private var currentIsDiscovery = false
+    private var preamble: SmartHTTPPreamble?
+    private var headSent = false
+    private var recording = Session(transport: "http", service: "", path: "", protocolVersion: .v0)
+    private var discovered = false
+    private var finished = false
+    private let onFinish: (HTTPProxyConnection) -> Void
+
+    init(
+        client: ByteStreamPair, upstream: String, loop: EpollRunLoop, onFinish: @escaping (HTTPProxyConnection) -> Void
+    ) {
+        self.client = client
+        self.upstream = upstream
+        self.loop = loop
+        self.onFinish = onFinish
+        recording.transport = upstream.lowercased().hasPrefix("https:") ? "https" : "http"
+        client.input.delegate = self
+        client.output.delegate = self
+        client.schedule(in: loop)
+    }
+
+    /// The recorded session; its header comes from the first discovery request.
+    func session() throws -> Session {
+        guard discovered else { throw ProtocolError("the client made no smart HTTP discovery request") }
+        return recording
+    }
+
+    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
+        switch event {
+        case .hasBytesAvailable:
+            guard stream === client.input, let bytes = try? client.input.read(), !bytes.isEmpty else { return }
+            reader.append(bytes)
+            do {
+                while let request = try reader.next() { queued.append(request) }
+            } catch {
+                respond(status: 400, text: "\(error)\n")
+                closeAll()
+                return
+            }
+            startNext()
+        case .endEncountered:
+            if current == nil && queued.isEmpty { closeAll() }
+        case .errorOccurred:
+            closeAll()
+        case .openCompleted, .hasSpaceAvailable:
+            break
+        }
+    }
+
+    private func startNext() {
+        guard current == nil, !finished, !queued.isEmpty else { return }
+        let request = queued.removeFirst()
+        let (path, query) = request.pathAndQuery
+        currentIsDiscovery = request.method == "GET" && path.hasSuffix("/info/refs")
+        preamble = nil
+        headSent = false
+        let protocolHeader = request.header("Git-Protocol")
+        if currentIsDiscovery && !discovered {
+            discovered = true
+            recording.path = String(path.dropLast("/info/refs".count))
+            recording.service = query.hasPrefix("service=") ? String(query.dropFirst(8)) : ""
+            if let protocolHeader, protocolHeader.hasPrefix("version="),
+                let number = Int(protocolHeader.dropFirst(8)), let version = ProtocolVersion(rawValue: number)
+            {
+                recording.protocolVersion = version
+            }
+        }
+        if currentIsDiscovery, let service = Service(rawValue: recording.service) {
+            preamble = SmartHTTPPreamble(service: service)
+        }
+        var body = request.body
+        let gzipped = request.header("Content-Encoding")?.lowercased() == "gzip"
+        if gzipped, let plain = try? gunzip(body, limit: 1 << 30) { body = plain }
+        recording.append(body, from: .client)
+        var line = "\(request.method) \(request.target)"
+        if let protocolHeader { line += " git-protocol=\(protocolHeader)" }
+        if gzipped { line += " content-encoding=gzip" }
+        recording.appendHTTP(line, from: .client)
+
+        let forwarded =
+            ["Content-Type", "Accept", "Git-Protocol", "Content-Encoding", "Authorization", "Pragma"]
+            .compactMap { name in request.header(name).map { "\(name): \($0)" } } + ["Expect:"]
+        current = HTTPTransfer(
+            HTTPRequest(
+                method: request.method == "POST" ? .post : .get, url: upstream + request.target, headers: forwarded,
+                body: request.body, userAgent: request.header("User-Agent") ?? HTTPOptions.defaultUserAgent),
+            delegate: self, in: loop)
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) {
+        guard transfer === current else { return }
+        let contentType = head.value(of: "Content-Type")
+        recording.appendHTTP("\(head.status) \(contentType ?? "-")", from: .server)
+        if head.status != 200 { preamble = nil }
+        var lines = ["HTTP/1.1 \(head.status) \(Self.reason(head.status))"]
+        for name in ["Content-Type", "Location", "WWW-Authenticate", "Cache-Control", "Expires", "Pragma"] {
+            if let value = head.value(of: name) { lines.append("\(name): \(value)") }
+        }
+        lines.append("Transfer-Encoding: chunked")
+        write(Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8))
+        headSent = true
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didReceive bytes: [UInt8]) {
+        guard transfer === current else { return }
+        if var filter = preamble {
+            if let passed = try? filter.take(bytes) { recording.append(passed, from: .server) }
+            preamble = filter
+        } else {
+            recording.append(bytes, from: .server)
+        }
+        write(Array(String(bytes.count, radix: 16).utf8) + [0x0d, 0x0a] + bytes + [0x0d, 0x0a])
+    }
+
+    func transfer(_ transfer: HTTPTransfer, didFinishWith error: HTTPTransferError?) {
+        guard transfer === current else { return }
+        current = nil
+        if let error {
+            if headSent {
+                closeAll()
+            } else {
+                respond(status: 502, text: "record-proxy: \(error.message)\n")
+            }
+        } else {
+            write(Array("0\r\n\r\n".utf8))
+        }
+        if client.input.status == .closed || client.input.status == .atEnd {
+            if queued.isEmpty { closeAll() }
+        }
+        startNext()
+    }
+
+    private func respond(status: Int, text: String) {
+        let body = Array(text.utf8)
+        write(
+            Array(
+                "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: text/plain\r\nContent-Length: \(body.count)\r\n\r\n"
+                    .utf8) + body)
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        do {
+            try client.output.write(bytes)
+        } catch {
+            closeAll()
+        }
+    }
+
+    func closeAll() {
+        guard !finished else { return }
+        finished = true
+        current?.cancel()
+        current = nil
+        recording.appendEnd(from: .server)
+        recording.appendEnd(from: .client)
+        client.input.close()
+        client.output.closeAfterWriting()
+        loop.addTimer(after: .seconds(5)) { [client] _ in client.close() }
+        onFinish(self)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 307: "Temporary Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        default: "Status"
+        }
+    }
+}
+
+/// One HTTP/1.1 request as a client sent it.
+struct ProxiedHTTPRequest {
+    var method: String
+    var target: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+
+    func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// The target's path and query (without the `?`).
+    var pathAndQuery: (Substring, Substring) {
+        guard let mark = target.firstIndex(of: "?") else { return (target[...], "") }
+        return (target[..<mark], target[target.index(after: mark)...])
+    }
+}
+
+/// Splits what an HTTP/1.1 client sends into requests: request line, headers, and a body sized
+/// by `Content-Length` or sent in chunks. Sizes are bounded: 64 KiB of headers, 256 MiB of body.
+struct HTTPRequestReader {
+    private var buffer: [UInt8] = []
+    static let headerLimit = 64 * 1024
+    static let bodyLimit = 256 << 20
+
+    mutating func append(_ bytes: [UInt8]) { buffer += bytes }
+
+    /// The next complete request, or nil until more bytes arrive.
+    mutating func next() throws -> ProxiedHTTPRequest? {
+        guard let headEnd = Self.find([0x0d, 0x0a, 0x0d, 0x0a], in: buffer[...]) else {
+            if buffer.count > Self.headerLimit { throw ProtocolError("HTTP request headers over 64 KiB") }
+            return nil
+        }
+        let lines = String(decoding: buffer[..<headEnd], as: UTF8.self).split(separator: "\r\n")
+        guard let requestLine = lines.first else { throw ProtocolError("empty HTTP request") }
+        let parts = requestLine.split(separator: " ")
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+            throw ProtocolError("bad HTTP request line: \(requestLine.prefix(80))")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { throw ProtocolError("bad HTTP header line") }
+            headers.append(
+                (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" })))
+        }
+        var request = ProxiedHTTPRequest(method: String(parts[0]), target: String(parts[1]), headers: headers, body: [])
+        var rest = buffer[(headEnd + 4)...]
+        if request.header("Transfer-Encoding")?.lowercased() == "chunked" {
+            var body: [UInt8] = []
+            while true {
+                guard let lineEnd = Self.find([0x0d, 0x0a], in: rest) else { return nil }
+                let sizeText =
+                    String(decoding: rest[rest.startIndex..<lineEnd], as: UTF8.self)
+                    .split(separator: ";").first ?? ""
+                guard let size = Int(sizeText.trimmingSpaces, radix: 16), size >= 0,
+                    size <= Self.bodyLimit - body.count
+                else { throw ProtocolError("bad chunk size in HTTP request body") }
+                let dataStart = lineEnd + 2
+                guard rest.endIndex - dataStart >= size + 2 else { return nil }
+                if size == 0 {
+                    // The last chunk; no trailers are expected, only the final line break.
+                    rest = rest[(dataStart + 2)...]
+                    break
+                }
+                body += rest[dataStart..<(dataStart + size)]
+                rest = rest[(dataStart + size + 2)...]
+            }
+            request.body = body
+        } else if let lengthText = request.header("Content-Length") {
+            guard let length = Int(lengthText), length >= 0, length <= Self.bodyLimit else {
+                throw ProtocolError("bad Content-Length in HTTP request")
+            }
+            guard rest.count >= length else { return nil }
+            request.body = Array(rest.prefix(length))
+            rest = rest.dropFirst(length)
+        }
+        buffer = Array(rest)
+        return request
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = haystack.startIndex
+        while index + needle.count <= haystack.endIndex {
+            if haystack[index] == needle[0] && haystack[index..<(index + needle.count)].elementsEqual(needle) {
+                return index
+            }
+            index += 1
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String { String(self.filter { $0 != " " && $0 != "\t" }) }
+}
