@@ -8,6 +8,8 @@ Routes (ROOT is --root, a folder of repositories):
   /redirect/<rest>       301 to /git/<rest> (query kept)
   /dumb/<repo>/...       static files only: a dumb-HTTP server
   /status/<code>/...     answers <code> with a short text body
+  /hostile/<kind>/...    misbehaves (tests of hostile servers): redirect-loop, garbage,
+                         truncated, stall, html-post, huge-header, no-flush, control-text
   anything else          404
 A request for an absolute http:// URL (the server used as an HTTP proxy) is served as the same
 path asked directly, and logged as PROXY <url>.
@@ -98,11 +100,62 @@ class Handler(BaseHTTPRequestHandler):
             self.send_text(301, "moved\n", [("Location", target)])
         elif area == "dumb":
             self.static(rest)
+        elif area == "hostile":
+            self.hostile(rest.strip("/").split("/")[0], rest, query, body)
         elif area == "status":
             code = int(rest.strip("/").split("/")[0] or "500")
             self.send_text(code, "the test server answers %d here\n" % code)
         else:
             self.send_text(404, "not found\n")
+
+    def hostile(self, kind, rest, query, body):
+        advertisement = "application/x-git-upload-pack-advertisement"
+        if kind == "redirect-loop":
+            self.send_text(302, "again\n", [("Location", self.path)])
+        elif kind == "garbage":
+            self.send_raw(200, advertisement, b"zzzz this is not a pkt-line\n")
+        elif kind == "truncated":
+            # A preamble, then a packet that promises more bytes than come, then the connection ends.
+            self.send_raw(200, advertisement, b"001e# service=git-upload-pack\n0000" + b"0100abc", close=True)
+        elif kind == "no-flush":
+            self.send_raw(200, advertisement, b"001e# service=git-upload-pack\n")
+        elif kind == "stall":
+            self.send_response(200)
+            self.send_header("Content-Type", advertisement)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b"001e# service=git-upload-pack\n0000")
+            self.wfile.flush()
+            time.sleep(30)
+        elif kind == "html-post":
+            if self.command == "POST":
+                self.send_raw(200, "text/html", b"<html>no</html>\n")
+            else:
+                self.backend("/" + rest.strip("/").split("/", 1)[1], query, body)
+        elif kind == "huge-header":
+            self.send_response(200)
+            self.send_header("Content-Type", advertisement)
+            self.send_header("X-Filler", "x" * (2 << 20))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif kind == "control-text":
+            self.send_text(500, "\x1b]0;TITLE\x07\x1b[31mred\x1b[0m\rover\n")
+        else:
+            self.send_text(404, "no such hostile kind\n")
+
+    def send_raw(self, status, content_type, data, close=False):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        if close:
+            self.send_header("Connection", "close")
+            self.send_header("Content-Length", str(len(data) + 1000))
+        else:
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+        if close:
+            self.close_connection = True
 
     def static(self, rest):
         target = os.path.realpath(os.path.join(self.server.root, rest.lstrip("/")))

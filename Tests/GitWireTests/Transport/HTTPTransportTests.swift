@@ -271,6 +271,52 @@ struct HTTPTransportTests {
         #expect(exempt.errorText.hasPrefix("fatal: unable to access '\(url)/': Could not resolve host"))
     }
 
+    /// Servers that misbehave over HTTP: each ends in a clear error, promptly, with nothing from
+    /// the server reaching the terminal unfiltered; where git fails the same way, with git's
+    /// message byte for byte.
+    @Test func hostileServersEndInClearErrors() throws {
+        let server = try Self.server(secure: false)
+        let environment = Self.environment(server)
+        for kind in ["redirect-loop", "garbage", "truncated", "huge-header", "control-text"] {
+            let url = server.url("/hostile/\(kind)/small.git")
+            let expected = try git(["ls-remote", url], environment: environment, check: false)
+            let ours = try gitwire(["ls-remote", "--timeout=20", url], environment: environment)
+            #expect(ours.status == 128, "\(kind)")
+            if kind == "control-text" {
+                // git passes the escape sequences through; gitwire shows them as `?`.
+                #expect(expected.errorText.contains("\u{1b}"))
+                #expect(
+                    ours.errorText == "remote: ?]0;TITLE??[31mred?[0m?over\n" + expected.errorText.split(
+                        separator: "\n"
+                    ).last! + "\n")
+            } else {
+                #expect(ours.errorText == expected.errorText, "\(kind)")
+            }
+            #expect(!ours.standardError.contains { $0 < 0x20 && $0 != 0x0a }, "\(kind)")
+        }
+        // Where git's message is its own remote helper's, gitwire says what the server did.
+        let noFlush = try gitwire(["ls-remote", server.url("/hostile/no-flush/small.git")], environment: environment)
+        #expect(noFlush.status == 128)
+        #expect(
+            noFlush.errorText
+                == "fatal: protocol error: invalid server response; the discovery response ended before its advertisement\n"
+        )
+        let htmlURL = server.url("/hostile/html-post/small.git")
+        let html = try gitwire(["ls-remote", "--protocol-version=2", htmlURL], environment: environment)
+        #expect(html.status == 128)
+        #expect(
+            html.errorText
+                == "fatal: unable to access '\(htmlURL)/': the server answered with content type 'text/html', not git's\n"
+        )
+        // A server that stops sending: git waits for ever; gitwire's --timeout ends it.
+        let started = Date()
+        let stalled = try gitwire(
+            ["ls-remote", "--timeout=2", server.url("/hostile/stall/small.git")], environment: environment)
+        #expect(stalled.status == 128)
+        #expect(stalled.errorText == "fatal: timed out after 2 s reading the ref advertisement\n")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
     /// A server that accepts the connection and never answers: `--timeout` ends it.
     @Test func aSilentServerTimesOut() throws {
         let listener = try ListeningSocket(host: "127.0.0.1")
