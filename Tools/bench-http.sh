@@ -14,26 +14,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
 (cd "$root" && swift build -c release --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
-work=$(mktemp -d /tmp/gitwire-bench-http.XXXXXX)
+source "$root/Tools/daemon.sh"
+start_work bench-http
 server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; cleanup_work' EXIT
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
 mkdir -p "$work/served"
-git init -q --bare "$work/served/many.git"
-{
-    for i in $(seq 1 50); do
-        printf 'blob\nmark :%d\ndata 8\nblob %-3d\n' "$i" "$i"
-        printf 'commit refs/heads/main\nmark :%d\ncommitter B <b@example.com> %d +0000\ndata 2\nc\n' $((i + 1000)) $((1700000000 + i))
-        [ "$i" -gt 1 ] && printf 'from :%d\n' $((i + 999))
-        printf 'M 100644 :%d f\n\n' "$i"
-    done
-    for i in $(seq 1 $((refs / 3))); do
-        printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
-        printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
-        printf 'tag v%d\nfrom :%d\ntagger T <t@example.com> 1700000000 +0000\ndata 2\nt\n\n' "$i" $((1001 + i % 50))
-    done
-} | git -C "$work/served/many.git" fast-import --quiet
+make_many_refs "$work/served/many.git" "$refs"
 git init -q --bare "$work/served/history.git"
 {
     for i in $(seq 1 "$commits"); do

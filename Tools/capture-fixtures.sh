@@ -140,6 +140,24 @@ capture_ls_remote() {
     echo "captured ls-remote/$name" >&2
 }
 
+# Records one connection of `git <args>` through `gitwire record-proxy` listening on <listen> and
+# forwarding to <upstream>, as the fixture <path>.
+record_through_proxy() {
+    local listen=$1 upstream=$2 path=$3
+    shift 3
+    rm -rf "$work/proxy"
+    "$gitwire" record-proxy --listen="$listen" --upstream="$upstream" --out="$work/proxy" \
+        --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
+    local proxy=$!
+    for _ in $(seq 100); do
+        grep -q listening "$work/proxy.log" 2>/dev/null && break
+        sleep 0.05
+    done
+    git "$@" >/dev/null 2>&1
+    wait "$proxy"
+    mv "$work/proxy/connection-001.session" "$path"
+}
+
 capture_http() {
     rm -f "$out"/http-*.session "$out"/http-*.expected "$root/Fixtures/http"/*.session
     mkdir -p "$root/Fixtures/http"
@@ -156,17 +174,9 @@ capture_http() {
         (cd "$work" && "$gitwire" clone -q --bare --protocol-version=$v \
             --record="$root/Fixtures/http/v$v-clone.session" "$http/history.git" http-clone)
         echo "captured http/v$v-clone" >&2
-        rm -rf "$work/proxy" "$work/git-http-clone"
-        "$gitwire" record-proxy --listen=127.0.0.1:8080 --upstream=http://127.0.0.1 --out="$work/proxy" \
-            --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
-        local proxy=$!
-        for _ in $(seq 100); do
-            grep -q listening "$work/proxy.log" 2>/dev/null && break
-            sleep 0.05
-        done
-        git -c protocol.version=$v clone -q --bare http://127.0.0.1:8080/git/small.git "$work/git-http-clone"
-        wait "$proxy"
-        mv "$work/proxy/connection-001.session" "$root/Fixtures/http/git-v$v-clone.session"
+        rm -rf "$work/git-http-clone"
+        record_through_proxy 127.0.0.1:8080 http://127.0.0.1 "$root/Fixtures/http/git-v$v-clone.session" \
+            -c protocol.version=$v clone -q --bare http://127.0.0.1:8080/git/small.git "$work/git-http-clone"
         echo "captured http/git-v$v-clone" >&2
     done
 }
@@ -206,17 +216,7 @@ rm -f "$out"/*.session
 capture_git() {
     local name=$1
     shift
-    rm -rf "$work/proxy"
-    "$gitwire" record-proxy --listen=127.0.0.1:9418 --upstream=git://127.0.0.1:9419 --out="$work/proxy" \
-        --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
-    local proxy=$!
-    for _ in $(seq 100); do
-        grep -q listening "$work/proxy.log" 2>/dev/null && break
-        sleep 0.05
-    done
-    git "$@" >/dev/null 2>&1
-    wait "$proxy"
-    mv "$work/proxy/connection-001.session" "$out/$name.session"
+    record_through_proxy 127.0.0.1:9418 git://127.0.0.1:9419 "$out/$name.session" "$@"
     echo "captured fetch/$name" >&2
 }
 

@@ -4,6 +4,8 @@
 #   start_work <name>                  sets $work to a new folder under /tmp
 #   start_daemon <repository> <lifetime>  serves $work on a free port, waits until <repository>
 #                                      answers, sets $port and $daemon
+#   make_many_refs <git dir> <refs>    a bare repository of 50 commits and about <refs> refs
+#                                      (branches, lightweight and annotated tags)
 
 work=""
 daemon=""
@@ -17,6 +19,24 @@ cleanup_work() {
     if [ -n "$work" ]; then rm -rf "$work"; fi
 }
 trap cleanup_work EXIT
+
+make_many_refs() {
+    local repository=$1 refs=$2 i
+    git init -q --bare "$repository"
+    {
+        for i in $(seq 1 50); do
+            printf 'blob\nmark :%d\ndata 8\nblob %-3d\n' "$i" "$i"
+            printf 'commit refs/heads/main\nmark :%d\ncommitter B <b@example.com> %d +0000\ndata 2\nc\n' $((i + 1000)) $((1700000000 + i))
+            [ "$i" -gt 1 ] && printf 'from :%d\n' $((i + 999))
+            printf 'M 100644 :%d f\n\n' "$i"
+        done
+        for i in $(seq 1 $((refs / 3))); do
+            printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
+            printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((1001 + i % 50))
+            printf 'tag v%d\nfrom :%d\ntagger T <t@example.com> 1700000000 +0000\ndata 2\nt\n\n' "$i" $((1001 + i % 50))
+        done
+    } | git -C "$repository" fast-import --quiet
+}
 
 start_work() {
     work=$(mktemp -d "/tmp/gitwire-$1.XXXXXX")

@@ -9,16 +9,14 @@ import GitWire
 ///
 /// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
 public final class HTTPRecordingProxy: SessionRecordingProxy {
-    private let listener: ListeningSocket
-    private let upstream: String
-    private let outputDirectory: String
-    private let loop: EpollRunLoop
-    private var connections: [ObjectIdentifier: HTTPProxyConnection] = [:]
-    private var sequence = 0
+    private let recorder: ProxyRecorder
     /// Paths of the fixtures written so far.
-    public private(set) var writtenFixtures: [String] = []
+    public var writtenFixtures: [String] { recorder.writtenFixtures }
     /// Called after each fixture is written (or fails to be, with the error).
-    public var onFinishedConnection: ((Result<String, any Error>) -> Void)?
+    public var onFinishedConnection: ((Result<String, any Error>) -> Void)? {
+        get { recorder.onFinishedConnection }
+        set { recorder.onFinishedConnection = newValue }
+    }
 
     /// Listens on `listenHost`:`listenPort` and forwards to `upstream` (`http://host[:port]` or
     /// `https://…`; request paths are appended to it), writing fixtures into `outputDirectory` as
@@ -29,47 +27,20 @@ public final class HTTPRecordingProxy: SessionRecordingProxy {
         var base = upstream
         while base.hasSuffix("/") { base.removeLast() }
         _ = try SmartHTTP.Location(base + "/")
-        listener = try ListeningSocket(host: listenHost, port: listenPort)
-        self.upstream = base
-        self.outputDirectory = outputDirectory
-        self.loop = loop
-        try FileSystem.makeDirectory(outputDirectory)
-        listener.schedule(in: loop) { [weak self] client in self?.accept(client) }
+        recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
+            [base] client, finished in
+            HTTPProxyConnection(client: client, upstream: base, loop: loop, onFinish: finished)
+        }
     }
 
     /// The address the proxy listens on.
-    public var address: SocketAddress { listener.address }
+    public var address: SocketAddress { recorder.listener.address }
 
     /// Connections being forwarded now.
-    public var openConnectionCount: Int { connections.count }
+    public var openConnectionCount: Int { recorder.openConnectionCount }
 
     /// Stops accepting and closes every open connection.
-    public func close() {
-        listener.close()
-        for connection in connections.values { connection.closeAll() }
-        connections.removeAll()
-    }
-
-    private func accept(_ client: ByteStreamPair) {
-        sequence += 1
-        let name = "connection-\(String(sequence).leftPadded(to: 3)).session"
-        let connection = HTTPProxyConnection(client: client, upstream: upstream, loop: loop) { [weak self] connection in
-            self?.finish(connection, fixtureName: name)
-        }
-        connections[ObjectIdentifier(connection)] = connection
-    }
-
-    private func finish(_ connection: HTTPProxyConnection, fixtureName: String) {
-        connections[ObjectIdentifier(connection)] = nil
-        let path = "\(outputDirectory)/\(fixtureName)"
-        do {
-            try connection.session().write(toFile: path)
-            writtenFixtures.append(path)
-            onFinishedConnection?(.success(path))
-        } catch {
-            onFinishedConnection?(.failure(error))
-        }
-    }
+    public func close() { recorder.close() }
 }
 
 @available(*, unavailable)
@@ -90,7 +61,7 @@ public protocol SessionRecordingProxy: AnyObject {
 extension RecordingProxy: SessionRecordingProxy {}
 
 /// One client connection of the HTTP proxy: its requests, forwarded one at a time.
-final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate {
+final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, ProxiedConnection {
     private let client: ByteStreamPair
     private let upstream: String
     private let loop: EpollRunLoop

@@ -6,17 +6,14 @@ import GitWire
 ///
 /// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
 public final class RecordingProxy {
-    private let listener: ListeningSocket
-    private let upstreamHost: String
-    private let upstreamPort: Int
-    private let outputDirectory: String
-    private let loop: EpollRunLoop
-    private var connections: [ObjectIdentifier: ProxyConnection] = [:]
-    private var sequence = 0
+    private let recorder: ProxyRecorder
     /// Paths of the fixtures written so far.
-    public private(set) var writtenFixtures: [String] = []
+    public var writtenFixtures: [String] { recorder.writtenFixtures }
     /// Called after each fixture is written (or fails to be, with the error).
-    public var onFinishedConnection: ((Result<String, any Error>) -> Void)?
+    public var onFinishedConnection: ((Result<String, any Error>) -> Void)? {
+        get { recorder.onFinishedConnection }
+        set { recorder.onFinishedConnection = newValue }
+    }
 
     /// Listens on `host`:`port` and forwards to `upstreamHost`:`upstreamPort`, writing fixtures
     /// into `outputDirectory` as `connection-001.session`, `connection-002.session`, ….
@@ -24,68 +21,42 @@ public final class RecordingProxy {
         listenHost: String, listenPort: Int, upstreamHost: String, upstreamPort: Int, outputDirectory: String,
         loop: EpollRunLoop
     ) throws {
-        listener = try ListeningSocket(host: listenHost, port: listenPort)
-        self.upstreamHost = upstreamHost
-        self.upstreamPort = upstreamPort
-        self.outputDirectory = outputDirectory
-        self.loop = loop
-        try FileSystem.makeDirectory(outputDirectory)
-        listener.schedule(in: loop) { [weak self] client in self?.accept(client) }
+        recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
+            client, finished in
+            let upstream = ByteStreamPair.connecting(
+                toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
+            let connection = ProxyConnection(client: client, upstream: upstream, loop: loop, onFinish: finished)
+            connection.start()
+            return connection
+        }
     }
 
     /// The address the proxy listens on.
-    public var address: SocketAddress { listener.address }
+    public var address: SocketAddress { recorder.listener.address }
 
     /// Connections being forwarded now.
-    public var openConnectionCount: Int { connections.count }
+    public var openConnectionCount: Int { recorder.openConnectionCount }
 
     /// Stops accepting and closes every open connection.
-    public func close() {
-        listener.close()
-        for connection in connections.values { connection.closeAll() }
-        connections.removeAll()
-    }
-
-    private func accept(_ client: ByteStreamPair) {
-        sequence += 1
-        let name = "connection-\(String(sequence).leftPadded(to: 3)).session"
-        let upstream = ByteStreamPair.connecting(toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
-        let connection = ProxyConnection(client: client, upstream: upstream, loop: loop) { [weak self] connection in
-            self?.finish(connection, fixtureName: name)
-        }
-        connections[ObjectIdentifier(connection)] = connection
-        connection.start()
-    }
-
-    private func finish(_ connection: ProxyConnection, fixtureName: String) {
-        connections[ObjectIdentifier(connection)] = nil
-        let path = "\(outputDirectory)/\(fixtureName)"
-        do {
-            try connection.session().write(toFile: path)
-            writtenFixtures.append(path)
-            onFinishedConnection?(.success(path))
-        } catch {
-            onFinishedConnection?(.failure(error))
-        }
-    }
+    public func close() { recorder.close() }
 }
 
 @available(*, unavailable)
 extension RecordingProxy: Sendable {}
 
 /// One forwarded connection: client and upstream streams, and what went through them.
-final class ProxyConnection: ByteStreamDelegate {
+final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
     private let client: ByteStreamPair
     private let upstream: ByteStreamPair
     private var events = Session(transport: "git", service: "", path: "", protocolVersion: .v0)
     private var clientEnded = false
     private var upstreamEnded = false
     private var finished = false
-    private let onFinish: (ProxyConnection) -> Void
+    private let onFinish: (any ProxiedConnection) -> Void
 
     init(
         client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop,
-        onFinish: @escaping (ProxyConnection) -> Void
+        onFinish: @escaping (any ProxiedConnection) -> Void
     ) {
         self.client = client
         self.upstream = upstream

@@ -55,36 +55,19 @@ struct RecordingTests {
     func theProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
         let repositories = TestRepositories.shared
         let output = try TemporaryDirectory()
-        let ready = Mutex<Int?>(nil)
-        let written = Mutex<[String]>([])
         let daemonPort = repositories.daemon.port
-        let proxyThread = Thread {
-            guard let loop = try? EpollRunLoop(),
-                let proxy = try? RecordingProxy(
+        let path = try Self.recordOneConnection(
+            proxy: { loop in
+                try RecordingProxy(
                     listenHost: "127.0.0.1", listenPort: 0, upstreamHost: "127.0.0.1", upstreamPort: daemonPort,
                     outputDirectory: output.appending("fixtures"), loop: loop)
-            else { return }
-            proxy.onFinishedConnection = { result in
-                if case .success(let path) = result { written.withLock { $0.append(path) } }
-                loop.stop()
-            }
-            ready.withLock { $0 = proxy.address.port }
-            loop.run(until: .now + .seconds(60))
-            proxy.close()
-        }
-        proxyThread.start()
-        var port: Int?
-        for _ in 0..<500 where port == nil {
-            port = ready.withLock { $0 }
-            usleep(10_000)
-        }
-        let proxyPort = try #require(port)
-        try git([
-            "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
-            "git://127.0.0.1:\(proxyPort)/small.git", output.appending("clone.git"),
-        ])
-        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
-        let path = try #require(written.withLock { $0.first })
+            },
+            client: { proxyPort in
+                try git([
+                    "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
+                    "git://127.0.0.1:\(proxyPort)/small.git", output.appending("clone.git"),
+                ])
+            })
         let session = try Session(contentsOfFile: path)
         #expect(session.path == "/small.git")
         #expect(session.protocolVersion == version)
@@ -101,37 +84,20 @@ struct RecordingTests {
     func theHTTPProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
         let server = try HTTPServer(root: TestRepositories.shared.basePath, lifetime: 120)
         let output = try TemporaryDirectory()
-        let ready = Mutex<Int?>(nil)
-        let written = Mutex<[String]>([])
         let upstream = server.url("")
-        let proxyThread = Thread {
-            guard let loop = try? EpollRunLoop(),
-                let proxy = try? HTTPRecordingProxy(
+        let gitClone = output.appending("git.git")
+        let path = try Self.recordOneConnection(
+            proxy: { loop in
+                try HTTPRecordingProxy(
                     listenHost: "127.0.0.1", listenPort: 0, upstream: upstream,
                     outputDirectory: output.appending("fixtures"), loop: loop)
-            else { return }
-            proxy.onFinishedConnection = { result in
-                if case .success(let path) = result { written.withLock { $0.append(path) } }
-                loop.stop()
-            }
-            ready.withLock { $0 = proxy.address.port }
-            loop.run(until: .now + .seconds(60))
-            proxy.close()
-        }
-        proxyThread.start()
-        var port: Int?
-        for _ in 0..<500 where port == nil {
-            port = ready.withLock { $0 }
-            usleep(10_000)
-        }
-        let proxyPort = try #require(port)
-        let gitClone = output.appending("git.git")
-        try git([
-            "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
-            "http://127.0.0.1:\(proxyPort)/git/small.git", gitClone,
-        ])
-        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
-        let path = try #require(written.withLock { $0.first })
+            },
+            client: { proxyPort in
+                try git([
+                    "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
+                    "http://127.0.0.1:\(proxyPort)/git/small.git", gitClone,
+                ])
+            })
         let session = try Session(contentsOfFile: path)
         #expect(session.transport == "http")
         #expect(session.path == "/git/small.git")
@@ -153,5 +119,34 @@ struct RecordingTests {
                 fetch: FetchOptions(protocolVersion: version, progress: false, agent: agent)))
         try replay.verify()
         #expect(try gitText(["for-each-ref"], in: mine) == gitText(["for-each-ref"], in: gitClone))
+    }
+
+    /// Runs the proxy `proxy` makes on a run loop of its own thread, runs `client` with the port
+    /// it listens on, and returns the fixture of the first connection it recorded.
+    static func recordOneConnection(
+        proxy makeProxy: @escaping @Sendable (EpollRunLoop) throws -> any SessionRecordingProxy,
+        client: (Int) throws -> Void
+    ) throws -> String {
+        let ready = Mutex<Int?>(nil)
+        let written = Mutex<[String]>([])
+        let proxyThread = Thread {
+            guard let loop = try? EpollRunLoop(), let proxy = try? makeProxy(loop) else { return }
+            proxy.onFinishedConnection = { result in
+                if case .success(let path) = result { written.withLock { $0.append(path) } }
+                loop.stop()
+            }
+            ready.withLock { $0 = proxy.address.port }
+            loop.run(until: .now + .seconds(60))
+            proxy.close()
+        }
+        proxyThread.start()
+        var port: Int?
+        for _ in 0..<500 where port == nil {
+            port = ready.withLock { $0 }
+            usleep(10_000)
+        }
+        try client(try #require(port))
+        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        return try #require(written.withLock { $0.first })
     }
 }

@@ -24,25 +24,7 @@ struct HTTPTransportTests {
         let server = try Self.server(secure: secure)
         let url = server.url("/git/big.git")
         let environment = Self.environment(server)
-        let expected = try git(["-c", "protocol.version=\(version)", "ls-remote", url], environment: environment)
-        let ours = try gitwire(["ls-remote", "--protocol-version=\(version)", url], environment: environment)
-        #expect(ours.status == 0, "\(ours.errorText)")
-        #expect(ours.text == expected.text)
-        #expect(ours.text.split(separator: "\n").count > 1000)
-
-        let directory = try TemporaryDirectory()
-        let theirs = directory.appending("theirs.git")
-        let mine = directory.appending("mine.git")
-        try git(["-c", "protocol.version=\(version)", "clone", "-q", "--bare", url, theirs], environment: environment)
-        let cloned = try gitwire(
-            ["clone", "-q", "--bare", "--protocol-version=\(version)", url, mine], environment: environment)
-        #expect(cloned.status == 0, "\(cloned.errorText)")
-        #expect(try gitText(["for-each-ref"], in: mine) == gitText(["for-each-ref"], in: theirs))
-        #expect(try gitText(["config", "remote.origin.url"], in: mine) == url)
-        try git(["fsck", "--connectivity-only", "--no-dangling"], in: mine)
-        let fetched = try gitwire(["fetch", "--protocol-version=\(version)", url, mine], environment: environment)
-        #expect(fetched.status == 0)
-        #expect(fetched.errorText.isEmpty)
+        try expectLsRemoteCloneAndFetchMatchGit(url: url, version: version, environment: environment)
         // The v2 header reached the server on every request, and only for v2.
         let requests = server.loggedRequests().filter { $0.contains("/git/big.git") }
         #expect(requests.contains { $0.contains("agent=git/2.0 (gitwire/") })
