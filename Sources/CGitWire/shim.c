@@ -63,3 +63,7 @@ int cgw_pidfd_open(int pid) {
     return -1;
 #endif
 }
+
+int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <zlib.h>
@@ -25,6 +26,9 @@ int cgw_accept_nonblocking(int fd);
 int cgw_mkstemp_cloexec(char *template_path);
 /* A descriptor that becomes readable when process `pid` ends (Linux 5.3+); -1 with errno set. */
 int cgw_pidfd_open(int pid);
+/* Makes a spawned child close every descriptor from `lowest` up (glibc 2.34+), so that it
+ * inherits none that another thread opened without close-on-exec. */
+int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);

@@ -71,6 +71,9 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         fileActions(&actions)
+        // Descriptors another thread opened without close-on-exec (Foundation's pipes, say) would
+        // otherwise leak into the child and keep pipes and sockets open as long as it lives.
+        _ = cgw_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -35,4 +35,24 @@ struct ChildProcessRunLoopTests {
         pair.close()
         #expect(process.reap() == 0)
     }
+
+    /// A descriptor opened without close-on-exec by another part of the process (Foundation's
+    /// pipes do this) does not leak into children: they start with standard input, output and
+    /// error only.
+    @Test func childrenInheritNoOtherDescriptors() throws {
+        var leaky: [Int32] = [0, 0]
+        #expect(pipe(&leaky) == 0)
+        defer {
+            close(leaky[0])
+            close(leaky[1])
+        }
+        let result = try ChildProcess.run(["sh", "-c", "exec ls /proc/self/fd"], input: [])
+        let descriptors = String(decoding: result.standardOutput, as: UTF8.self).split(separator: "\n").compactMap {
+            Int32($0)
+        }
+        #expect(descriptors.contains(2))
+        // ls itself opens one descriptor to list the folder; the pipe's two are not there.
+        #expect(!descriptors.contains(leaky[0]) && !descriptors.contains(leaky[1]), "\(descriptors) \(leaky)")
+        #expect(descriptors.count <= 4)
+    }
 }
