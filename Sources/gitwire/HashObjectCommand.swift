@@ -40,10 +40,10 @@ struct HashObjectCommand: GitStyleCommand {
     func execute() throws -> Int32 {
         let header = try typeName()
         let store = try write ? LooseObjectStore(objectsDirectory: Self.objectsDirectory()) : nil
-        var output = ""
+        // Each id is printed as soon as it is known, so the ones before a failure still appear.
         if stdin {
             let chunks = try Self.readAll(File.standardInput())
-            output += try hash(type: header, chunks: chunks, store: store).hex + "\n"
+            try Console.writeOutput(hash(type: header, chunks: chunks, store: store).hex + "\n")
         }
         for path in files {
             let chunks: [[UInt8]]
@@ -52,9 +52,8 @@ struct HashObjectCommand: GitStyleCommand {
             } catch let error as SystemCallError {
                 throw UsageError("could not open '\(path)' for reading: \(error.errno)")
             }
-            output += try hash(type: header, chunks: chunks, store: store).hex + "\n"
+            try Console.writeOutput(hash(type: header, chunks: chunks, store: store).hex + "\n")
         }
-        try Console.writeOutput(output)
         return 0
     }
 

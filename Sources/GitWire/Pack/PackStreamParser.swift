@@ -86,7 +86,9 @@ final class PackStreamParser {
         }
         var hash = packHash
         let computed: ObjectID
-        do { computed = try hash.finish() } catch { throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash)) }
+        do { computed = try hash.finish() } catch {
+            throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
+        }
         switch state {
         case .end:
             guard trailer == computed else {

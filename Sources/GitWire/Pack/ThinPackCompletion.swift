@@ -38,7 +38,9 @@ final class ThinPackCompletion {
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
             let baseID: ObjectID
-            do { baseID = try base.id } catch { throw PackError(offset: table.endOffset, .sha1CollisionAttack(error.safeHash)) }
+            do { baseID = try base.id } catch {
+                throw PackError(offset: table.endOffset, .sha1CollisionAttack(error.safeHash))
+            }
             guard baseID == link.base else {
                 throw PackError(offset: table.endOffset, .externalBaseCorrupt(link.base))
             }
