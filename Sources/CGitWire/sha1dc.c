@@ -348,6 +348,7 @@ static void process(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
 }
 
 void cgw_sha1dc_update(cgw_sha1dc_ctx *ctx, const void *data, size_t count) {
+    if (count == 0) return; /* `data` may then be NULL */
     const uint8_t *bytes = data;
     size_t buffered = (size_t)(ctx->total & 63);
     ctx->total += count;
