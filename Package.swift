@@ -6,7 +6,8 @@ import PackageDescription
 //   pack entry headers, delta application). Bytes in, values or actions out: no I/O, no Glibc,
 //   no C; it builds wherever Swift runs.
 // - GitWirePOSIX: the one place that makes system calls and touches errno, C shims and unsafe
-//   pointers: descriptors, sockets, pipes and child processes, epoll, zlib, libcrypto's SHA-1,
+//   pointers: descriptors, sockets, pipes and child processes, epoll, zlib, SHA-1 with collision
+//   detection (CGitWire's own C, SHA extensions and AVX2 where present) and libcrypto's plain SHA-1,
 //   and on them the byte streams and the epoll run loop.
 // - GitWire: transports, the exchange engine, remotes and pack I/O; re-exports both layers below.
 let package = Package(

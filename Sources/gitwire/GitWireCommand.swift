@@ -6,10 +6,12 @@ import GitWire
 struct GitWireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gitwire",
-        abstract: "A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs.",
+        abstract:
+            "A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs, hash objects.",
         version: GitWireInfo.version,
         subcommands: [
-            LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self, RecordProxyCommand.self,
+            LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self, HashObjectCommand.self,
+            RecordProxyCommand.self,
         ]
     )
 }

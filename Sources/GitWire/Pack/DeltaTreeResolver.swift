@@ -78,7 +78,12 @@ final class DeltaTreeResolver {
             }
             let childRange = plan.range(of: Int(child))
             let result = try applyDelta(at: childRange, to: base)
-            let childID = ObjectID.of(type: stack[top].type, data: result[...])
+            let childID: ObjectID
+            do {
+                childID = try ObjectID.of(type: stack[top].type, data: result[...])
+            } catch {
+                throw PackError(offset: childRange.lowerBound, .sha1CollisionAttack(error.safeHash))
+            }
             resolved.append(ResolvedDelta(index: child, id: childID))
             if let links {
                 links.collect(type: stack[top].type, id: childID, data: result, into: &linkBatch)

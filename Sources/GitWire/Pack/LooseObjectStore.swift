@@ -31,7 +31,7 @@ public struct LooseObjectStore: ObjectSource, Sendable {
     /// is written under a temporary name and renamed into place, read-only, as git does.
     @discardableResult
     public func write(_ object: GitObject) throws -> ObjectID {
-        let id = object.id
+        let id = try object.id
         let path = path(of: id)
         if FileSystem.exists(path) { return id }
         let directory = String(path.dropLast(ObjectID.byteCount * 2 - 2 + 1))

@@ -31,9 +31,12 @@ public struct PackIndex: Sendable {
         let count = Int(previous)
         let fixed = minimum + count * (ObjectID.byteCount + 8)
         guard bytes.count >= fixed, (bytes.count - fixed) % 8 == 0 else { throw .badSize(bytes.count, objects: count) }
-        var hash = SHA1()
-        hash.update(bytes[..<(bytes.count - ObjectID.byteCount)])
-        let computed = hash.finish()
+        let computed: ObjectID
+        do {
+            computed = try SHA1.hash(bytes[..<(bytes.count - ObjectID.byteCount)])
+        } catch {
+            throw .sha1CollisionAttack(error.safeHash)
+        }
         guard computed == ObjectID(bytes: bytes.suffix(ObjectID.byteCount)) else { throw .checksumMismatch }
         self.count = count
         self.bytes = bytes

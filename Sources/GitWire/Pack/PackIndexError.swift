@@ -17,6 +17,8 @@ public enum PackIndexError: GitWireError, Equatable, Sendable {
     case badLargeOffset(position: Int)
     /// The trailing checksum is wrong.
     case checksumMismatch
+    /// The index's bytes carry a SHA-1 collision attack (the id is git's "safe hash" of them).
+    case sha1CollisionAttack(ObjectID)
 
     /// The text shown to users and in logs.
     public var description: String {
@@ -28,6 +30,7 @@ public enum PackIndexError: GitWireError, Equatable, Sendable {
         case .badSize(let size, let objects): return "pack index size \(size) does not fit \(objects) objects"
         case .badLargeOffset(let position): return "pack index offset \(position) points past the 8-byte table"
         case .checksumMismatch: return "pack index checksum mismatch"
+        case .sha1CollisionAttack(let id): return "SHA-1 appears to be part of a collision attack: \(id)"
         }
     }
 }

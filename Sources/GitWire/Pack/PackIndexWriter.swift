@@ -114,7 +114,7 @@ private struct HashingOutput {
 
     mutating func finish() throws -> ObjectID {
         hash.update(buffer)
-        let checksum = hash.finish()
+        let checksum = try hash.finish()
         checksum.append(to: &buffer)
         try sink(buffer[...])
         buffer.removeAll()

@@ -85,7 +85,10 @@ final class PackStreamParser {
             throw PackError(offset: endOfInput, .truncated(objectsRead: read, objectsExpected: expectedCount))
         }
         var hash = packHash
-        let computed = hash.finish()
+        let computed: ObjectID
+        do { computed = try hash.finish() } catch {
+            throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
+        }
         switch state {
         case .end:
             guard trailer == computed else {
@@ -213,7 +216,12 @@ final class PackStreamParser {
         table.typeNumbers.append(entryHeader.typeNumber)
         switch entryHeader.kind {
         case .object(let type):
-            let id = objectHash.finish()
+            let id: ObjectID
+            do {
+                id = try objectHash.finish()
+            } catch {
+                throw PackError(offset: entryOffset, .sha1CollisionAttack(error.safeHash))
+            }
             table.ids.append(id)
             if keepsContent, let links {
                 links.collect(type: type, id: id, data: entryContent, into: &linkBatch)

@@ -37,7 +37,11 @@ final class ThinPackCompletion {
         defer { resolver.flushLinks() }
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
-            guard base.id == link.base else {
+            let baseID: ObjectID
+            do { baseID = try base.id } catch {
+                throw PackError(offset: table.endOffset, .sha1CollisionAttack(error.safeHash))
+            }
+            guard baseID == link.base else {
                 throw PackError(offset: table.endOffset, .externalBaseCorrupt(link.base))
             }
             let entryHeader = PackEntryHeader.encode(type: base.type, size: UInt64(base.data.count))
@@ -80,12 +84,17 @@ final class ThinPackCompletion {
             }
             position += UInt64(chunk.count)
         }
-        let recomputed = original.finish()
+        let recomputed = try Self.finish(&original, at: originalEnd)
         guard recomputed == checksum else {
             throw PackError(offset: originalEnd, .checksumMismatch(expected: checksum, computed: recomputed))
         }
-        let newChecksum = completed.finish()
+        let newChecksum = try Self.finish(&completed, at: end)
         try file.write(newChecksum.bytes[...], at: Int64(end))
         return newChecksum
+    }
+
+    /// Finishes a pack checksum; a collision attack in the pack becomes a ``PackError`` at `offset`.
+    private static func finish(_ hash: inout SHA1, at offset: UInt64) throws(PackError) -> ObjectID {
+        do { return try hash.finish() } catch { throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash)) }
     }
 }

@@ -45,6 +45,9 @@ public struct PackError: GitWireError, Equatable, Sendable {
         case externalBaseCorrupt(ObjectID)
         /// An entry read back from the pack file is not what the first pass read there.
         case packChangedOnDisk
+        /// An object or the pack itself carries a SHA-1 collision attack; the id is the digest
+        /// computed instead (git's "safe hash").
+        case sha1CollisionAttack(ObjectID)
     }
 
     /// The offset of the entry (or byte) where the problem was found.
@@ -86,6 +89,7 @@ public struct PackError: GitWireError, Equatable, Sendable {
         case .tooManyObjects: return "too many objects"
         case .externalBaseCorrupt(let id): return "local object \(id) is corrupt"
         case .packChangedOnDisk: return "pack file changed on disk while being indexed"
+        case .sha1CollisionAttack(let id): return "SHA-1 appears to be part of a collision attack: \(id)"
         }
     }
 }

@@ -59,6 +59,27 @@ package final class File {
         }
     }
 
+    /// Reads up to `buffer.count` bytes at the current position into `buffer`; returns how many,
+    /// 0 at end of file.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let outcome = try retryingNonBlocking("read \(path)") {
+                Glibc.read(descriptor.rawValue, buffer.baseAddress, buffer.count)
+            }
+            switch outcome {
+            case .done(let count): return count
+            case .wouldBlock: _ = try Poll.wait(descriptor, forWriting: false, timeout: nil)
+            }
+        }
+    }
+
+    /// The file's size if it is a regular file; nil for pipes, sockets and terminals.
+    package func regularFileSize() throws -> Int64? {
+        var info = stat()
+        _ = try retryingInterrupts("fstat \(path)") { fstat(descriptor.rawValue, &info) }
+        return info.st_mode & S_IFMT == S_IFREG ? Int64(info.st_size) : nil
+    }
+
     /// Reads up to `count` bytes at `offset`, looping over short reads; shorter only at end of file.
     package func read(at offset: Int64, count: Int) throws -> [UInt8] {
         var result = try descriptor.read(at: offset, maxCount: count)

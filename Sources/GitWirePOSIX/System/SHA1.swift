@@ -1,27 +1,134 @@
 import CGitWire
 import GitWireCore
 
-/// Streaming SHA-1 over the system libcrypto (hardware SHA extensions where the CPU has them).
-/// It does not detect collision attacks the way git's SHA-1DC does; see the README.
+/// Streaming SHA-1 with collision detection, as git names objects (its SHA-1DC): the digest of
+/// ordinary data is plain SHA-1, and data that carries one of the known collision attacks on
+/// SHA-1 (SHAttered, SHA-mbles and anything else built on the same disturbance vectors) makes
+/// ``finish()`` throw ``SHA1CollisionError``.
+///
+/// Detection follows Stevens' counter-cryptanalysis (CRYPTO 2013) with the unavoidable bit
+/// conditions of Stevens and Shumow (USENIX Security 2017), in gitwire's own C
+/// (`Sources/CGitWire/sha1dc.c`): the SHA extensions compress, AVX2 checks the conditions of eight
+/// blocks at once, and a portable version runs on other CPUs. Every object id and pack checksum
+/// gitwire computes goes through it; ``UncheckedSHA1`` is plain SHA-1 for callers that ask for it.
+///
+/// ```swift
+/// var sha = SHA1()
+/// sha.update(Array("blob 5\0hello".utf8))
+/// let id = try sha.finish()      // throws SHA1CollisionError for attack data
+/// ```
 public struct SHA1: Sendable {
-    private var context = cgw_sha1_ctx()
+    @usableFromInline var context = cgw_sha1dc_ctx()
+
+    /// Starts a new digest.
+    public init() { cgw_sha1dc_init(&context, 1, -1) }
+
+    /// Starts a new digest on the given code paths (tests compare them); with
+    /// `detectReducedRoundCollisions`, also reports collisions of reduced-round SHA-1, which only
+    /// tests of the detection itself want.
+    package init(paths: SHA1Paths, detectReducedRoundCollisions: Bool = false) {
+        cgw_sha1dc_init(&context, 1, paths.features)
+        cgw_sha1dc_detect_reduced_round(&context, detectReducedRoundCollisions ? 1 : 0)
+    }
+
+    /// Adds the bytes of `buffer` to the digest.
+    @inlinable
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        cgw_sha1dc_update(&context, buffer.baseAddress, buffer.count)
+    }
+
+    /// Adds `bytes` to the digest.
+    @inlinable
+    public mutating func update(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Adds `bytes` to the digest.
+    @inlinable
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Finishes the digest. Throws if the data carries a collision attack; the error holds the
+    /// digest git prints then (the "safe hash": the attack block compressed twice more). The
+    /// value must not be updated afterwards.
+    public mutating func finish() throws(SHA1CollisionError) -> ObjectID {
+        var digest = (UInt64(0), UInt64(0), UInt32(0))
+        let attack = withUnsafeMutableBytes(of: &digest) { raw in
+            cgw_sha1dc_final(&context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        let id = ObjectID(
+            high: UInt64(bigEndian: digest.0), middle: UInt64(bigEndian: digest.1), low: UInt32(bigEndian: digest.2))
+        if attack != 0 { throw SHA1CollisionError(safeHash: id) }
+        return id
+    }
+
+    /// The SHA-1 of `bytes`; throws if they carry a collision attack.
+    public static func hash(_ bytes: ArraySlice<UInt8>) throws(SHA1CollisionError) -> ObjectID {
+        var sha = SHA1()
+        sha.update(bytes)
+        return try sha.finish()
+    }
+}
+
+/// Which code paths a ``SHA1`` may take; tests run the same data through each.
+package enum SHA1Paths: Sendable, CaseIterable {
+    /// The fastest this CPU has (the default).
+    case fastest
+    /// The SHA extensions for compression, but the portable condition check, one block at a time.
+    case shaExtensionsOnly
+    /// The portable C code only.
+    case portable
+
+    var features: Int32 {
+        switch self {
+        case .fastest: return -1
+        case .shaExtensionsOnly: return Int32(CGW_SHA1DC_SHA_EXTENSIONS)
+        case .portable: return 0
+        }
+    }
+
+    /// Whether this CPU has every instruction the path would use (the others fall back to
+    /// portable code).
+    package var isAvailable: Bool {
+        let available = cgw_sha1dc_available_features()
+        switch self {
+        case .fastest, .portable: return true
+        case .shaExtensionsOnly: return available & Int32(CGW_SHA1DC_SHA_EXTENSIONS) != 0
+        }
+    }
+}
+
+/// Plain streaming SHA-1 over the system libcrypto, without collision detection: for callers that
+/// explicitly want the digest of data whatever it carries (for instance to show that two attack
+/// files collide). gitwire itself names objects and checks packs with ``SHA1``.
+public struct UncheckedSHA1: Sendable {
+    @usableFromInline var context = cgw_sha1_ctx()
 
     /// Starts a new digest.
     public init() { cgw_sha1_init(&context) }
 
-    /// Adds `bytes` to the digest.
-    public mutating func update(_ bytes: ArraySlice<UInt8>) {
-        bytes.withUnsafeBufferPointer { cgw_sha1_update(&context, $0.baseAddress, $0.count) }
+    /// Adds the bytes of `buffer` to the digest.
+    @inlinable
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        cgw_sha1_update(&context, buffer.baseAddress, buffer.count)
     }
 
     /// Adds `bytes` to the digest.
-    public mutating func update(_ bytes: [UInt8]) { update(bytes[...]) }
+    @inlinable
+    public mutating func update(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// Adds `bytes` to the digest.
+    @inlinable
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
 
     /// Finishes the digest. The value must not be updated afterwards.
     public mutating func finish() -> ObjectID {
-        var digest = (
-            UInt64(0), UInt64(0), UInt32(0)
-        )
+        var digest = (UInt64(0), UInt64(0), UInt32(0))
         withUnsafeMutableBytes(of: &digest) { raw in
             cgw_sha1_final(&context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
@@ -31,7 +138,7 @@ public struct SHA1: Sendable {
 
     /// The SHA-1 of `bytes`.
     public static func hash(_ bytes: ArraySlice<UInt8>) -> ObjectID {
-        var sha = SHA1()
+        var sha = UncheckedSHA1()
         sha.update(bytes)
         return sha.finish()
     }

@@ -58,7 +58,7 @@ enum HostileFetch: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     static let band3Message = "upload-pack: out of memory"
     static let errMessage = "upload-pack: not our ref, go away"
-    static let missingBase = SHA1.hash(Array("a base nobody has".utf8)[...])
+    static let missingBase = UncheckedSHA1.hash(Array("a base nobody has".utf8)[...])
 
     /// The timeout the remote gets.
     var timeout: Duration {
@@ -598,7 +598,7 @@ private func objectCount(_ pack: [UInt8]) -> UInt32 {
 /// `pack` with its trailer (whatever the last 20 bytes are) replaced by the SHA-1 of the rest.
 private func withTrailer(_ packWithoutTrailer: [UInt8]) -> [UInt8] {
     var pack = packWithoutTrailer
-    SHA1.hash(pack[...]).append(to: &pack)
+    UncheckedSHA1.hash(pack[...]).append(to: &pack)
     return pack
 }
 

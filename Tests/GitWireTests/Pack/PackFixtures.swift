@@ -128,7 +128,7 @@ func gitIndex(of pack: [UInt8], in directory: TemporaryDirectory, name: String =
 /// Replaces the pack's trailing checksum with the SHA-1 of everything before it.
 func rehashed(_ pack: [UInt8]) -> [UInt8] {
     var body = Array(pack.dropLast(20))
-    SHA1.hash(body[...]).append(to: &body)
+    UncheckedSHA1.hash(body[...]).append(to: &body)
     return body
 }
 

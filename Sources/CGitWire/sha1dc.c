@@ -1,0 +1,404 @@
+/*
+ * SHA-1 with collision detection, after Stevens' counter-cryptanalysis (CRYPTO 2013) and Stevens
+ * and Shumow's unavoidable attack conditions (USENIX Security 2017).
+ *
+ * Every known way of building a SHA-1 collision pairs two near-collision blocks built on one of
+ * a few disturbance vectors. For a message block M compressed from chaining value IV, and a
+ * vector with message difference D, detection asks: is there another chaining value IV' such
+ * that block M ^ D compressed from IV' gives the same output as M from IV? If so, the block
+ * completes a collision. The state after `t` steps of M (t = the vector's test step) is kept,
+ * the steps before it are undone with M ^ D (giving IV') and the ones after it redone with M ^ D;
+ * if IV' plus that state equals the real output, the block is an attack.
+ *
+ * That costs two compressions per vector, so a cheap filter runs first: an attack on a vector
+ * must meet that vector's unavoidable bit conditions on the expanded message, which depend on
+ * the message block alone. Blocks meeting no vector's conditions (about 95% of random blocks)
+ * skip the check. The condition masks of eight blocks are computed at once with AVX2 and the
+ * blocks are compressed with the SHA extensions where the CPU has them; a portable version of
+ * both runs elsewhere.
+ *
+ * When a block is found to be an attack, the chaining value is replaced by compressing the block
+ * twice more (the "safe hash" of the reference implementation, which git prints when it refuses
+ * such data): the digest of attack data then differs from that of its colliding twin.
+ */
+#include "CGitWire.h"
+#include "sha1dc_internal.h"
+#include "sha1dc_tables.h"
+
+#include <pthread.h>
+#include <string.h>
+#if defined(CGW_SHA1DC_X86)
+#include <cpuid.h>
+#endif
+
+#define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+
+/* ---- The disturbance vectors. ---- */
+
+enum { VECTOR_COUNT = 32 };
+
+/* Each vector's test step and the first 16 words of its message difference (the other 64 are
+ * their expansion, see sha1dc_tables.h). */
+static const struct {
+    int test_step;
+    uint32_t difference[16];
+} vectors[VECTOR_COUNT] = {
+#define DV(type, k, b, step, ...) {step, {__VA_ARGS__}},
+    CGW_SHA1DC_DISTURBANCE_VECTORS(DV)
+#undef DV
+};
+
+/* The differences expanded to 80 words, filled once on first use. */
+static uint32_t expanded_differences[VECTOR_COUNT][80];
+static pthread_once_t expanded_once = PTHREAD_ONCE_INIT;
+
+static void expand_message(uint32_t w[80]);
+
+static void expand_differences(void) {
+    for (int v = 0; v < VECTOR_COUNT; v++) {
+        memcpy(expanded_differences[v], vectors[v].difference, sizeof vectors[v].difference);
+        expand_message(expanded_differences[v]);
+    }
+}
+
+static uint32_t load_big_endian(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+/* Fills w[16...79] from w[0...15] by SHA-1's message expansion. */
+static void expand_message(uint32_t w[80]) {
+    for (int t = 16; t < 80; t++) {
+        uint32_t x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16];
+        w[t] = ROTL(x, 1);
+    }
+}
+
+/* ---- Portable unavoidable-condition filter. ---- */
+
+uint32_t cgw_sha1dc_condition_mask(const uint32_t w[80]) {
+    uint32_t mask = 0xffffffffu;
+#define C(i, p, j, q, want, dvs) \
+    if ((((w[i] >> (p)) ^ (w[j] >> (q))) & 1u) != (want)) mask &= ~(uint32_t)(dvs);
+    CGW_SHA1DC_UNAVOIDABLE_CONDITIONS(C)
+#undef C
+    return mask;
+}
+
+/* ---- SHA-1 steps, forward and backward, on a state {a, b, c, d, e}. ---- */
+
+/* f and K of the four rounds of 20 steps; `round` is a constant wherever these are inlined. */
+static inline uint32_t round_function(int round, uint32_t b, uint32_t c, uint32_t d) {
+    if (round == 0) return ((c ^ d) & b) ^ d;
+    if (round == 2) return (b & c) | ((b | c) & d);
+    return b ^ c ^ d;
+}
+
+static inline uint32_t round_constant(int round) {
+    static const uint32_t k[4] = {0x5a827999u, 0x6ed9eba1u, 0x8f1bbcdcu, 0xca62c1d6u};
+    return k[round];
+}
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* Steps from...to-1, all in round `round`, on the state {a, b, c, d, e} in s. */
+ALWAYS_INLINE void forward_in_round(uint32_t s[5], int round, int from, int to, const uint32_t *w) {
+    uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4];
+    for (int t = from; t < to; t++) {
+        uint32_t next = ROTL(a, 5) + round_function(round, b, c, d) + e + round_constant(round) + w[t];
+        e = d;
+        d = c;
+        c = ROTL(b, 30);
+        b = a;
+        a = next;
+    }
+    s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e;
+}
+
+/* Undoes steps to-1 down to from, all in round `round`: from the state after them to the one
+ * before. */
+ALWAYS_INLINE void backward_in_round(uint32_t s[5], int round, int from, int to, const uint32_t *w) {
+    uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4];
+    for (int t = to - 1; t >= from; t--) {
+        uint32_t earlier_a = b, earlier_b = ROTL(c, 2), earlier_c = d, earlier_d = e;
+        e = a - ROTL(earlier_a, 5) - round_function(round, earlier_b, earlier_c, earlier_d) - round_constant(round) - w[t];
+        a = earlier_a;
+        b = earlier_b;
+        c = earlier_c;
+        d = earlier_d;
+    }
+    s[0] = a, s[1] = b, s[2] = c, s[3] = d, s[4] = e;
+}
+
+/* Steps from...to-1 (0 <= from <= to <= 80). */
+static void run_forward(uint32_t s[5], int from, int to, const uint32_t *w) {
+#define SEGMENT(round) \
+    { \
+        int lo = from > 20 * round ? from : 20 * round, hi = to < 20 * round + 20 ? to : 20 * round + 20; \
+        if (lo < hi) forward_in_round(s, round, lo, hi, w); \
+    }
+    SEGMENT(0) SEGMENT(1) SEGMENT(2) SEGMENT(3)
+#undef SEGMENT
+}
+
+/* Undoes steps to-1 down to from (0 <= from <= to <= 80). */
+static void run_backward(uint32_t s[5], int from, int to, const uint32_t *w) {
+#define SEGMENT(round) \
+    { \
+        int lo = from > 20 * round ? from : 20 * round, hi = to < 20 * round + 20 ? to : 20 * round + 20; \
+        if (lo < hi) backward_in_round(s, round, lo, hi, w); \
+    }
+    SEGMENT(3) SEGMENT(2) SEGMENT(1) SEGMENT(0)
+#undef SEGMENT
+}
+
+static void compress_expanded(uint32_t state[5], const uint32_t w[80]) {
+    uint32_t s[5];
+    memcpy(s, state, sizeof s);
+    run_forward(s, 0, 80, w);
+    for (int i = 0; i < 5; i++) state[i] += s[i];
+}
+
+static void load_block(const uint8_t *block, uint32_t w[80]) {
+    for (int t = 0; t < 16; t++) w[t] = load_big_endian(block + 4 * t);
+    expand_message(w);
+}
+
+static void compress_portable(uint32_t state[5], const uint8_t *blocks, size_t count) {
+    uint32_t w[80];
+    for (size_t n = 0; n < count; n++, blocks += 64) {
+        load_block(blocks, w);
+        compress_expanded(state, w);
+    }
+}
+
+/* ---- The full check of one block. ---- */
+
+/* Whether the block `w`, compressed from `input` to `output`, completes a collision attack on
+ * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). `before56`
+ * and `before64` are the block's states before steps 56 and 64, or NULL to compute them. */
+static int completes_attack(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
+    const uint32_t output[5], int reduced_round, const uint32_t before56[5], const uint32_t before64[5]) {
+    pthread_once(&expanded_once, expand_differences);
+    uint32_t at58[5], at65[5];
+    if (before56 && before64) {
+        memcpy(at58, before56, sizeof at58);
+        run_forward(at58, 56, 58, w);
+        memcpy(at65, before64, sizeof at65);
+        run_forward(at65, 64, 65, w);
+    } else {
+        memcpy(at58, input, sizeof at58);
+        run_forward(at58, 0, 58, w);
+        memcpy(at65, at58, sizeof at65);
+        run_forward(at65, 58, 65, w);
+    }
+
+    for (int v = 0; v < VECTOR_COUNT; v++) {
+        if (!(candidates >> v & 1)) continue;
+        /* The other block of the pair an attack on this vector would make. */
+        uint32_t other[80];
+        for (int t = 0; t < 80; t++) other[t] = w[t] ^ expanded_differences[v][t];
+        int from = vectors[v].test_step;
+        uint32_t start[5], end[5];
+        memcpy(start, from == 58 ? at58 : at65, sizeof start);
+        memcpy(end, start, sizeof end);
+        run_backward(start, 0, from, other);
+        run_forward(end, from, 80, other);
+        uint32_t output_differs = 0, input_differs = 0;
+        for (int i = 0; i < 5; i++) {
+            output_differs |= (start[i] + end[i]) ^ output[i];
+            input_differs |= start[i] ^ input[i];
+        }
+        if (output_differs == 0 || (reduced_round && input_differs == 0)) return 1;
+    }
+    return 0;
+}
+
+/* ---- Implementation choice. ---- */
+
+static int detected_features(void) {
+    static int cached = -1;
+    int features = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (features >= 0) return features;
+    features = 0;
+#if defined(CGW_SHA1DC_X86)
+    unsigned a, b, c, d;
+    if (__get_cpuid(1, &a, &b, &c, &d)) {
+        int ssse3 = (c >> 9) & 1, sse41 = (c >> 19) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+        unsigned b7 = 0;
+        if (__get_cpuid_count(7, 0, &a, &b7, &c, &d)) {
+            if (ssse3 && sse41 && ((b7 >> 29) & 1)) features |= CGW_SHA1DC_SHA_EXTENSIONS;
+            if (osxsave && avx && ((b7 >> 5) & 1)) {
+                unsigned lo, hi;
+                __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+                if ((lo & 6) == 6) features |= CGW_SHA1DC_AVX2;
+            }
+        }
+    }
+#endif
+    __atomic_store_n(&cached, features, __ATOMIC_RELAXED);
+    return features;
+}
+
+int cgw_sha1dc_available_features(void) { return detected_features(); }
+
+/* ---- Streaming interface. ---- */
+
+void cgw_sha1dc_init(cgw_sha1dc_ctx *ctx, int detect_collisions, int features) {
+    static const uint32_t initial[5] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u};
+    memcpy(ctx->state, initial, sizeof initial);
+    ctx->total = 0;
+    ctx->detect = detect_collisions ? 1 : 0;
+    ctx->reduced_round = 0;
+    ctx->attack = 0;
+    ctx->features = (uint8_t)(features & detected_features());
+}
+
+void cgw_sha1dc_detect_reduced_round(cgw_sha1dc_ctx *ctx, int on) { ctx->reduced_round = on ? 1 : 0; }
+
+static void compress_blocks(const cgw_sha1dc_ctx *ctx, uint32_t state[5], const uint8_t *blocks, size_t count) {
+    if (count == 0) return;
+#if defined(CGW_SHA1DC_X86)
+    if (ctx->features & CGW_SHA1DC_SHA_EXTENSIONS) {
+        cgw_sha1dc_compress_shani(state, blocks, count);
+        return;
+    }
+#endif
+    compress_portable(state, blocks, count);
+}
+
+/* Checks the block whose condition mask is `candidates`, compressed from `input` into the
+ * context's state. If it completes an attack, records that and moves to the safe hash: the
+ * block compressed twice more. */
+static void check_block(cgw_sha1dc_ctx *ctx, const uint32_t input[5], const uint8_t *block, uint32_t candidates,
+    const uint32_t *midway, const uint32_t (*expanded)[8], int lane) {
+    uint32_t w[80], before56[5], before64[5];
+    if (expanded) {
+        for (int t = 0; t < 65; t++) w[t] = expanded[t][lane];
+        for (int t = 65; t < 80; t++) {
+            uint32_t x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16];
+            w[t] = ROTL(x, 1);
+        }
+    } else {
+        load_block(block, w);
+    }
+    if (midway) cgw_sha1dc_midway_states(midway, before56, before64);
+    if (completes_attack(
+            input, w, candidates, ctx->state, ctx->reduced_round, midway ? before56 : NULL, midway ? before64 : NULL)) {
+        ctx->attack = 1;
+        compress_expanded(ctx->state, w);
+        compress_expanded(ctx->state, w);
+    }
+}
+
+/* Takes the blocks one at a time: the condition mask of each (with AVX2 for eight at a time when
+ * there are eight), then its compression and, if flagged, its check. */
+static void process_one_at_a_time(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
+    while (count > 0) {
+        uint32_t masks[8];
+        size_t batch;
+#if defined(CGW_SHA1DC_X86)
+        if (count >= 8 && (ctx->features & CGW_SHA1DC_AVX2)) {
+            cgw_sha1dc_condition_masks_avx2(blocks, masks);
+            batch = 8;
+        } else
+#endif
+        {
+            uint32_t w[80];
+            load_block(blocks, w);
+            masks[0] = cgw_sha1dc_condition_mask(w);
+            batch = 1;
+        }
+        size_t done = 0;
+        for (size_t k = 0; k < batch; k++) {
+            if (masks[k] == 0) continue;
+            compress_blocks(ctx, ctx->state, blocks + 64 * done, k - done);
+            uint32_t input[5];
+            memcpy(input, ctx->state, sizeof input);
+            compress_blocks(ctx, ctx->state, blocks + 64 * k, 1);
+            check_block(ctx, input, blocks + 64 * k, masks[k], NULL, NULL, 0);
+            done = k + 1;
+        }
+        compress_blocks(ctx, ctx->state, blocks + 64 * done, batch - done);
+        blocks += 64 * batch;
+        count -= batch;
+    }
+}
+
+static void process(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
+    if (!ctx->detect) {
+        compress_blocks(ctx, ctx->state, blocks, count);
+        return;
+    }
+#if defined(CGW_SHA1DC_X86)
+    const int both = CGW_SHA1DC_SHA_EXTENSIONS | CGW_SHA1DC_AVX2;
+    while (count >= 8 && (ctx->features & both) == both) {
+        uint32_t masks[8], inputs[8][5], midway[8][16], expanded[65][8];
+        cgw_sha1dc_compress8_with_masks(ctx->state, blocks, masks, inputs, midway, expanded);
+        blocks += 8 * 64;
+        count -= 8;
+        uint32_t flagged = 0;
+        for (int k = 0; k < 8; k++) flagged |= masks[k];
+        if (flagged == 0) continue;
+        /* Check the flagged blocks in order, each from the state it was compressed from. */
+        uint32_t after[5];
+        memcpy(after, ctx->state, sizeof after);
+        const uint8_t *batch = blocks - 8 * 64;
+        for (int k = 0; k < 8; k++) {
+            if (masks[k] == 0) continue;
+            memcpy(ctx->state, k < 7 ? inputs[k + 1] : after, sizeof after);
+            int before = ctx->attack;
+            ctx->attack = 0;
+            check_block(ctx, inputs[k], batch + 64 * k, masks[k], midway[k], (const uint32_t(*)[8])expanded, k);
+            if (ctx->attack) {
+                /* The safe hash changed the state: hash the rest of the batch again from it. */
+                const uint8_t *rest = batch + 64 * (k + 1);
+                size_t left = (size_t)(7 - k);
+                process_one_at_a_time(ctx, rest, left);
+                memcpy(after, ctx->state, sizeof after);
+                break;
+            }
+            ctx->attack = before;
+        }
+        memcpy(ctx->state, after, sizeof after);
+    }
+#endif
+    process_one_at_a_time(ctx, blocks, count);
+}
+
+void cgw_sha1dc_update(cgw_sha1dc_ctx *ctx, const void *data, size_t count) {
+    if (count == 0) return; /* `data` may then be NULL */
+    const uint8_t *bytes = data;
+    size_t buffered = (size_t)(ctx->total & 63);
+    ctx->total += count;
+    if (buffered) {
+        size_t take = 64 - buffered;
+        if (take > count) take = count;
+        memcpy(ctx->buffer + buffered, bytes, take);
+        bytes += take;
+        count -= take;
+        if (buffered + take < 64) return;
+        process(ctx, ctx->buffer, 1);
+    }
+    size_t whole = count / 64;
+    process(ctx, bytes, whole);
+    memcpy(ctx->buffer, bytes + 64 * whole, count - 64 * whole);
+}
+
+int cgw_sha1dc_final(cgw_sha1dc_ctx *ctx, uint8_t digest[20]) {
+    uint64_t bits = ctx->total * 8;
+    size_t buffered = (size_t)(ctx->total & 63);
+    uint8_t tail[128];
+    memcpy(tail, ctx->buffer, buffered);
+    tail[buffered] = 0x80;
+    size_t length = buffered < 56 ? 64 : 128;
+    memset(tail + buffered + 1, 0, length - buffered - 1);
+    for (int i = 0; i < 8; i++) tail[length - 1 - i] = (uint8_t)(bits >> (8 * i));
+    process(ctx, tail, length / 64);
+    for (int i = 0; i < 5; i++) {
+        digest[4 * i] = (uint8_t)(ctx->state[i] >> 24);
+        digest[4 * i + 1] = (uint8_t)(ctx->state[i] >> 16);
+        digest[4 * i + 2] = (uint8_t)(ctx->state[i] >> 8);
+        digest[4 * i + 3] = (uint8_t)ctx->state[i];
+    }
+    return ctx->attack;
+}

@@ -1,0 +1,236 @@
+/*
+ * x86 fast paths of SHA-1 collision detection (see sha1dc.c): block compression with the SHA
+ * extensions, and the unavoidable-condition masks of eight blocks at once with AVX2. Each
+ * function carries its own target attribute, so the file builds without -m flags; sha1dc.c calls
+ * them only when CPUID says the instructions are there.
+ */
+#include "sha1dc_internal.h"
+
+#if defined(CGW_SHA1DC_X86)
+#include "sha1dc_tables.h"
+
+#include <immintrin.h>
+
+/* ---- Compression with the SHA extensions. ----
+ *
+ * The SHA-1 state sits in two registers: ABCD with A in the top lane, and E in the top lane of
+ * another. Message registers hold four words of W, the earliest in the top lane. sha1rnds4 does
+ * four steps, taking E plus the first word in the top lane; sha1nexte derives the E of the next
+ * four steps from A four steps back and adds it to the next message register; sha1msg1 and
+ * sha1msg2 compute four words of the message expansion from the sixteen before them.
+ */
+
+#define SHA_TARGET __attribute__((target("sha,sse4.1,ssse3")))
+#define INLINE static inline __attribute__((always_inline))
+
+/* Steps 4g...4g+3 of a block: `e_plus_w` is E plus the four words (it may read `previous`, the
+ * ABCD of the four steps before, so it is evaluated first); `round_kind` picks f and K. */
+#define FOUR_STEPS(round_kind, e_plus_w) \
+    do { \
+        const __m128i input = (e_plus_w); \
+        previous = abcd; \
+        abcd = _mm_sha1rnds4_epu32(abcd, input, round_kind); \
+    } while (0)
+
+/* Compresses one block into the state held in `*abcd_io` and `*e_io`. If `midway` is not NULL,
+ * also keeps what the collision check needs: ABCD before steps 56 and 64, and ABCD four steps
+ * earlier (whose A, rotated, is E), in the layout of cgw_sha1dc_midway_states. */
+SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uint8_t *block, __m128i *midway) {
+    const __m128i byte_swap = _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
+    const __m128i abcd_in = *abcd_io, e_in = *e_io;
+    __m128i abcd = abcd_in, previous;
+    __m128i m0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 0)), byte_swap);
+    __m128i m1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16)), byte_swap);
+    __m128i m2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 32)), byte_swap);
+    __m128i m3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 48)), byte_swap);
+
+    /* Steps 0-15 use the block's own words. */
+    FOUR_STEPS(0, _mm_add_epi32(e_in, m0));
+    FOUR_STEPS(0, _mm_sha1nexte_epu32(previous, m1));
+    FOUR_STEPS(0, _mm_sha1nexte_epu32(previous, m2));
+    FOUR_STEPS(0, _mm_sha1nexte_epu32(previous, m3));
+
+    /* Steps 16-79: each group's four words are the expansion of the four groups before it, held
+     * in m0...m3 in turn. */
+#define EXPANDED_STEPS(round_kind, oldest, second, third, newest) \
+    do { \
+        oldest = _mm_sha1msg2_epu32(_mm_xor_si128(_mm_sha1msg1_epu32(oldest, second), third), newest); \
+        FOUR_STEPS(round_kind, _mm_sha1nexte_epu32(previous, oldest)); \
+    } while (0)
+    EXPANDED_STEPS(0, m0, m1, m2, m3); /* 16-19 */
+    EXPANDED_STEPS(1, m1, m2, m3, m0); /* 20-23 */
+    EXPANDED_STEPS(1, m2, m3, m0, m1);
+    EXPANDED_STEPS(1, m3, m0, m1, m2);
+    EXPANDED_STEPS(1, m0, m1, m2, m3);
+    EXPANDED_STEPS(1, m1, m2, m3, m0); /* 36-39 */
+    EXPANDED_STEPS(2, m2, m3, m0, m1); /* 40-43 */
+    EXPANDED_STEPS(2, m3, m0, m1, m2);
+    EXPANDED_STEPS(2, m0, m1, m2, m3);
+    EXPANDED_STEPS(2, m1, m2, m3, m0);
+    if (midway) {
+        midway[0] = abcd;
+        midway[1] = previous;
+    }
+    EXPANDED_STEPS(2, m2, m3, m0, m1); /* 56-59 */
+    EXPANDED_STEPS(3, m3, m0, m1, m2); /* 60-63 */
+    if (midway) {
+        midway[2] = abcd;
+        midway[3] = previous;
+    }
+    EXPANDED_STEPS(3, m0, m1, m2, m3);
+    EXPANDED_STEPS(3, m1, m2, m3, m0);
+    EXPANDED_STEPS(3, m2, m3, m0, m1);
+    EXPANDED_STEPS(3, m3, m0, m1, m2); /* 76-79 */
+#undef EXPANDED_STEPS
+
+    /* E after step 79 is A after step 75 rotated; add the chaining input. */
+    *e_io = _mm_sha1nexte_epu32(previous, e_in);
+    *abcd_io = _mm_add_epi32(abcd, abcd_in);
+}
+
+#undef FOUR_STEPS
+
+SHA_TARGET INLINE void load_state(const uint32_t state[5], __m128i *abcd, __m128i *e) {
+    *abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)state), 0x1b);
+    *e = _mm_set_epi32((int)state[4], 0, 0, 0);
+}
+
+SHA_TARGET INLINE void store_state(uint32_t state[5], __m128i abcd, __m128i e) {
+    _mm_storeu_si128((__m128i *)state, _mm_shuffle_epi32(abcd, 0x1b));
+    state[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
+SHA_TARGET void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *blocks, size_t count) {
+    __m128i abcd, e;
+    load_state(state, &abcd, &e);
+    for (size_t n = 0; n < count; n++) compress_block(&abcd, &e, blocks + 64 * n, NULL);
+    store_state(state, abcd, e);
+}
+
+/* ---- Unavoidable-condition masks, eight blocks at once. ----
+ *
+ * Lane k of every vector belongs to block k. The 16 words of each block are loaded, byte-swapped
+ * and transposed so that w[t] holds word t of all eight blocks; the expansion then runs on whole
+ * vectors up to word 64, the last one a condition reads. A condition moves its two bits to bit 31
+ * and XORs them; blendv then keeps the mask, or the mask without the condition's vectors, by
+ * that sign bit. The work is cut into eight phases so that it can be spread between the
+ * compressions of eight blocks (see below).
+ */
+
+#define AVX2_TARGET __attribute__((target("avx2")))
+
+typedef struct {
+    __m256i w[65];
+    __m256 mask;
+} mask_work;
+
+AVX2_TARGET INLINE __m256i rotate_left_1(__m256i x) {
+    return _mm256_or_si256(_mm256_slli_epi32(x, 1), _mm256_srli_epi32(x, 31));
+}
+
+/* Loads words 8*half...8*half+7 of the eight blocks into w, transposed. */
+AVX2_TARGET INLINE void load_transposed(mask_work *work, const uint8_t *blocks, int half) {
+    const __m256i byte_swap = _mm256_set_epi8(
+        12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    __m256i r[8], t[8], u[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(blocks + 64 * k + 32 * half)), byte_swap);
+    /* r[k] holds words 0..7 of block k; after the three shuffle rounds r[t] holds word t of
+     * blocks 0..7. */
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int i = 0; i < 4; i++) {
+        work->w[8 * half + i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
+        work->w[8 * half + i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
+    }
+}
+
+AVX2_TARGET INLINE void expand_words(mask_work *work, int from, int to) {
+    for (int t = from; t < to; t++) {
+        __m256i x = _mm256_xor_si256(
+            _mm256_xor_si256(work->w[t - 3], work->w[t - 8]), _mm256_xor_si256(work->w[t - 14], work->w[t - 16]));
+        work->w[t] = rotate_left_1(x);
+    }
+}
+
+/* Applies the conditions whose (i + j) % 3 is `part`: a fixed third of the list. */
+AVX2_TARGET INLINE void apply_conditions(mask_work *work, int part) {
+    __m256 mask = work->mask;
+    const __m256i *w = work->w;
+#define C(i, p, j, q, want, dvs) \
+    if (((i) + (j)) % 3 == part) { \
+        __m256i bit; \
+        if ((p) == (q)) \
+            bit = _mm256_slli_epi32(_mm256_xor_si256(w[i], w[j]), 31 - (p)); \
+        else \
+            bit = _mm256_xor_si256(_mm256_slli_epi32(w[i], 31 - (p)), _mm256_slli_epi32(w[j], 31 - (q))); \
+        __m256 without = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_set1_epi32((int)(dvs))), mask); \
+        if (want) \
+            mask = _mm256_blendv_ps(without, mask, _mm256_castsi256_ps(bit)); \
+        else \
+            mask = _mm256_blendv_ps(mask, without, _mm256_castsi256_ps(bit)); \
+    }
+    CGW_SHA1DC_UNAVOIDABLE_CONDITIONS(C)
+#undef C
+    work->mask = mask;
+}
+
+/* Phase `phase` (0...7) of the masks of eight blocks. */
+AVX2_TARGET INLINE void mask_phase(mask_work *work, const uint8_t *blocks, int phase) {
+    switch (phase) {
+    case 0: load_transposed(work, blocks, 0); break;
+    case 1: load_transposed(work, blocks, 1); break;
+    case 2: expand_words(work, 16, 32); break;
+    case 3: expand_words(work, 32, 48); break;
+    case 4:
+        expand_words(work, 48, 65);
+        work->mask = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+        break;
+    case 5: apply_conditions(work, 0); break;
+    case 6: apply_conditions(work, 1); break;
+    default: apply_conditions(work, 2); break;
+    }
+}
+
+AVX2_TARGET void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]) {
+    mask_work work;
+    for (int phase = 0; phase < 8; phase++) mask_phase(&work, blocks, phase);
+    _mm256_storeu_si256((__m256i *)masks, _mm256_castps_si256(work.mask));
+}
+
+/* ---- Both at once. ----
+ *
+ * Compression with the SHA extensions is bound by the latency of sha1rnds4, which leaves the
+ * vector units mostly idle; the masks need only the message, not the state. So the two are
+ * interleaved: one block's compression, then one phase of the masks, eight times over, and the
+ * out-of-order core runs the phase while the rounds wait on each other. The chaining value
+ * before each block is kept, so that a block the masks flag can be checked afterwards.
+ */
+__attribute__((target("sha,sse4.1,ssse3,avx2"))) void cgw_sha1dc_compress8_with_masks(
+    uint32_t state[5], const uint8_t *blocks, uint32_t masks[8], uint32_t inputs[8][5], uint32_t midway[8][16],
+    uint32_t expanded[65][8]) {
+    mask_work work;
+    __m128i abcd, e;
+    load_state(state, &abcd, &e);
+#define BLOCK(k) \
+    store_state(inputs[k], abcd, e); \
+    compress_block(&abcd, &e, blocks + 64 * (k), (__m128i *)midway[k]); \
+    mask_phase(&work, blocks, k);
+    BLOCK(0) BLOCK(1) BLOCK(2) BLOCK(3) BLOCK(4) BLOCK(5) BLOCK(6) BLOCK(7)
+#undef BLOCK
+    store_state(state, abcd, e);
+    _mm256_storeu_si256((__m256i *)masks, _mm256_castps_si256(work.mask));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(work.mask), _mm256_setzero_si256()))) != 0xff) {
+        for (int t = 0; t < 65; t++) _mm256_storeu_si256((__m256i *)expanded[t], work.w[t]);
+    }
+}
+
+#endif

@@ -1,0 +1,147 @@
+import ArgumentParser
+import GitWire
+
+/// `gitwire hash-object`: prints the object ids of files or standard input, like `git hash-object`,
+/// with SHA-1 collision detection.
+struct HashObjectCommand: GitStyleCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hash-object",
+        abstract: "Compute object ids, as git hash-object does, refusing SHA-1 collision attacks.",
+        discussion: """
+            Prints one id per input: standard input first with --stdin, then the files in order. \
+            Content is hashed as it is (no clean filters or line-ending conversion, as git does \
+            with --no-filters). Types other than blob need --literally: git checks the format of \
+            commits, trees and tags first, gitwire does not yet. Data carrying a SHA-1 collision \
+            attack fails with git's message and exit status 128.
+            """
+    )
+
+    @Option(name: .customShort("t"), help: "The object type (default: blob).")
+    var type = "blob"
+
+    @Flag(name: .customShort("w"), help: "Also write the objects as loose objects into the repository.")
+    var write = false
+
+    @Flag(help: "Read the object from standard input.")
+    var stdin = false
+
+    @Flag(name: .customLong("no-filters"), help: "Hash the content as it is (gitwire always does).")
+    var noFilters = false
+
+    @Flag(help: "Hash any type name without checking it.")
+    var literally = false
+
+    @Flag(name: .customLong("unchecked-sha1"), help: .hidden)
+    var uncheckedSHA1 = false
+
+    @Argument(help: "Files to hash.")
+    var files: [String] = []
+
+    func execute() throws -> Int32 {
+        let header = try typeName()
+        let store = try write ? LooseObjectStore(objectsDirectory: Self.objectsDirectory()) : nil
+        // Each id is printed as soon as it is known, so the ones before a failure still appear.
+        if stdin {
+            try Console.writeOutput(hash(File.standardInput(), type: header, store: store).hex + "\n")
+        }
+        for path in files {
+            let file: File
+            do {
+                file = try File.openForReading(path)
+            } catch let error as SystemCallError {
+                throw UsageError("could not open '\(path)' for reading: \(error.errno)")
+            }
+            try Console.writeOutput(hash(file, type: header, store: store).hex + "\n")
+        }
+        return 0
+    }
+
+    /// The type name to hash with: one of git's four, or anything with --literally.
+    private func typeName() throws -> String {
+        if literally { return type }
+        guard let objectType = ObjectType(name: type.utf8) else { throw UsageError("invalid object type \"\(type)\"") }
+        guard objectType == .blob else {
+            throw UsageError("-t \(type) needs --literally in gitwire (git would check the \(type)'s format first)")
+        }
+        return type
+    }
+
+    /// The id of the object of type `type` whose content is what `file` holds; writes the object
+    /// to `store` if given. A regular file is hashed as it is read (its size, which the header
+    /// needs, is known first); anything else is read whole first, as git does.
+    private func hash(_ file: File, type: String, store: LooseObjectStore?) throws -> ObjectID {
+        if store == nil, let size = try file.regularFileSize() {
+            var hasher = Hasher(unchecked: uncheckedSHA1)
+            hasher.update(Array("\(type) \(size)\0".utf8))
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+            defer { buffer.deallocate() }
+            var total: Int64 = 0
+            while true {
+                let count = try file.read(into: buffer)
+                if count == 0 { break }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                total += Int64(count)
+            }
+            guard total == size else { throw UsageError("\(file.path) changed size while being hashed") }
+            return try hasher.finish()
+        }
+        let chunks = try Self.readAll(file)
+        let size = chunks.reduce(0) { $0 + $1.count }
+        var hasher = Hasher(unchecked: uncheckedSHA1)
+        hasher.update(Array("\(type) \(size)\0".utf8))
+        for chunk in chunks { chunk.withUnsafeBytes { hasher.update($0) } }
+        let id = try hasher.finish()
+        if let store {
+            guard let objectType = ObjectType(name: type.utf8) else {
+                throw UsageError("gitwire cannot write objects of type \"\(type)\"")
+            }
+            try store.write(GitObject(type: objectType, data: Array(chunks.joined())))
+        }
+        return id
+    }
+
+    /// Everything `file` holds, in pieces of up to 1 MiB (not joined: hashing takes them in turn).
+    private static func readAll(_ file: File) throws -> [[UInt8]] {
+        var chunks: [[UInt8]] = []
+        while true {
+            let chunk = try file.read(upTo: 1 << 20)
+            if chunk.isEmpty { return chunks }
+            chunks.append(chunk)
+        }
+    }
+
+    /// The objects directory of the repository git would use here: `$GIT_DIR`, else the first
+    /// directory upwards that is a repository or holds `.git`.
+    private static func objectsDirectory() throws -> String {
+        if let gitDirectory = Environment.value("GIT_DIR") { return "\(gitDirectory)/objects" }
+        var directory = try FileSystem.currentDirectory()
+        while true {
+            if FileSystem.isDirectory("\(directory)/.git/objects") { return "\(directory)/.git/objects" }
+            if FileSystem.exists("\(directory)/HEAD") && FileSystem.isDirectory("\(directory)/objects") {
+                return "\(directory)/objects"
+            }
+            guard let slash = directory.lastIndex(of: "/"), directory != "/" else { break }
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+        }
+        throw UsageError("not a git repository (or any of the parent directories): .git")
+    }
+}
+
+/// The checked SHA-1, or (for `--unchecked-sha1`, which benchmarks use) libcrypto's plain one.
+private struct Hasher {
+    var checked = SHA1()
+    var unchecked: UncheckedSHA1?
+
+    init(unchecked: Bool) { self.unchecked = unchecked ? UncheckedSHA1() : nil }
+
+    mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+    mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        if unchecked != nil { unchecked!.update(buffer) } else { checked.update(buffer) }
+    }
+
+    mutating func finish() throws -> ObjectID {
+        if unchecked != nil { return unchecked!.finish() }
+        return try checked.finish()
+    }
+}
