@@ -2,8 +2,10 @@ import Foundation
 import GitWire
 
 /// A real `git daemon` on loopback serving every repository under a base path. It stops when the
-/// value goes away, when the test process exits, and in any case after `lifetime` (it runs under
-/// `timeout`), so a crashed test never leaves it behind.
+/// value goes away, when the test process exits, and in any case after `lifetime` seconds scaled
+/// by ``testSlowness`` (it runs under `timeout`), so a crashed test never leaves it behind. The
+/// default lifetime is far longer than a test run, sanitized runs included: only a crash that
+/// skips the exit handler leaves the daemon running that long.
 public final class GitDaemon: @unchecked Sendable {
     /// The port it listens on (the same on 127.0.0.1 and, where available, ::1).
     public let port: Int
@@ -13,9 +15,11 @@ public final class GitDaemon: @unchecked Sendable {
 
     /// Starts a daemon for `basePath`, retrying on port collisions, and waits until it answers.
     /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say).
-    public init(basePath: String, lifetime: Int = 1800, extraArguments: [String] = []) throws {
+    public init(basePath: String, lifetime: Int = 3600, extraArguments: [String] = []) throws {
+        let lifetime = scaledForSlowRuns(seconds: lifetime)
         let ipv6 = loopbackIPv6IsAvailable
         (port, process) = try startServer(
+            ipv6: ipv6,
             launch: { port in
                 let arguments =
                     [

@@ -4,7 +4,8 @@ import GitWire
 /// The real `git http-backend` behind `Tools/git-http-server.py` on 127.0.0.1, over HTTP or over
 /// HTTPS with a throwaway certificate authority made by `openssl` for this server only. It binds
 /// port 0 itself (no port is picked, closed and reused), stops by itself after `lifetime`
-/// seconds, and is stopped when the value goes away or the test process exits.
+/// seconds (scaled by ``testSlowness``), and is stopped when the value goes away or the test
+/// process exits.
 ///
 /// Paths: `/git/<repo>` smart HTTP; `/auth/<repo>` the same behind basic auth (``username``,
 /// ``password``); `/redirect/<repo>` a 301 to `/git/<repo>`; `/dumb/<repo>` static files;
@@ -29,6 +30,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Serves the repositories under `root`.
     public init(root: String, secure: Bool = false, lifetime: Int = 900) throws {
+        let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-http")
         let base = directory.path
         isSecure = secure

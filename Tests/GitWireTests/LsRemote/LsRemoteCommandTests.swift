@@ -93,8 +93,9 @@ struct LsRemoteCommandTests {
     }
 
     @Test func connectionRefusedIsFatal() throws {
-        let port = try ListeningPort.free()
-        let result = try gitwire(["ls-remote", "git://127.0.0.1:\(port)/x.git"])
+        let reserved = try ListeningPort.refusing()
+        let port = reserved.port
+        let result = try withExtendedLifetime(reserved) { try gitwire(["ls-remote", "git://127.0.0.1:\(port)/x.git"]) }
         #expect(result.status == 128)
         #expect(result.errorText.hasPrefix("fatal: unable to connect to 127.0.0.1 port \(port): "))
         #expect(result.errorText.contains("Connection refused"))

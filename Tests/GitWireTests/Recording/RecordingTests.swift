@@ -2,7 +2,6 @@ import Foundation
 import GitWire
 import GitWireReplay
 import GitWireTestSupport
-import Synchronization
 import Testing
 
 /// Recording needs real servers (loopback), so these suites are not named like the replay ones.
@@ -55,8 +54,8 @@ struct RecordingTests {
     func theProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
         let repositories = TestRepositories.shared
         let output = try TemporaryDirectory()
-        let ready = Mutex<Int?>(nil)
-        let written = Mutex<[String]>([])
+        let ready = Locked<Int?>(nil)
+        let written = Locked<[String]>([])
         let daemonPort = repositories.daemon.port
         let proxyThread = Thread {
             guard let loop = try? EpollRunLoop(),
@@ -69,21 +68,21 @@ struct RecordingTests {
                 loop.stop()
             }
             ready.withLock { $0 = proxy.address.port }
-            loop.run(until: .now + .seconds(60))
+            loop.run(until: .now + Duration.seconds(60).scaledForSlowRuns)
             proxy.close()
         }
         proxyThread.start()
         var port: Int?
-        for _ in 0..<500 where port == nil {
+        _ = waitUntil(within: .seconds(5)) {
             port = ready.withLock { $0 }
-            usleep(10_000)
+            return port != nil
         }
         let proxyPort = try #require(port)
         try git([
             "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
             "git://127.0.0.1:\(proxyPort)/small.git", output.appending("clone.git"),
         ])
-        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        _ = waitUntil(within: .seconds(5)) { !written.withLock { $0.isEmpty } }
         let path = try #require(written.withLock { $0.first })
         let session = try Session(contentsOfFile: path)
         #expect(session.path == "/small.git")
@@ -101,8 +100,8 @@ struct RecordingTests {
     func theHTTPProxyRecordsGitCloningThroughIt(version: ProtocolVersion) throws {
         let server = try HTTPServer(root: TestRepositories.shared.basePath, lifetime: 120)
         let output = try TemporaryDirectory()
-        let ready = Mutex<Int?>(nil)
-        let written = Mutex<[String]>([])
+        let ready = Locked<Int?>(nil)
+        let written = Locked<[String]>([])
         let upstream = server.url("")
         let proxyThread = Thread {
             guard let loop = try? EpollRunLoop(),
@@ -115,14 +114,14 @@ struct RecordingTests {
                 loop.stop()
             }
             ready.withLock { $0 = proxy.address.port }
-            loop.run(until: .now + .seconds(60))
+            loop.run(until: .now + Duration.seconds(60).scaledForSlowRuns)
             proxy.close()
         }
         proxyThread.start()
         var port: Int?
-        for _ in 0..<500 where port == nil {
+        _ = waitUntil(within: .seconds(5)) {
             port = ready.withLock { $0 }
-            usleep(10_000)
+            return port != nil
         }
         let proxyPort = try #require(port)
         let gitClone = output.appending("git.git")
@@ -130,7 +129,7 @@ struct RecordingTests {
             "-c", "protocol.version=\(version.rawValue)", "clone", "--bare", "-q",
             "http://127.0.0.1:\(proxyPort)/git/small.git", gitClone,
         ])
-        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        _ = waitUntil(within: .seconds(5)) { !written.withLock { $0.isEmpty } }
         let path = try #require(written.withLock { $0.first })
         let session = try Session(contentsOfFile: path)
         #expect(session.transport == "http")

@@ -107,9 +107,11 @@ struct BlockingStreamTests {
     }
 
     @Test func connectToAClosedPortIsRefused() throws {
-        let port = try ListeningSocket(host: "127.0.0.1").address.port  // closed again at once
+        // A port nothing listens on, held so that nothing can start listening on it meanwhile.
+        let reserved = try ReservedPort(host: "127.0.0.1")
+        let port = reserved.port
         let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: port, connectTimeout: .seconds(5))
-        let error = try #require(throws: ConnectError.self) { try pair.open() }
+        let error = try #require(throws: ConnectError.self) { try withExtendedLifetime(reserved) { try pair.open() } }
         #expect(error.isRefused)
         #expect(error.description.hasPrefix("unable to connect to 127.0.0.1 port \(port): 127.0.0.1:\(port): "))
         pair.close()
