@@ -36,9 +36,8 @@ public final class HTTPServer: @unchecked Sendable {
         isSecure = secure
         logPath = "\(base)/requests.log"
         var arguments = [
-            "timeout", "--signal=TERM", String(lifetime + 5), "python3", "\(toolsDirectory)/git-http-server.py",
-            "--root", root, "--lifetime", String(lifetime), "--user", "\(username):\(password)", "--log", logPath,
-            "--port-file", "\(base)/port",
+            "python3", "\(toolsDirectory)/git-http-server.py", "--root", root, "--lifetime", String(lifetime),
+            "--user", "\(username):\(password)", "--log", logPath, "--port-file", "\(base)/port",
         ]
         if secure {
             let authority = try Self.makeCertificates(in: base)
@@ -49,7 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
             authorityPath = nil
             environment = [:]
         }
-        process = try ChildProcess.spawnDetached(arguments)
+        process = try ChildProcess.spawnDetached(boundedServerCommand(arguments, lifetime: lifetime + 5))
         DaemonRegistry.shared.add(process)
         let deadline = Date().addingTimeInterval(20)
         var port: Int?

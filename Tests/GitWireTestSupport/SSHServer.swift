@@ -55,7 +55,7 @@ public final class SSHServer: @unchecked Sendable {
                 // Stopped at exit too (startServer registers it): sshd holds the test process's
                 // standard error, and the test runner waits for that to close.
                 return try ChildProcess.spawnDetached(
-                    ["timeout", "--signal=TERM", String(lifetime), "/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"])
+                    boundedServerCommand(["/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"], lifetime: lifetime))
             }, failure: { SSHServerStartError(port: $0) })
         self.port = port
         self.process = process
