@@ -11,18 +11,6 @@ struct ConnectionLostTests {
     /// As in ``RemoteFailureTests``: the async forms may wait long for the concurrency pool.
     static let serverLifetime: Duration = .seconds(300)
 
-    /// The errors of the blocking, run-loop, async and stream forms of ls-remote, in that order.
-    func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions) async -> [(any Error)?] {
-        var errors: [(any Error)?] = []
-        errors.append(await thrownError { try blockingLsRemote(remote, options) })
-        let looped = try? loopLsRemote(remote, options)
-        #expect(looped?.completions == 1)
-        errors.append(await thrownError { try looped?.result?.get() })
-        errors.append(await thrownError { try await remote.lsRemote(options) })
-        errors.append(await thrownError { try await streamedRefs(remote, options) })
-        return errors
-    }
-
     /// Checks that each error is the connection lost while `activity`, reset by the peer (or,
     /// where `writeMayFail`, broken under a write that met the reset first).
     func expectLost(_ errors: [(any Error)?], while activity: String, writeMayFail: Bool = false) {

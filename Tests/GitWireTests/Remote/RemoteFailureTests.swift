@@ -11,18 +11,6 @@ struct RemoteFailureTests {
     /// a minute or more: the servers must outlast that, or a late client finds nobody listening.
     static let serverLifetime: Duration = .seconds(300)
 
-    /// The errors of the blocking, run-loop, async and stream forms, in that order.
-    func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) async -> [(any Error)?] {
-        var errors: [(any Error)?] = []
-        errors.append(await thrownError { try blockingLsRemote(remote, options) })
-        let looped = try? loopLsRemote(remote, options)
-        #expect(looped?.completions == 1)
-        errors.append(await thrownError { try looped?.result?.get() })
-        errors.append(await thrownError { try await remote.lsRemote(options) })
-        errors.append(await thrownError { try await streamedRefs(remote, options) })
-        return errors
-    }
-
     /// The timeout of the tests that wait for one: short enough to keep them quick, long enough
     /// (scaled by `testSlowness`) for a busy machine to connect, and for a fake server's first
     /// bytes to arrive, before it fires: the error must name what was being read.
