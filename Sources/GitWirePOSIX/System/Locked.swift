@@ -12,14 +12,19 @@ import Glibc
 /// `pthread_mutex_lock` and `pthread_mutex_unlock` and knows what they order. An uncontended
 /// lock costs about the same either way.
 package final class Locked<Value: ~Copyable>: @unchecked Sendable {
-    // @unchecked: `value` is only touched between pthread_mutex_lock and pthread_mutex_unlock,
+    // @unchecked: the value is only touched between pthread_mutex_lock and pthread_mutex_unlock,
     // and the mutex lives at a fixed address for the object's lifetime.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Out of line rather than a stored property: Swift gives a stored property of an empty type
+    // (`Locked<Void>`, a plain lock) the object's own address, so ThreadSanitizer's tracking of
+    // the `inout` access would overlap the object header, which other threads read without the
+    // lock (to find the fields), and be reported as a race.
+    private let value: UnsafeMutablePointer<Value>
 
     /// Guards `value`.
     package init(_ value: consuming sending Value) {
-        self.value = value
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -30,6 +35,8 @@ package final class Locked<Value: ~Copyable>: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with the value while holding the lock, and returns what it returns. `body` must
@@ -39,6 +46,6 @@ package final class Locked<Value: ~Copyable>: @unchecked Sendable {
     ) throws(Failure) -> sending Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
