@@ -39,7 +39,12 @@ let package = Package(
         ),
         .target(
             name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireTestSupport"),
-        .testTarget(name: "GitWireTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire"]),
+        // Run by the tests as a process of its own (what a SIGPIPE does cannot be seen from inside
+        // the test process, which ignores the signal).
+        .executableTarget(name: "GitWireTestHelper", dependencies: ["GitWire"], path: "Tests/GitWireTestHelper"),
+        .testTarget(
+            name: "GitWireTests",
+            dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper"]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]
 )

@@ -1,5 +1,4 @@
 import GitWire
-import Synchronization
 
 /// A transport that plays a recorded ``Session`` back instead of connecting anywhere: it serves
 /// the server's bytes (in chunks of ``chunking``) and checks that what the client sends matches
@@ -77,7 +76,7 @@ public struct ReplayTransport: Transport {
             var unsentClientBytes: [UInt8] = []
             var mismatch: ReplayMismatchError?
         }
-        let lock = Mutex(Values())
+        let lock = Locked(Values())
     }
 }
 

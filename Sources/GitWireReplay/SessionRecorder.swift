@@ -1,9 +1,8 @@
 import GitWire
-import Synchronization
 
 /// Collects the sessions of a recording transport or proxy, safe to use from any thread.
 public final class SessionRecorder: Sendable {
-    private let state = Mutex<[Session]>([])
+    private let state = Locked<[Session]>([])
 
     /// An empty recorder.
     public init() {}

@@ -1,5 +1,4 @@
 import GitWire
-import Synchronization
 
 /// What `clone` and `fetch` show on standard error while they run, as git shows it: the server's
 /// progress as `remote: ...` lines (control characters replaced), then "Receiving objects" with
@@ -11,7 +10,7 @@ final class FetchDisplay: Sendable {
         var last: PackProgress?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let showsProgress: Bool
     /// What git puts after each `remote:` line to clear what an earlier, longer line left: the
     /// erase-to-end-of-line sequence on a terminal, eight spaces elsewhere.

@@ -22,6 +22,10 @@ extension GitStyleCommand {
                     Console.writeError("remote: \(line)\n")
                 }
             }
+            if let error = error as? ProtocolVersionError {
+                // git's advice comes before its error.
+                Console.writeError("hint: \(error.hint)\n")
+            }
             Console.writeError("fatal: \(error)\n")
             throw ExitCode(128)
         }

@@ -1,5 +1,4 @@
 import GitWire
-import Synchronization
 
 /// Git-style progress lines on standard error ("Receiving objects:  45% (450/1000)"), redrawn in
 /// place with a carriage return, ending with ", done.".
@@ -10,7 +9,7 @@ final class ProgressDisplay: Sendable {
     }
 
     private let receivingLabel: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(receivingLabel: String) { self.receivingLabel = receivingLabel }
 

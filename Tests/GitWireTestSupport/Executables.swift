@@ -1,15 +1,22 @@
 import Foundation
 
 /// The `gitwire` executable built next to the test bundle.
-public let gitwireExecutable: String = {
+public let gitwireExecutable: String = builtExecutable("gitwire")
+
+/// The `GitWireTestHelper` executable built next to the test bundle: checks the tests run in a
+/// process of their own (see its source).
+public let testHelperExecutable: String = builtExecutable("GitWireTestHelper")
+
+/// The path of executable `name` among the build products.
+private func builtExecutable(_ name: String) -> String {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var candidate = directory.appendingPathComponent("gitwire").path
+    var candidate = directory.appendingPathComponent(name).path
     if !FileManager.default.isExecutableFile(atPath: candidate) {
         // Under XCTest's runner the bundle path is deeper; look beside the build products.
-        candidate = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("gitwire").path
+        candidate = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name).path
     }
     return candidate
-}()
+}
 
 /// Runs `gitwire` with `arguments`, without failing on a non-zero status.
 @discardableResult

@@ -2,8 +2,10 @@ import Foundation
 import GitWire
 
 /// A real `git daemon` on loopback serving every repository under a base path. It stops when the
-/// value goes away, when the test process exits, and in any case after `lifetime` (it runs under
-/// `timeout`), so a crashed test never leaves it behind.
+/// value goes away, when the test process exits or dies, and in any case after `lifetime` seconds
+/// scaled by ``testSlowness`` (it runs under `timeout`, see `boundedServerCommand`), so a crashed
+/// test never leaves it behind. The default lifetime is far longer than any test run, sanitized
+/// runs included.
 public final class GitDaemon: @unchecked Sendable {
     /// The port it listens on (the same on 127.0.0.1 and, where available, ::1).
     public let port: Int
@@ -13,18 +15,18 @@ public final class GitDaemon: @unchecked Sendable {
 
     /// Starts a daemon for `basePath`, retrying on port collisions, and waits until it answers.
     /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say).
-    public init(basePath: String, lifetime: Int = 1800, extraArguments: [String] = []) throws {
+    public init(basePath: String, lifetime: Int = 3600, extraArguments: [String] = []) throws {
+        let lifetime = scaledForSlowRuns(seconds: lifetime)
         let ipv6 = loopbackIPv6IsAvailable
         (port, process) = try startServer(
+            ipv6: ipv6,
             launch: { port in
                 let arguments =
-                    [
-                        "timeout", "--signal=TERM", String(lifetime), "git", "daemon", "--reuseaddr",
-                        "--listen=127.0.0.1",
-                    ] + (ipv6 ? ["--listen=::1"] : []) + [
+                    ["git", "daemon", "--reuseaddr", "--listen=127.0.0.1"] + (ipv6 ? ["--listen=::1"] : []) + [
                         "--port=\(port)", "--export-all", "--base-path=\(basePath)", "--max-connections=256",
                     ] + extraArguments + [basePath]
-                return try ChildProcess.spawnDetached(arguments, environment: reproducibleGitEnvironment)
+                return try ChildProcess.spawnDetached(
+                    boundedServerCommand(arguments, lifetime: lifetime), environment: reproducibleGitEnvironment)
             }, failure: { DaemonStartError(port: $0) })
         hasIPv6 = ipv6
     }
@@ -66,7 +68,8 @@ final class DaemonRegistry: @unchecked Sendable {
     func remove(_ process: ChildProcess) { lock.withLock { running[ObjectIdentifier(process)] = nil } }
 
     /// Sends every daemon `SIGTERM`. Runs at exit, where Foundation's waiting no longer works,
-    /// so it does not wait: `timeout` passes the signal on and the daemon ends by itself.
+    /// so it does not wait: the watching shell and `timeout` pass the signal on and the daemon
+    /// ends by itself (were this handler skipped, the shell would notice the test process gone).
     func stopAll() {
         let identifiers = lock.withLock { running.values.map(\.pid) }
         for pid in identifiers { kill(pid, SIGTERM) }

@@ -4,7 +4,8 @@ import GitWire
 /// The real `git http-backend` behind `Tools/git-http-server.py` on 127.0.0.1, over HTTP or over
 /// HTTPS with a throwaway certificate authority made by `openssl` for this server only. It binds
 /// port 0 itself (no port is picked, closed and reused), stops by itself after `lifetime`
-/// seconds, and is stopped when the value goes away or the test process exits.
+/// seconds (scaled by ``testSlowness``), and is stopped when the value goes away or the test
+/// process exits.
 ///
 /// Paths: `/git/<repo>` smart HTTP; `/auth/<repo>` the same behind basic auth (``username``,
 /// ``password``); `/redirect/<repo>` a 301 to `/git/<repo>`; `/dumb/<repo>` static files;
@@ -29,14 +30,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Serves the repositories under `root`.
     public init(root: String, secure: Bool = false, lifetime: Int = 900) throws {
+        let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-http")
         let base = directory.path
         isSecure = secure
         logPath = "\(base)/requests.log"
         var arguments = [
-            "timeout", "--signal=TERM", String(lifetime + 5), "python3", "\(toolsDirectory)/git-http-server.py",
-            "--root", root, "--lifetime", String(lifetime), "--user", "\(username):\(password)", "--log", logPath,
-            "--port-file", "\(base)/port",
+            "python3", "\(toolsDirectory)/git-http-server.py", "--root", root, "--lifetime", String(lifetime),
+            "--user", "\(username):\(password)", "--log", logPath, "--port-file", "\(base)/port",
         ]
         if secure {
             let authority = try Self.makeCertificates(in: base)
@@ -47,7 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
             authorityPath = nil
             environment = [:]
         }
-        process = try ChildProcess.spawnDetached(arguments)
+        process = try ChildProcess.spawnDetached(boundedServerCommand(arguments, lifetime: lifetime + 5))
         DaemonRegistry.shared.add(process)
         let deadline = Date().addingTimeInterval(20)
         var port: Int?

@@ -1,8 +1,9 @@
 import Foundation
+import GitWire
 
 /// What a finished process printed and how it ended.
 public struct ProcessOutput: Sendable {
-    /// Exit status (or the terminating signal).
+    /// Exit status (128 + the signal, if a signal ended it).
     public var status: Int32
     /// Everything written to standard output.
     public var standardOutput: [UInt8]
@@ -28,57 +29,25 @@ public struct CommandFailed: Error, CustomStringConvertible {
     }
 }
 
-/// Runs a program found on `PATH` to completion, feeding it `input`.
+/// Runs a program found on `PATH` to completion, feeding it `input` (a program may exit without
+/// reading all of it, on an error say: that is no failure), in `directory` if one is given, with
+/// the test process's environment changed by `environment`.
+///
+/// The program is started with gitwire's own `posix_spawn` (`ChildProcess`), not Foundation's
+/// `Process`: in Swift 6.3.1 `Process.run` reads past the end of a heap buffer while it lists
+/// `/proc/self/fd` (AddressSanitizer stops the test process there; without it the read can crash
+/// now and then; fixed upstream in swift-corelibs-foundation #5472).
 @discardableResult
 public func run(
     _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
     input: [UInt8] = [], check: Bool = true
 ) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let stdout = Pipe()
-    let stderr = Pipe()
-    let stdin = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = stdin
-    ignoreBrokenPipes
-    try process.run()
-    let writer = Thread {
-        // A program may exit without reading all its input (on an error, say): that is no failure.
-        try? stdin.fileHandleForWriting.write(contentsOf: Data(input))
-        try? stdin.fileHandleForWriting.close()
-    }
-    writer.start()
-    let errorData = ErrorCollector(stderr.fileHandleForReading)
-    let outData = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    // `env -C` changes the directory: posix_spawn has no portable way to.
+    let command = ["env"] + (directory.map { ["-C", $0] } ?? []) + ["--"] + arguments
+    let result = try ChildProcess.run(
+        command, input: input, environment: environment.mapValues { $0 }, limit: .max)
     let output = ProcessOutput(
-        status: process.terminationStatus, standardOutput: Array(outData), standardError: Array(errorData.wait()))
+        status: result.status, standardOutput: result.standardOutput, standardError: result.standardError)
     if check && output.status != 0 { throw CommandFailed(command: arguments, output: output) }
     return output
-}
-
-/// Writing to a program that has exited fails with `EPIPE` instead of killing the test process.
-private let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
-
-/// Reads a pipe to its end on a thread of its own, so two pipes never deadlock each other.
-private final class ErrorCollector: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
-        }.start()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
-    }
 }

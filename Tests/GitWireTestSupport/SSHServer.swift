@@ -2,8 +2,8 @@ import Foundation
 import GitWire
 
 /// A real OpenSSH server (Debian's `sshd`) on 127.0.0.1 with a throwaway host key and a throwaway
-/// client key, for ssh:// tests. It runs under `timeout`, so it stops by itself, and stops when the
-/// value goes away. ``environment`` points `GIT_SSH_COMMAND` at the client key and a known-hosts
+/// client key, for ssh:// tests. It runs under `timeout` (for `lifetime` seconds scaled by
+/// ``testSlowness``), so it stops by itself, and stops when the value goes away. ``environment`` points `GIT_SSH_COMMAND` at the client key and a known-hosts
 /// file that holds only this server's key, with strict host-key checking, so neither git nor
 /// gitwire can reach anything else.
 public final class SSHServer: @unchecked Sendable {
@@ -19,6 +19,7 @@ public final class SSHServer: @unchecked Sendable {
 
     /// Starts sshd, retrying on port collisions, and waits until it answers.
     public init(lifetime: Int = 900) throws {
+        let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-sshd")
         let base = directory.path
         try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
@@ -54,7 +55,7 @@ public final class SSHServer: @unchecked Sendable {
                 // Stopped at exit too (startServer registers it): sshd holds the test process's
                 // standard error, and the test runner waits for that to close.
                 return try ChildProcess.spawnDetached(
-                    ["timeout", "--signal=TERM", String(lifetime), "/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"])
+                    boundedServerCommand(["/usr/sbin/sshd", "-D", "-f", "\(base)/sshd_config"], lifetime: lifetime))
             }, failure: { SSHServerStartError(port: $0) })
         self.port = port
         self.process = process

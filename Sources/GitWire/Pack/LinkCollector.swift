@@ -1,12 +1,10 @@
-import Synchronization
-
 /// Records, while a pack is indexed, every object its commits, trees and tags name, so that a
 /// fetch can check the pack's connectivity without reading the pack a second time (as git's
 /// `index-pack --check-self-contained-and-connected` does). Shared by the threads that resolve
 /// deltas; each hands over its links in batches.
 package final class LinkCollector: Sendable {
-    private let referenced = Mutex(Set<ObjectID>())
-    private let failure = Mutex<(any Error)?>(nil)
+    private let referenced = Locked(Set<ObjectID>())
+    private let failure = Locked<(any Error)?>(nil)
     /// Commits whose parents are not to be had (shallow boundaries).
     private let shallow: Set<ObjectID>
     /// A partial clone: only commits' parents and tags' targets must be present.

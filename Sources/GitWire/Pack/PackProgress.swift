@@ -31,7 +31,7 @@ final class ProgressCounter: Sendable {
     private let handler: PackProgressHandler?
     private let completed = Atomic<Int>(0)
     private let reportedPercent = Atomic<Int>(-1)
-    private let calling = Mutex<Void>(())
+    private let calling = Locked<Void>(())
 
     init(phase: PackProgress.Phase, total: Int, handler: PackProgressHandler?) {
         self.phase = phase

@@ -44,10 +44,10 @@ enum ParallelDeltaResolver {
 private final class SharedState: Sendable {
     let nextRoot = Atomic<Int>(0)
     let stopped = Atomic<Bool>(false)
-    let ids: Mutex<[ObjectID]>
-    let failure = Mutex<(any Error)?>(nil)
+    let ids: Locked<[ObjectID]>
+    let failure = Locked<(any Error)?>(nil)
 
-    init(ids: consuming [ObjectID]) { self.ids = Mutex(ids) }
+    init(ids: consuming [ObjectID]) { self.ids = Locked(ids) }
 
     /// Writes a batch of resolved names into their entries.
     func record(_ batch: [ResolvedDelta]) {

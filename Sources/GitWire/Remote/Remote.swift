@@ -134,21 +134,25 @@ public struct Remote: Sendable {
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
     }
 
-    /// The remote's refs as they arrive.
-    public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> AsyncThrowingStream<Ref, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    _ = try await run(
-                        LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
-                        traceIdentity: "ls-remote"
-                    ) { ref in continuation.yield(ref) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
+    /// The remote's refs as they arrive. The sequence ends normally only once the whole listing
+    /// has arrived; cancelling the iterating task closes the connection and makes the sequence
+    /// throw ``CancelledError``, and leaving the loop early closes the connection.
+    public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> RefStream {
+        RefStream(
+            items: AsyncThrowingStream { continuation in
+                let task = Task {
+                    do {
+                        _ = try await run(
+                            LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
+                            traceIdentity: "ls-remote"
+                        ) { ref in continuation.yield(.ref(ref)) }
+                        continuation.yield(.complete)
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: error)
+                    }
                 }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+                continuation.onTermination = { _ in task.cancel() }
+            })
     }
 }

@@ -1,11 +1,9 @@
-import Synchronization
-
 /// A run loop on a background thread of its own, for the async API. The thread starts when work
 /// is posted and ends when its loop has nothing left to do, so an idle process keeps no thread.
 final class SharedRunLoop: Sendable {
     static let shared = SharedRunLoop()
 
-    private let current = Mutex<RunLoopHandle?>(nil)
+    private let current = Locked<RunLoopHandle?>(nil)
 
     /// Runs `work` on the shared loop's thread, with its loop, starting the thread if there is none.
     func post(_ work: @escaping @Sendable (EpollRunLoop) -> Void) throws {
@@ -38,7 +36,7 @@ extension SharedRunLoop {
     static func run<Output: Sendable>(
         _ start: @escaping @Sendable (EpollRunLoop, @escaping (Result<Output, any Error>) -> Void) -> RunningExchange
     ) async throws -> Output {
-        let state = Mutex(SharedRunState())
+        let state = Locked(SharedRunState())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 do {

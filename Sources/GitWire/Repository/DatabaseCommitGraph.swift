@@ -1,21 +1,19 @@
-import Synchronization
-
 /// A ``CommitGraph`` over a repository's object database: commits are read and parsed as the
 /// negotiation asks for them (only as much history as it walks), and remembered. Commits in the
 /// repository's `shallow` file have no parents here, as in git.
 public final class DatabaseCommitGraph: CommitGraph {
-    /// Only ever touched under the Mutex, from whichever thread asks.
+    /// Only ever touched under the lock, from whichever thread asks.
     private struct State: ~Copyable, @unchecked Sendable {
         let objects: ObjectDatabase
         var cache: [ObjectID: CommitSummary?] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let shallow: Set<ObjectID>
 
     /// The commits of `objects`, cut at the `shallow` commits.
     public init(objects: ObjectDatabase, shallow: Set<ObjectID> = []) {
-        state = Mutex(State(objects: objects))
+        state = Locked(State(objects: objects))
         self.shallow = shallow
     }
 

@@ -31,7 +31,7 @@ public struct LsRefsCommand: Hashable, Sendable {
         }
         if !serverOptions.isEmpty {
             guard capabilities.contains("server-option") else {
-                throw ProtocolError("server does not support 'server-option'")
+                throw FetchError(.usage, "server doesn't support 'server-option'")
             }
             lines += serverOptions.map { .data(Array("server-option=\($0)".utf8)) }
         }

@@ -90,7 +90,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
                 return .readMore
             case .v1, .v0:
                 if !options.serverOptions.isEmpty {
-                    throw ProtocolError("server options require protocol version 2 or later")
+                    throw ProtocolVersionError.serverOptions
                 }
                 state = .advertisement(RefAdvertisementParser(), version)
                 if version == .v1 { return .readMore }

@@ -4,7 +4,7 @@ import Synchronization
 /// The thread-safe side of an ``EpollRunLoop``: any thread may post work to the loop or stop it.
 public final class RunLoopHandle: Sendable {
     package let wakeup: EventFD
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The thread inside the loop's `run`, 0 when none is.
     private let runningThread = Atomic<UInt>(0)
 

@@ -1,14 +1,13 @@
 import CGitWire
 import GitWireCore
 import Glibc
-import Synchronization
 
 /// A child process started with pipes on its standard input and output.
 public final class ChildProcess: Sendable {
     /// The process id.
     public let pid: pid_t
     /// The exit code, once the process has been reaped; any thread may reap it.
-    private let status = Mutex<Int32?>(nil)
+    private let status = Locked<Int32?>(nil)
 
     private init(pid: pid_t) { self.pid = pid }
 

@@ -1,6 +1,5 @@
 import GitWireCore
 import Glibc
-import Synchronization
 
 /// Looks host names up for TCP connects. A run loop never calls ``resolve(host:port:)`` on its
 /// own thread: a lookup can block for seconds, so it runs on a small pool of resolver threads and
@@ -49,7 +48,7 @@ final class ResolverPool: Sendable {
     }
 
     private let limit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int) { self.limit = limit }
 

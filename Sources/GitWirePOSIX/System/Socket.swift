@@ -100,6 +100,22 @@ package enum Socket {
         }
     }
 
+    /// A socket bound to `address` (port 0 picks a free one) that never listens, and the
+    /// address it got. Without `SO_REUSEADDR`, so no other socket can take the port while it is
+    /// open.
+    package static func bindOnly(to address: SocketAddress) throws -> (FileDescriptor, SocketAddress) {
+        let fd = try makeStream(family: address.family)
+        do {
+            _ = try address.withSockaddr { pointer, length in
+                try retryingInterrupts("bind") { bind(fd.rawValue, pointer, length) }
+            }
+            return (fd, try localAddress(fd))
+        } catch {
+            try? fd.close()
+            throw error
+        }
+    }
+
     /// The address a socket is bound to.
     package static func localAddress(_ fd: FileDescriptor) throws -> SocketAddress {
         var storage = sockaddr_storage()

@@ -1,7 +1,6 @@
 import Foundation
 import GitWire
 import GitWireTestSupport
-import Synchronization
 import Testing
 
 /// The run-loop and `async` forms of clone and fetch do what the blocking form does, report
@@ -16,7 +15,7 @@ struct CloneFormsTests {
         try remote.clone(into: directory.appending("blocking.git"))
         let loop = try EpollRunLoop()
         var result: Result<FetchResult, any Error>?
-        let phases = Mutex(Set<String>())
+        let phases = Locked(Set<String>())
         let progress: FetchProgressHandler = { progress in
             phases.withLock { phases in
                 switch progress {

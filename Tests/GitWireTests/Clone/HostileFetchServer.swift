@@ -1,6 +1,6 @@
 import Foundation
 import GitWire
-import Synchronization
+import GitWireTestSupport
 
 /// A git:// upload-pack on loopback that negotiates like a protocol v0 (or v2) server and then
 /// misbehaves as scripted, for tests of what clone and fetch do with a hostile server. It reads
@@ -9,7 +9,8 @@ import Synchronization
 /// In v2 it answers `ls-refs` with the refs it was given, each `fetch` without `done` with
 /// `acknowledgments`/`NAK`, and the one with `done` with a `packfile` header before the script. It serves
 /// up to `connections` clients one after the other and stops by itself after the last one or at
-/// the end of its `lifetime`; every wait is bounded by that lifetime. It listens on 127.0.0.1 only.
+/// the end of its `lifetime` (scaled by `testSlowness`); every wait is bounded by that lifetime.
+/// It listens on 127.0.0.1 only.
 final class HostileFetchServer: Sendable {
     /// What the server does after the negotiation.
     enum Step: Sendable {
@@ -62,7 +63,7 @@ final class HostileFetchServer: Sendable {
 
     /// The port it listens on.
     let port: Int
-    private let served = Mutex<[Connection]>([])
+    private let served = Locked<[Connection]>([])
     private let finished = DispatchSemaphore(value: 0)
     private let stalls = DispatchSemaphore(value: 0)
     private let lifetime: Duration
@@ -74,8 +75,8 @@ final class HostileFetchServer: Sendable {
     ) throws {
         let listener = try ListeningSocket(host: "127.0.0.1")
         port = listener.address.port
-        self.lifetime = lifetime
-        let deadline = ContinuousClock.now + lifetime
+        self.lifetime = lifetime.scaledForSlowRuns
+        let deadline = ContinuousClock.now + self.lifetime
         nonisolated(unsafe) let unsafeListener = listener
         let thread = Thread { [self] in
             for _ in 0..<connections {
@@ -102,10 +103,10 @@ final class HostileFetchServer: Sendable {
         return served.withLock { $0 }
     }
 
-    /// Whether a ``Step/stall`` began within `timeout`; sleeps between looks instead of blocking
-    /// a thread of the concurrency pool.
+    /// Whether a ``Step/stall`` began within `timeout` (scaled by `testSlowness`); sleeps
+    /// between looks instead of blocking a thread of the concurrency pool.
     func stallBegins(within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaledForSlowRuns
         while ContinuousClock.now < deadline {
             if stalls.wait(timeout: .now()) == .success { return true }
             try? await Task.sleep(for: .milliseconds(5))

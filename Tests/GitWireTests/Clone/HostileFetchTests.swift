@@ -60,11 +60,12 @@ enum HostileFetch: String, CaseIterable, CustomTestStringConvertible, Sendable {
     static let errMessage = "upload-pack: not our ref, go away"
     static let missingBase = UncheckedSHA1.hash(Array("a base nobody has".utf8)[...])
 
-    /// The timeout the remote gets.
+    /// The timeout the remote gets (scaled by `testSlowness`, so that on a slow run the server's
+    /// bytes still arrive before it).
     var timeout: Duration {
         switch self {
-        case .stallMidPack, .stallBeforePack, .slowKeepAlives: return .seconds(2)
-        default: return .seconds(10)
+        case .stallMidPack, .stallBeforePack, .slowKeepAlives: return Duration.seconds(2).scaledForSlowRuns
+        default: return Duration.seconds(10).scaledForSlowRuns
         }
     }
 
@@ -79,7 +80,9 @@ enum HostileFetch: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .badRefName: return (.nak, [.send(sideBandStream(pack))])
         case .slowKeepAlives:
             let keepAlive = HostileFetchServer.Step.send(Array("0005\u{1}".utf8))
-            let waiting = Array(repeating: [keepAlive, .pause(.milliseconds(500))], count: 6).flatMap { $0 }
+            // Six pauses of a quarter of the timeout each: longer than the timeout in all.
+            let pause = HostileFetchServer.Step.pause(timeout / 4)
+            let waiting = Array(repeating: [keepAlive, pause], count: 6).flatMap { $0 }
             return (.nak, waiting + [.send(sideBandStream(pack))])
         case .brokenZlib: return (.nak, [.send(sideBandStream(try fixture.brokenZlib(pack)))])
         case .badTrailer:
@@ -127,7 +130,8 @@ enum HostileFetch: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .hangUpMidPack: return (.remote, "the remote end hung up unexpectedly while receiving the pack")
         case .hangUpInsidePacket: return (.protocol, "stream ended inside a pkt-line")
         case .resetMidPack: return (.connectionLost, "connection lost while receiving the pack")
-        case .stallMidPack, .stallBeforePack: return (.timedOut, "timed out after 2 s receiving the pack")
+        case .stallMidPack, .stallBeforePack:
+            return (.timedOut, "timed out after \(timeout.secondsText) s receiving the pack")
         }
     }
 }
@@ -233,9 +237,10 @@ struct HostileFetchRun {
         if hostile == .stallMidPack || hostile == .stallBeforePack {
             // The server saw the client give up after about the timeout, not at its own end.
             let stalled = try #require(connections[0].stalledFor)
-            #expect(stalled >= .milliseconds(1900) && stalled < .seconds(10), "the client gave up after \(stalled)")
+            let timeout = hostile.timeout
+            #expect(stalled >= timeout * 0.95 && stalled < timeout * 5, "the client gave up after \(stalled)")
             if let elapsed {
-                #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(10), "gave up after \(elapsed)")
+                #expect(elapsed >= timeout * 0.95 && elapsed < timeout * 5, "gave up after \(elapsed)")
             }
         }
     }
@@ -300,7 +305,7 @@ struct HostileFetchTests {
         case .clone: run.remote.clone(into: run.path, in: loop, completion: completion)
         case .fetch: run.remote.fetch(into: run.path, in: loop, completion: completion)
         }
-        loop.run(until: .now + .seconds(60))
+        loop.run(until: .now + Duration.seconds(60).scaledForSlowRuns)
         let elapsed = ContinuousClock.now - started
         try run.verify(try #require(result, "the completion was called"), elapsed: elapsed)
     }
@@ -329,7 +334,7 @@ struct HostileFetchTests {
         // A timeout far beyond the cancellation, so that only the cancellation can end it, however
         // busy the machine.
         var remote = run.remote
-        remote.timeout = .seconds(170)
+        remote.timeout = Duration.seconds(170).scaledForSlowRuns
         let path = run.path
         let task = Task {
             target == .clone ? try await remote.clone(into: path) : try await remote.fetch(into: path)
@@ -340,7 +345,9 @@ struct HostileFetchTests {
         let result = await task.result
         #expect(throws: CancelledError.self) { try result.get() }
         let connections = run.server.finish()
-        #expect(connections.first?.stalledFor.map { $0 < .seconds(60) } == true, "the connection was closed at once")
+        #expect(
+            connections.first?.stalledFor.map { $0 < Duration.seconds(60).scaledForSlowRuns } == true,
+            "the connection was closed at once")
         try run.verifyNothingLeft()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GitWire
 import GitWireTestSupport
 import Testing
 
@@ -86,15 +87,50 @@ struct LsRemoteCommandTests {
         let actual = try gitwire(["ls-remote", "--protocol-version=0", "-o", "x", url])
         #expect(actual.status == 128)
         #expect(expected.status == 128)
-        #expect(actual.errorText == "fatal: protocol error: server options require protocol version 2 or later\n")
+        #expect(actual.standardOutput.isEmpty && expected.standardOutput.isEmpty)
+        // git's hint and error, byte for byte.
+        #expect(actual.errorText == expected.errorText)
+        #expect(
+            actual.errorText == "hint: see protocol.version in 'git help config' for more details\n"
+                + "fatal: server options require protocol version 2 or later\n")
+        let remote = try Remote(url, timeout: .seconds(30))
+        let error = try #require(throws: ProtocolVersionError.self) {
+            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
+        }
+        #expect(error.kind == .usage)
+        #expect(error.description == "server options require protocol version 2 or later")
         let v2 = try gitwire(["ls-remote", "-o", "x", "--server-option=y", url])
         #expect(v2.status == 0)
         #expect(v2.standardOutput == (try git(["ls-remote", "-o", "x", url]).standardOutput))
     }
 
+    /// A v2 server that does not advertise `server-option`: git's error, byte for byte.
+    @Test func serverOptionsNeedAServerThatTakesThem() throws {
+        let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
+        try #require(capabilities.contains(.text("server-option")))
+        let server = try FakeGitServer(
+            [.send(bytes(of: capabilities.filter { $0 != .text("server-option") })), .receiveCommand], connections: 3)
+        let expected = try git(["-c", "protocol.version=2", "ls-remote", "-o", "x", server.url()], check: false)
+        let actual = try gitwire(["ls-remote", "-o", "x", server.url()])
+        #expect(expected.status == 128)
+        #expect(actual.status == 128)
+        #expect(actual.errorText == expected.errorText)
+        #expect(actual.errorText == "fatal: server doesn't support 'server-option'\n")
+        let error = try #require(throws: FetchError.self) {
+            try Remote(server.url(), timeout: .seconds(30)).lsRemote(LsRemoteOptions(serverOptions: ["x"]))
+        }
+        #expect(error.kind == .usage)
+        // gitwire sends no ls-refs command the server could not take (git starts one, then stops).
+        let connections = server.finish()
+        try #require(connections.count == 3)
+        #expect(
+            connections.dropFirst().allSatisfy { $0.commands.allSatisfy { $0.text?.hasPrefix("command=") != true } })
+    }
+
     @Test func connectionRefusedIsFatal() throws {
-        let port = try ListeningPort.free()
-        let result = try gitwire(["ls-remote", "git://127.0.0.1:\(port)/x.git"])
+        let reserved = try ListeningPort.refusing()
+        let port = reserved.port
+        let result = try withExtendedLifetime(reserved) { try gitwire(["ls-remote", "git://127.0.0.1:\(port)/x.git"]) }
         #expect(result.status == 128)
         #expect(result.errorText.hasPrefix("fatal: unable to connect to 127.0.0.1 port \(port): "))
         #expect(result.errorText.contains("Connection refused"))

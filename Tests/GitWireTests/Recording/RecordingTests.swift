@@ -2,7 +2,6 @@ import Foundation
 import GitWire
 import GitWireReplay
 import GitWireTestSupport
-import Synchronization
 import Testing
 
 /// Recording needs real servers (loopback), so these suites are not named like the replay ones.
@@ -127,8 +126,8 @@ struct RecordingTests {
         proxy makeProxy: @escaping @Sendable (EpollRunLoop) throws -> any SessionRecordingProxy,
         client: (Int) throws -> Void
     ) throws -> String {
-        let ready = Mutex<Int?>(nil)
-        let written = Mutex<[String]>([])
+        let ready = Locked<Int?>(nil)
+        let written = Locked<[String]>([])
         let proxyThread = Thread {
             guard let loop = try? EpollRunLoop(), let proxy = try? makeProxy(loop) else { return }
             proxy.onFinishedConnection = { result in
@@ -136,17 +135,17 @@ struct RecordingTests {
                 loop.stop()
             }
             ready.withLock { $0 = proxy.address.port }
-            loop.run(until: .now + .seconds(60))
+            loop.run(until: .now + Duration.seconds(60).scaledForSlowRuns)
             proxy.close()
         }
         proxyThread.start()
         var port: Int?
-        for _ in 0..<500 where port == nil {
+        _ = waitUntil(within: .seconds(5)) {
             port = ready.withLock { $0 }
-            usleep(10_000)
+            return port != nil
         }
         try client(try #require(port))
-        for _ in 0..<500 where written.withLock({ $0.isEmpty }) { usleep(10_000) }
+        _ = waitUntil(within: .seconds(5)) { !written.withLock { $0.isEmpty } }
         return try #require(written.withLock { $0.first })
     }
 }

@@ -1,13 +1,12 @@
 import Foundation
 import GitWire
 import GitWireTestSupport
-import Synchronization
 import Testing
 
 /// A resolver that holds every lookup until the test opens its gate, then answers with loopback.
 final class GatedResolver: HostResolver {
     private let gate = DispatchSemaphore(value: 0)
-    private let state = Mutex((asked: [String](), answered: 0))
+    private let state = Locked((asked: [String](), answered: 0))
 
     /// The hosts asked for so far.
     var asked: [String] { state.withLock { $0.asked } }

@@ -11,19 +11,13 @@ struct RemoteFailureTests {
     /// a minute or more: the servers must outlast that, or a late client finds nobody listening.
     static let serverLifetime: Duration = .seconds(300)
 
-    /// The errors of the blocking, run-loop, async and stream forms, in that order.
-    func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) async -> [(any Error)?] {
-        var errors: [(any Error)?] = []
-        errors.append(await thrownError { try blockingLsRemote(remote, options) })
-        let looped = try? loopLsRemote(remote, options)
-        #expect(looped?.completions == 1)
-        errors.append(await thrownError { try looped?.result?.get() })
-        errors.append(await thrownError { try await remote.lsRemote(options) })
-        errors.append(await thrownError { try await streamedRefs(remote, options) })
-        return errors
-    }
+    /// The timeout of the tests that wait for one: short enough to keep them quick, long enough
+    /// (scaled by `testSlowness`) for a busy machine to connect, and for a fake server's first
+    /// bytes to arrive, before it fires: the error must name what was being read.
+    static let timeout = Duration.seconds(1).scaledForSlowRuns
 
-    func expectTimeouts(_ errors: [(any Error)?], after seconds: String = "0.2", activity: String) {
+    func expectTimeouts(_ errors: [(any Error)?], after timeout: Duration, activity: String) {
+        let seconds = timeout.secondsText
         #expect(errors.count == 4)
         for (form, error) in zip(["blocking", "run loop", "async", "refs()"], errors) {
             let timeout = error as? StreamTimeoutError
@@ -35,9 +29,9 @@ struct RemoteFailureTests {
     @Test(arguments: [ProtocolVersion.v0, .v2])
     func aServerThatNeverWritesTimesOutReadingTheAdvertisement(version: ProtocolVersion) async throws {
         let server = try FakeGitServer([], connections: 4, lifetime: Self.serverLifetime)
-        let remote = try Remote(server.url(), timeout: .milliseconds(200))
+        let remote = try Remote(server.url(), timeout: Self.timeout)
         expectTimeouts(
-            await errorsOfEveryForm(remote, LsRemoteOptions(protocolVersion: version)),
+            await errorsOfEveryForm(remote, LsRemoteOptions(protocolVersion: version)), after: Self.timeout,
             activity: "reading the ref advertisement")
         let connections = server.finish()
         #expect(connections.count == 4)
@@ -48,10 +42,10 @@ struct RemoteFailureTests {
         let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
         let server = try FakeGitServer(
             [.send(bytes(of: Array(capabilities.prefix(3))))], connections: 4, lifetime: Self.serverLifetime)
-        // Long enough for the server's first bytes to arrive however busy the machine is.
-        let remote = try Remote(server.url(), timeout: .seconds(1))
+        let remote = try Remote(server.url(), timeout: Self.timeout)
         expectTimeouts(
-            await errorsOfEveryForm(remote), after: "1", activity: "reading the capability advertisement")
+            await errorsOfEveryForm(remote), after: Self.timeout,
+            activity: "reading the capability advertisement")
         #expect(server.finish().allSatisfy { $0.clientClosed })
     }
 
@@ -59,8 +53,10 @@ struct RemoteFailureTests {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
         let server = try FakeGitServer(
             [.send(capabilities), .receiveCommand], connections: 4, lifetime: Self.serverLifetime)
-        let remote = try Remote(server.url(), timeout: .seconds(1))
-        expectTimeouts(await errorsOfEveryForm(remote), after: "1", activity: "reading the ls-refs response")
+        let remote = try Remote(server.url(), timeout: Self.timeout)
+        expectTimeouts(
+            await errorsOfEveryForm(remote), after: Self.timeout,
+            activity: "reading the ls-refs response")
         let connections = server.finish()
         #expect(connections.count == 4)
         #expect(connections.allSatisfy { $0.commands.first == .text("command=ls-refs") && $0.clientClosed })
@@ -69,17 +65,20 @@ struct RemoteFailureTests {
     /// `gitwire ls-remote --timeout` gives up with a fatal error, status 128.
     @Test func theCommandLineReportsTheTimeout() throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
-        let result = try gitwire(["ls-remote", "--timeout=0.2", server.url()])
+        let seconds = Self.timeout.secondsText
+        let result = try gitwire(["ls-remote", "--timeout=\(seconds)", server.url()])
         #expect(result.status == 128)
-        #expect(result.errorText == "fatal: timed out after 0.2 s reading the ref advertisement\n")
+        #expect(result.errorText == "fatal: timed out after \(seconds) s reading the ref advertisement\n")
         #expect(result.standardOutput.isEmpty)
         #expect(server.finish().first?.clientClosed == true)
     }
 
     @Test func aRefusedConnectionIsAConnectError() async throws {
-        let port = try ListeningPort.free()
+        let reserved = try ListeningPort.refusing()
+        let port = reserved.port
         let remote = try Remote(host: "127.0.0.1", port: port, path: "/repo.git", timeout: .seconds(10))
         let errors = await errorsOfEveryForm(remote)
+        withExtendedLifetime(reserved) {}
         #expect(errors.count == 4)
         for error in errors {
             let refused = error as? ConnectError
@@ -92,7 +91,7 @@ struct RemoteFailureTests {
     /// away) and closes the connection: the server reads its end.
     @Test func cancellingTheAsyncCallClosesTheConnection() async throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
-        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
         let task = Task { try await remote.lsRemote() }
         #expect(await server.requestArrives(within: .seconds(280)))
         task.cancel()
@@ -105,7 +104,7 @@ struct RemoteFailureTests {
 
     @Test func cancellingTheRefsConsumerClosesTheConnection() async throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
-        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
         let task = Task {
             var count = 0
             for try await _ in remote.refs() { count += 1 }
@@ -113,16 +112,50 @@ struct RemoteFailureTests {
         }
         #expect(await server.requestArrives(within: .seconds(280)))
         task.cancel()
-        switch await task.result {
-        case .success(let count): #expect(count == 0)
-        case .failure(let error): #expect(error is CancelledError)
-        }
+        // The loop throws: ending normally would claim an empty listing was complete.
+        await #expect(throws: CancelledError.self) { try await task.value }
         #expect(server.finish().first?.clientClosed == true)
+    }
+
+    /// A consumer cancelled after some refs arrived (the server holds back the rest) gets
+    /// `CancelledError` from the loop, not a normal end that would pass the refs so far for the
+    /// whole listing.
+    @Test func cancellingTheRefsConsumerMidListingThrows() async throws {
+        let advertisement = packets(of: try ServerCaptures.v0Advertisement("small.git"))
+        try #require(advertisement.count > 3)
+        let server = try FakeGitServer(
+            [.send(bytes(of: Array(advertisement.dropLast())))], connections: 1, lifetime: Self.serverLifetime)
+        let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
+        let task = Task {
+            var names: [String] = []
+            do {
+                for try await ref in remote.refs(LsRemoteOptions(protocolVersion: .v0)) {
+                    names.append(ref.name)
+                    if names.count == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+                return (names, nil as (any Error)?)
+            } catch {
+                return (names, error)
+            }
+        }
+        let (names, error) = await task.value
+        #expect(error is CancelledError, "\(String(describing: error))")
+        // The refs that arrived before the cancellation may still be handed out; never the end.
+        #expect(names.count >= 2, "\(names)")
+        #expect(server.finish().first?.clientClosed == true)
+    }
+
+    /// A listing that arrived whole ends the loop normally, with every ref.
+    @Test func aCompleteRefsListingEndsNormally() async throws {
+        let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(60))
+        let expected = try await remote.lsRemote().refs
+        #expect(!expected.isEmpty)
+        #expect(try await streamedRefs(remote) == expected)
     }
 
     @Test func cancellingARunLoopOperationClosesTheConnection() throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
-        let remote = try Remote(server.url(), timeout: .seconds(60))
+        let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
         let loop = try EpollRunLoop()
         let listing = LoopListing()
         let operation = remote.lsRemote(
@@ -137,7 +170,7 @@ struct RemoteFailureTests {
             operation.cancel()
             operation.cancel()
         }
-        loop.run(until: .now + .seconds(20))
+        loop.run(until: .now + Duration.seconds(20).scaledForSlowRuns)
         #expect(listing.completions == 1)
         #expect(throws: CancelledError.self) { try listing.result?.get() }
         #expect(server.finish().first?.clientClosed == true)
@@ -156,7 +189,7 @@ struct RemoteFailureTests {
                 listing.completions += 1
                 loop.addTimer(after: .zero) { _ in operation?.cancel() }
             })
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + Duration.seconds(30).scaledForSlowRuns)
         #expect(listing.completions == 1)
         #expect(try listing.result?.get().refs.isEmpty == false)
     }

@@ -85,9 +85,13 @@ struct RemoteLocalProcessTests {
         // Keeps its output open and reads its input to the end, writing nothing.
         let service = try RecordingService(body: "exec 3>&1\ncat > /dev/null")
         let url = try RemoteURL("file://\(TestRepositories.shared.path("small.git"))")
-        let remote = Remote(url: url, transport: service.transport, timeout: .milliseconds(200))
+        // Long enough (scaled by `testSlowness`) for the child to start before it on a busy machine.
+        let timeout = Duration.seconds(1).scaledForSlowRuns
+        let remote = Remote(url: url, transport: service.transport, timeout: timeout)
         let blocking = await thrownError { try blockingLsRemote(remote) }
-        #expect((blocking as? StreamTimeoutError)?.description == "timed out after 0.2 s reading the ref advertisement")
+        #expect(
+            (blocking as? StreamTimeoutError)?.description
+                == "timed out after \(timeout.secondsText) s reading the ref advertisement")
         #expect(service.pids.allSatisfy(Self.isGone))
         let looped = try loopLsRemote(remote)
         #expect(throws: StreamTimeoutError.self) { try looped.result?.get() }

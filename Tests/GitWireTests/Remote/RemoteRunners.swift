@@ -1,4 +1,5 @@
 import GitWire
+import Testing
 
 /// What a run-loop ls-remote delivered: the refs as they came, and how many had come when the
 /// completion was called.
@@ -32,6 +33,19 @@ func streamedRefs(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions
     var refs: [Ref] = []
     for try await ref in remote.refs(options) { refs.append(ref) }
     return refs
+}
+
+/// The errors of the blocking, run-loop, async and stream forms of ls-remote on `remote`, in
+/// that order (nil for a form that succeeded); the run-loop form must complete exactly once.
+func errorsOfEveryForm(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) async -> [(any Error)?] {
+    var errors: [(any Error)?] = []
+    errors.append(await thrownError { try blockingLsRemote(remote, options) })
+    let looped = try? loopLsRemote(remote, options)
+    #expect(looped?.completions == 1)
+    errors.append(await thrownError { try looped?.result?.get() })
+    errors.append(await thrownError { try await remote.lsRemote(options) })
+    errors.append(await thrownError { try await streamedRefs(remote, options) })
+    return errors
 }
 
 /// The error a failing call threw, or nil if it succeeded.

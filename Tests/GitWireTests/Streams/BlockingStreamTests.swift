@@ -1,4 +1,5 @@
 import Foundation
+import GitWireTestSupport
 import Testing
 
 @testable import GitWire
@@ -107,9 +108,11 @@ struct BlockingStreamTests {
     }
 
     @Test func connectToAClosedPortIsRefused() throws {
-        let port = try ListeningSocket(host: "127.0.0.1").address.port  // closed again at once
+        // A port nothing listens on, held so that nothing can start listening on it meanwhile.
+        let reserved = try ReservedPort(host: "127.0.0.1")
+        let port = reserved.port
         let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: port, connectTimeout: .seconds(5))
-        let error = try #require(throws: ConnectError.self) { try pair.open() }
+        let error = try #require(throws: ConnectError.self) { try withExtendedLifetime(reserved) { try pair.open() } }
         #expect(error.isRefused)
         #expect(error.description.hasPrefix("unable to connect to 127.0.0.1 port \(port): 127.0.0.1:\(port): "))
         pair.close()
@@ -151,14 +154,16 @@ struct BlockingStreamTests {
         client.close()
     }
 
+    /// Run in a process of its own, where SIGPIPE still kills (this process ignores it once any
+    /// test has run a child): the write fails with `EPIPE`, the process lives, and it has not
+    /// ignored the signal to get there (sockets are written with `MSG_NOSIGNAL`).
     @Test func writingAfterThePeerClosedIsAnErrorNotASignal() throws {
-        let (a, b) = try ByteStreamPair.socketPair()
-        b.close()
-        let error = try #require(throws: SystemCallError.self) {
-            for _ in 0..<100 { try a.output.writeFully([UInt8](repeating: 0, count: 65536)) }
-        }
-        #expect(error.errno == .brokenPipe)
-        a.close()
+        let result = try ChildProcess.run([testHelperExecutable, "write-to-closed-socket"], input: [])
+        #expect(result.status == 0, "ended with status \(result.status) (141: killed by SIGPIPE)")
+        #expect(
+            String(decoding: result.standardOutput, as: UTF8.self)
+                == "SIGPIPE before: default\nwrite: EPIPE\nSIGPIPE after: default\n")
+        #expect(result.standardError.isEmpty, "\(String(decoding: result.standardError, as: UTF8.self))")
     }
 
     @Test func pipesToAChildProcess() throws {
@@ -173,12 +178,15 @@ struct BlockingStreamTests {
         #expect(try process.wait() == 0)
     }
 
+    /// Run in a process of its own that starts with SIGPIPE at its default: running a child makes
+    /// gitwire ignore it, so writing to the child after it exited fails with `EPIPE`.
     @Test func writingToAProcessThatExitedIsBrokenPipe() throws {
-        let (pair, process, _) = try ByteStreamPair.spawning(["true"])
-        try pair.open()
-        try process.wait()
-        #expect(throws: SystemCallError.self) { try pair.output.writeFully([0]) }
-        pair.close()
+        let result = try ChildProcess.run([testHelperExecutable, "write-to-exited-child"], input: [])
+        #expect(result.status == 0, "ended with status \(result.status) (141: killed by SIGPIPE)")
+        #expect(
+            String(decoding: result.standardOutput, as: UTF8.self)
+                == "SIGPIPE before: default\nwrite: EPIPE\nSIGPIPE after: ignored\n")
+        #expect(result.standardError.isEmpty, "\(String(decoding: result.standardError, as: UTF8.self))")
     }
 
     @Test func closingTwiceAndUsingAfterCloseAreErrorsNotCrashes() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import GitWire
@@ -67,13 +66,15 @@ struct RunLoopStreamTests {
 
     @Test func connectRefusedInTheLoopIsAnErrorEvent() throws {
         let loop = try EpollRunLoop()
-        let port = try ListeningSocket(host: "127.0.0.1").address.port
-        let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: port)
+        // A port nothing listens on, held so that nothing can start listening on it meanwhile.
+        let reserved = try ReservedPort(host: "127.0.0.1")
+        let pair = ByteStreamPair.connecting(toHost: "127.0.0.1", port: reserved.port)
         let delegate = RecordingDelegate()
         pair.output.delegate = delegate
         pair.schedule(in: loop)
         try pair.output.open()
         loop.run(until: .now + .seconds(10))
+        withExtendedLifetime(reserved) {}
         #expect(delegate.names == ["out:errorOccurred"])
         #expect((pair.output.error as? ConnectError)?.isRefused == true)
         pair.close()
@@ -113,11 +114,13 @@ struct RunLoopStreamTests {
         try a.output.write(second)
         #expect(a.output.queuedByteCount > 0)
         nonisolated(unsafe) let reader = b.input
-        let received = Mutex<[UInt8]>([])
+        let received = Locked<Result<[UInt8], any Error>?>(nil)
+        let readerDone = DispatchSemaphore(value: 0)
         let thread = Thread {
-            reader.timeout = .seconds(10)
-            let bytes = (try? reader.readFully(600_000)) ?? []
-            received.withLock { $0 = bytes }
+            reader.timeout = .seconds(60)
+            let result = Result { try reader.readFully(600_000) }
+            received.withLock { $0 = result }
+            readerDone.signal()
         }
         thread.start()
         loop.run(until: .now + .seconds(10))  // returns once the queue is empty: nothing left to wait for
@@ -125,8 +128,11 @@ struct RunLoopStreamTests {
         loop.run(until: .now + .milliseconds(100))
         let spaceEvents = delegate.names.filter { $0 == "out:hasSpaceAvailable" }.count
         #expect(spaceEvents == 2, "one after open, one when the queue drained: \(delegate.names)")
-        while received.withLock({ $0.isEmpty }) { usleep(1000) }
-        #expect(received.withLock { $0 } == first + second)
+        // The reader gives up after its own timeout, so this wait ends either way; a failed
+        // read fails the test with its error.
+        #expect(readerDone.wait(timeout: .now() + .seconds(120)) == .success)
+        let bytes = try #require(try received.withLock { $0 }?.get())
+        #expect(bytes == first + second)
         a.close()
         b.close()
     }
@@ -191,7 +197,7 @@ struct RunLoopStreamTests {
         let handle = loop.handle
         var timerFired = false
         loop.addTimer(after: .seconds(60)) { _ in timerFired = true }
-        let ran = Mutex(false)
+        let ran = Locked(false)
         let thread = Thread {
             usleep(20_000)
             handle.post { ran.withLock { $0 = true } }

@@ -1,11 +1,12 @@
 import Foundation
 import GitWire
-import Synchronization
+import GitWireTestSupport
 
 /// A git:// server on loopback that follows a script instead of the protocol, for tests of what
 /// clients do when a server misbehaves. It accepts up to `connections` clients, serving each on a
 /// thread of its own with the same script, and stops by itself after the last one or at the end
-/// of its `lifetime`, whichever comes first; every wait it makes is bounded by that lifetime.
+/// of its `lifetime` (scaled by `testSlowness`), whichever comes first; every wait it makes is
+/// bounded by that lifetime.
 final class FakeGitServer: Sendable {
     /// One thing the server does on a connection, after reading the client's request line.
     enum Step: Sendable {
@@ -16,6 +17,9 @@ final class FakeGitServer: Sendable {
         /// Ends its side of the connection (the client reads the end of the stream), then waits
         /// for the client to close.
         case hangUp
+        /// Resets the connection: closes it with `SO_LINGER` 0, so the peer gets a TCP reset
+        /// (its next read, after the bytes already sent, fails with `ECONNRESET`).
+        case reset
     }
 
     /// What one client did.
@@ -27,13 +31,15 @@ final class FakeGitServer: Sendable {
         /// Whether the client closed the connection (end of stream or reset) while the server
         /// waited, rather than the server giving up at the end of its lifetime.
         var clientClosed = false
+        /// Whether the server reset the connection (``Step/reset``).
+        var serverReset = false
     }
 
     /// The port it listens on.
     let port: Int
     /// The address it listens on: `127.0.0.1` or `::1`.
     let host: String
-    private let served = Mutex<[Int: Connection]>([:])
+    private let served = Locked<[Int: Connection]>([:])
     private let finished = DispatchSemaphore(value: 0)
     private let requests = DispatchSemaphore(value: 0)
     private let lifetime: Duration
@@ -44,8 +50,8 @@ final class FakeGitServer: Sendable {
         let listener = try ListeningSocket(host: host)
         port = listener.address.port
         self.host = host
-        self.lifetime = lifetime
-        let deadline = ContinuousClock.now + lifetime
+        self.lifetime = lifetime.scaledForSlowRuns
+        let deadline = ContinuousClock.now + self.lifetime
         nonisolated(unsafe) let unsafeListener = listener
         let thread = Thread { [self] in
             let serving = DispatchGroup()
@@ -83,13 +89,15 @@ final class FakeGitServer: Sendable {
 
     /// Waits (at most `timeout`) until a client's request line has arrived; false if none came.
     func waitForRequest(timeout: Duration = .seconds(10)) -> Bool {
-        requests.wait(timeout: .now() + .milliseconds(Int(timeout.components.seconds * 1000))) == .success
+        let milliseconds = Int(timeout.scaledForSlowRuns.components.seconds * 1000)
+        return requests.wait(timeout: .now() + .milliseconds(milliseconds)) == .success
     }
 
     /// Like ``waitForRequest(timeout:)``, but sleeps instead of blocking a thread of the
-    /// concurrency pool (the client under test may need it).
+    /// concurrency pool (the client under test may need it). `timeout` is scaled by
+    /// `testSlowness`.
     func requestArrives(within timeout: Duration = .seconds(60)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaledForSlowRuns
         while ContinuousClock.now < deadline {
             if waitForRequest(timeout: .zero) { return true }
             try? await Task.sleep(for: .milliseconds(5))
@@ -143,6 +151,10 @@ final class FakeGitServer: Sendable {
             case .hangUp:
                 pair.output.close()
                 waitForClose()
+                return connection
+            case .reset:
+                pair.abort()
+                connection.serverReset = true
                 return connection
             }
         }

@@ -291,23 +291,25 @@ struct HTTPTransportTests {
                 == "fatal: unable to access '\(htmlURL)/': the server answered with content type 'text/html', not git's\n"
         )
         // A server that stops sending: git waits for ever; gitwire's --timeout ends it.
-        let started = Date()
+        let started = ContinuousClock.now
+        let timeout = Duration.seconds(2).scaledForSlowRuns.secondsText
         let stalled = try gitwire(
-            ["ls-remote", "--timeout=2", server.url("/hostile/stall/small.git")], environment: environment)
+            ["ls-remote", "--timeout=\(timeout)", server.url("/hostile/stall/small.git")], environment: environment)
         #expect(stalled.status == 128)
-        #expect(stalled.errorText == "fatal: timed out after 2 s reading the ref advertisement\n")
-        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(stalled.errorText == "fatal: timed out after \(timeout) s reading the ref advertisement\n")
+        #expect(ContinuousClock.now - started < Duration.seconds(20).scaledForSlowRuns)
     }
 
     /// A server that accepts the connection and never answers: `--timeout` ends it.
     @Test func aSilentServerTimesOut() throws {
         let listener = try ListeningSocket(host: "127.0.0.1")
         let url = "http://127.0.0.1:\(listener.address.port)/silent.git"
-        let started = Date()
-        let ours = try gitwire(["ls-remote", "--timeout=1", url], environment: reproducibleGitEnvironment)
+        let started = ContinuousClock.now
+        let timeout = Duration.seconds(1).scaledForSlowRuns.secondsText
+        let ours = try gitwire(["ls-remote", "--timeout=\(timeout)", url], environment: reproducibleGitEnvironment)
         #expect(ours.status == 128)
-        #expect(ours.errorText.contains("timed out after 1 s"), "\(ours.errorText)")
-        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(ours.errorText.contains("timed out after \(timeout) s"), "\(ours.errorText)")
+        #expect(ContinuousClock.now - started < Duration.seconds(30).scaledForSlowRuns)
         _ = listener
     }
 }

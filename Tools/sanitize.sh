@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs the test suite under a sanitizer, in a build directory of its own:
+#
+#   bash Tools/sanitize.sh address [swift test options...]   # AddressSanitizer, .build-asan
+#   bash Tools/sanitize.sh thread  [swift test options...]   # ThreadSanitizer, .build-tsan
+#
+# e.g. `bash Tools/sanitize.sh thread --filter 'RunLoop|Remote'` for a subset. The build and the
+# run are niced (the machine is shared). Everything the tests start from the build (the gitwire
+# command, the test helper) is instrumented too. A run passes only if every test passes and no
+# sanitizer report appears anywhere in the output: the tests compare the command's standard error
+# with git's, and this script also looks through the whole log, so a report from a child process
+# cannot slip by. The log is kept in <build directory>/sanitize.log.
+#
+# GITWIRE_TEST_SLOW (default 4 for address, 10 for thread) scales the tests' server lifetimes and
+# the waits and timeouts that must not run out first, since a sanitizer makes everything slower.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizer=${1:-}
+case "$sanitizer" in
+    address) scratch=.build-asan slow=4 ;;
+    thread) scratch=.build-tsan slow=10 ;;
+    *)
+        echo "usage: bash Tools/sanitize.sh (address | thread) [swift test options...]" >&2
+        exit 2
+        ;;
+esac
+shift
+
+export GITWIRE_TEST_SLOW=${GITWIRE_TEST_SLOW:-$slow}
+# AddressSanitizer: stop at the first error; leaks are checked at exit (LeakSanitizer). The
+# Swift runtime's caches stay reachable, so they are not reported.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1}
+# ThreadSanitizer: report everything, keep going, fail at exit (status 66) if anything was
+# reported. No suppressions: gitwire's locks are pthread mutexes TSan sees (see
+# Sources/GitWirePOSIX/System/Locked.swift), and libcurl, uninstrumented, reports nothing.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:history_size=4}
+
+log=$scratch/sanitize.log
+mkdir -p "$scratch"
+started=$(date +%s)
+echo "== building with --sanitize=$sanitizer into $scratch"
+nice -n 19 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+echo "== testing (GITWIRE_TEST_SLOW=$GITWIRE_TEST_SLOW), log in $log"
+set +e
+# --disable-xctest: every test is a swift-testing one, and XCTest's empty pass leaks its own
+# suite objects at exit (LeakSanitizer reports them; not gitwire's).
+nice -n 19 swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+elapsed=$(($(date +%s) - started))
+
+# Reports look like "WARNING: ThreadSanitizer: …" or "==123==ERROR: AddressSanitizer: …", each with
+# a "SUMMARY: …Sanitizer: …" line.
+pattern="(WARNING|ERROR): [A-Za-z]+Sanitizer|SUMMARY: [A-Za-z]+Sanitizer"
+reports=$(grep -cE "$pattern" "$log" || true)
+echo "== $sanitizer sanitizer: tests exited with $status, $reports sanitizer report line(s), ${elapsed} s in all"
+if [ "$reports" != 0 ]; then
+    grep -E "$pattern" "$log" | sed 's/^==[0-9]*==//' | sort | uniq -c >&2
+    exit 1
+fi
+exit "$status"
