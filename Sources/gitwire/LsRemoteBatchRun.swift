@@ -12,7 +12,8 @@ extension LsRemoteCommand {
         for (set, name) in [(getURL, "--get-url"), (record != nil, "--record"), (exitCode, "--exit-code")] where set {
             throw ValidationError("\(name) cannot be used with --batch")
         }
-        let jobs = try parseJobs(self.jobs)
+        let jobs = try parseJobs(self.jobs, option: "--jobs", default: 64)
+        let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 8)
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
@@ -30,7 +31,7 @@ extension LsRemoteCommand {
         let filter = RefFilter(
             heads: heads, tags: tags, refsOnly: refs, patterns: (repository.map { [$0] } ?? []) + patterns)
         let options = LsRemoteBatchOptions(
-            jobs: jobs, ordering: completionOrder ? .completion : .input,
+            jobs: jobs, jobsPerHost: jobsPerHost, ordering: completionOrder ? .completion : .input,
             listing: LsRemoteOptions(protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
             timeout: timeout)
         // Each job holds a few descriptors (a socket; pipes and a pidfd for a local remote).
@@ -48,11 +49,12 @@ extension LsRemoteCommand {
     }
 }
 
-/// Parses `--jobs`: a whole number from 1 to ``maximumBatchJobs``; 64 when not given.
-func parseJobs(_ text: String?) throws -> Int {
-    guard let text else { return 64 }
+/// Parses `--jobs` and `--jobs-per-host`: a whole number from 1 to ``maximumBatchJobs``;
+/// `defaultValue` when not given.
+func parseJobs(_ text: String?, option: String, default defaultValue: Int) throws -> Int {
+    guard let text else { return defaultValue }
     guard let jobs = Int(text), (1...maximumBatchJobs).contains(jobs) else {
-        throw ValidationError("--jobs takes a whole number from 1 to \(maximumBatchJobs), not '\(text)'")
+        throw ValidationError("\(option) takes a whole number from 1 to \(maximumBatchJobs), not '\(text)'")
     }
     return jobs
 }

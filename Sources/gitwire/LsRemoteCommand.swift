@@ -12,8 +12,8 @@ struct LsRemoteCommand: GitStyleCommand {
             and patterns. Exit status: 0, 2 with --exit-code when nothing matched, 128 on errors.
 
             With --batch <file> (`-`: standard input), every URL in the file (one a line; blank \
-            lines and lines starting with `#` skipped) is listed, up to --jobs at a time on one \
-            thread, and all arguments are patterns. Each remote prints a block: `# <url>`, the \
+            lines and lines starting with `#` skipped) is listed, up to --jobs at a time (and up \
+            to --jobs-per-host with any one server) on one thread, and all arguments are patterns. Each remote prints a block: `# <url>`, the \
             lines plain ls-remote prints for it, an empty line; a remote that failed prints \
             `error: <message>` in place of its refs. With --json, one JSON object per line: \
             {"url", "refs": [{"name", "oid", "peeled", "symref"}]} or {"url", "error": {"kind", \
@@ -70,6 +70,11 @@ struct LsRemoteCommand: GitStyleCommand {
     @Option(name: [.customShort("j"), .long], help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64).")
     var jobs: String?
 
+    @Option(
+        name: .long,
+        help: "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 8).")
+    var jobsPerHost: String?
+
     @Flag(name: .long, help: "With --batch: print one JSON object per remote and line.")
     var json = false
 
@@ -88,7 +93,10 @@ struct LsRemoteCommand: GitStyleCommand {
 
     func execute() throws -> Int32 {
         if let batch { return try listBatch(batch) }
-        for (set, name) in [(jobs != nil, "--jobs"), (json, "--json"), (completionOrder, "--completion-order")] where set {
+        for (set, name) in [
+            (jobs != nil, "--jobs"), (jobsPerHost != nil, "--jobs-per-host"), (json, "--json"),
+            (completionOrder, "--completion-order"),
+        ] where set {
             throw ValidationError("\(name) needs --batch")
         }
         guard let repository else { throw ValidationError("Missing expected argument '<repository>'") }

@@ -10,27 +10,39 @@ public enum LsRemoteBatchOrdering: Hashable, Sendable {
 public struct LsRemoteBatchOptions: Sendable {
     /// How many remotes are listed at once (at least 1).
     public var jobs: Int
+    /// How many of them may talk to one server (the same host and port) at once (at least 1).
+    /// Local remotes (paths, file://) have no server and count only against ``jobs``.
+    ///
+    /// Servers take new connections through a short queue: `git daemon` listens with a backlog
+    /// of 5 and, by default, serves at most 32 clients (`--max-connections`); `sshd` starts
+    /// dropping connections beyond 10 unauthenticated ones (`MaxStartups`); Python's
+    /// `http.server` listens with a backlog of 5. A burst beyond the queue makes the kernel drop
+    /// connection requests, and each dropped one costs the client a retransmission a second or
+    /// more later, so the default, 8, stays under these limits.
+    public var jobsPerHost: Int
     /// In which order listings are handed out.
     public var ordering: LsRemoteBatchOrdering
     /// What is asked of each remote: protocol version, `ref-prefix`es, server options.
     public var listing: LsRemoteOptions
     /// Bounds each remote's connect and every wait for its data; nil waits forever.
     public var timeout: Duration?
-    /// With ``LsRemoteBatchOrdering/input``: a remote starts only if it is fewer than this many
-    /// positions after the oldest listing not yet handed out, so at most this many finished
-    /// listings wait for a slow earlier one (never fewer than ``jobs``).
-    public var reorderWindow: Int
+    /// How many remotes the batch holds at most between reading their URL and handing out their
+    /// listing: queued (this is how far it looks ahead for a remote on a server with a free
+    /// job), running, and, with ``LsRemoteBatchOrdering/input``, finished but waiting for an
+    /// earlier one. Never fewer than ``jobs``.
+    public var window: Int
 
-    /// Makes options. The reorder window defaults to four times `jobs`.
+    /// Makes options. The window defaults to four times `jobs`.
     public init(
-        jobs: Int = 64, ordering: LsRemoteBatchOrdering = .input, listing: LsRemoteOptions = LsRemoteOptions(),
-        timeout: Duration? = nil, reorderWindow: Int? = nil
+        jobs: Int = 64, jobsPerHost: Int = 8, ordering: LsRemoteBatchOrdering = .input,
+        listing: LsRemoteOptions = LsRemoteOptions(), timeout: Duration? = nil, window: Int? = nil
     ) {
         self.jobs = max(1, jobs)
+        self.jobsPerHost = max(1, jobsPerHost)
         self.ordering = ordering
         self.listing = listing
         self.timeout = timeout
-        self.reorderWindow = reorderWindow ?? self.jobs * 4
+        self.window = max(self.jobs, window ?? self.jobs * 4)
     }
 }
 
@@ -52,14 +64,16 @@ public struct BatchListing: Sendable {
 }
 
 /// Lists the refs of many remotes concurrently on one ``EpollRunLoop``: at most
-/// ``LsRemoteBatchOptions/jobs`` exchanges at a time, each over its own transport (git://,
-/// file://, ssh://, http(s)://), each with its own timeout and its own error.
+/// ``LsRemoteBatchOptions/jobs`` exchanges at a time, at most
+/// ``LsRemoteBatchOptions/jobsPerHost`` of them with any one server, each over its own transport
+/// (git://, file://, ssh://, http(s)://), each with its own timeout and its own error.
 ///
 /// URLs come in as they are needed (from a sequence given to ``start(_:)``, or pushed with
 /// ``add(_:)`` when ``onNeedsInput`` asks), so neither the input nor the results are ever held
-/// whole: memory stays bounded by the number of jobs and the reorder window however many URLs
-/// there are. A remote that fails (bad URL, refused or reset connection, missing repository,
-/// timeout) is handed out as a failed ``BatchListing`` and is never retried; the others go on.
+/// whole: the batch holds at most ``LsRemoteBatchOptions/window`` remotes (read but not handed
+/// out) however many URLs there are. A remote that fails (bad URL, refused or reset connection,
+/// missing repository, timeout) is handed out as a failed ``BatchListing`` and is never
+/// retried; the others go on.
 ///
 /// Everything happens on the loop's thread: make the batch there, and `onResult` and
 /// `completion` are called there.
@@ -81,21 +95,21 @@ public final class LsRemoteBatch {
     private let makeRemote: (String) throws -> Remote
     private var onResult: ((BatchListing) -> Void)?
     private var completion: (() -> Void)?
-    /// URLs added but not started, oldest first (from `queueHead` on).
-    private var queue: [(index: Int, url: String)?] = []
-    private var queueHead = 0
+    /// Remotes read but not started, in input order.
+    private var queue: [Queued] = []
     private var nextIndex = 0
     private var nextDelivery = 0
     private var inputFinished = false
     private var running: [Int: Slot] = [:]
+    private var runningPerHost: [String: Int] = [:]
     private var finished: [Int: BatchListing] = [:]
     private var isCancelled = false
     private var isPumping = false
     private var pumpAgain = false
 
-    /// Called on the loop whenever the batch could start another remote and has no URL waiting:
-    /// answer with ``add(_:)`` (as many URLs as are at hand), ``finishInput()``, or nothing
-    /// (then add later; the batch waits). ``start(_:)`` sets it to read from a sequence.
+    /// Called on the loop whenever the batch has room for another URL and none is waiting:
+    /// answer with ``add(_:)`` (one URL or several), ``finishInput()``, or nothing (then add
+    /// later; the batch waits). ``start(_:)`` sets it to read from a sequence.
     public var onNeedsInput: (() -> Void)?
 
     /// While true, no new remote starts; those running finish and are handed out. For a
@@ -105,9 +119,9 @@ public final class LsRemoteBatch {
     }
 
     /// Makes a batch on `loop`. `makeRemote` turns each URL into the ``Remote`` to list (by
-    /// default `Remote(url, timeout: options.timeout)`); what it throws is that remote's error.
-    /// `onResult` gets each listing once, `completion` is called once after the last (or after
-    /// ``cancel()``).
+    /// default `Remote(url, timeout: options.timeout)`) when the URL is read; what it throws is
+    /// that remote's error. `onResult` gets each listing once, `completion` is called once after
+    /// the last (or after ``cancel()``).
     public init(
         _ options: LsRemoteBatchOptions = LsRemoteBatchOptions(), in loop: EpollRunLoop,
         makeRemote: ((String) throws -> Remote)? = nil, onResult: @escaping (BatchListing) -> Void,
@@ -121,8 +135,8 @@ public final class LsRemoteBatch {
         self.completion = completion
     }
 
-    /// Lists every URL of `urls`, taking each from the sequence only when a job is free for it
-    /// (a lazy sequence is read as the batch goes), and finishes the input at its end.
+    /// Lists every URL of `urls`, taking each from the sequence only when the batch has room for
+    /// it (a lazy sequence is read as the batch goes), and finishes the input at its end.
     public func start<URLs: Sequence<String>>(_ urls: URLs) {
         var iterator = urls.makeIterator()
         onNeedsInput = { [unowned self] in
@@ -137,17 +151,25 @@ public final class LsRemoteBatch {
         pump()
     }
 
-    /// Whether the batch would start another remote now if it had a URL waiting.
-    public var wantsInput: Bool { !inputFinished && queueHead == queue.count && canStart }
+    /// Whether the batch has room for another URL (fewer than the window held).
+    public var wantsInput: Bool { !inputFinished && !isCancelled && heldCount < options.window }
 
     /// The number of remotes whose exchanges are running now.
     public var runningCount: Int { running.count }
 
-    /// Adds a URL at the end of the input; it starts when a job is free.
+    /// Adds a URL at the end of the input; its remote starts when a job is free (URLs added
+    /// beyond the window wait in a queue).
     public func add(_ url: String) {
         guard !inputFinished else { return }
-        queue.append((nextIndex, url))
+        let index = nextIndex
         nextIndex += 1
+        do {
+            let remote = try makeRemote(url)
+            queue.append(Queued(index: index, url: url, remote: remote, host: Self.serverKey(remote.url)))
+        } catch {
+            running[index] = Slot(host: nil)
+            complete(index: index, url: url, result: .failure(error))
+        }
         pump()
     }
 
@@ -165,11 +187,11 @@ public final class LsRemoteBatch {
         isCancelled = true
         inputFinished = true
         queue = []
-        queueHead = 0
         finished = [:]
         onNeedsInput = nil
         let slots = running
         running = [:]
+        runningPerHost = [:]
         for slot in slots.values { slot.exchange?.cancel() }
         onResult = nil
         finishIfDone()
@@ -177,14 +199,25 @@ public final class LsRemoteBatch {
 
     // MARK: Scheduling
 
-    private var canStart: Bool {
-        guard !isCancelled, !isSuspended, running.count < options.jobs else { return false }
+    /// Remotes read and not yet handed out.
+    private var heldCount: Int {
         switch options.ordering {
-        case .completion: return true
-        case .input:
-            let next = queueHead < queue.count ? queue[queueHead]!.index : nextIndex
-            return next - nextDelivery < max(options.reorderWindow, options.jobs)
+        case .input: nextIndex - nextDelivery
+        case .completion: queue.count + running.count
         }
+    }
+
+    /// The server a remote talks to (`host:port`), nil for a local one.
+    private static func serverKey(_ url: RemoteURL) -> String? {
+        let defaultPort: Int
+        switch url.scheme {
+        case .file: return nil
+        case .git: defaultPort = 9418
+        case .ssh: defaultPort = 22
+        case .http: defaultPort = 80
+        case .https: defaultPort = 443
+        }
+        return "\((url.host ?? "").lowercased()):\(url.port ?? defaultPort)"
     }
 
     /// Starts what may start and hands out what is ready, until nothing changes. Re-entrant calls
@@ -198,43 +231,39 @@ public final class LsRemoteBatch {
         repeat {
             pumpAgain = false
             deliverReady()
-            while canStart {
-                if queueHead == queue.count && !inputFinished { onNeedsInput?() }
-                guard canStart, let next = takeQueued() else { break }
-                launch(index: next.index, url: next.url)
-            }
+            if wantsInput { onNeedsInput?() }
+            startWhatMay()
             deliverReady()
+            if wantsInput && !pumpAgain { onNeedsInput?() }
         } while pumpAgain
         isPumping = false
         finishIfDone()
     }
 
-    private func takeQueued() -> (index: Int, url: String)? {
-        guard queueHead < queue.count else { return nil }
-        let next = queue[queueHead]
-        queue[queueHead] = nil
-        queueHead += 1
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: queue.count <= 1024)
-            queueHead = 0
-        } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
-            queue.removeFirst(queueHead)
-            queueHead = 0
+    /// Starts queued remotes, oldest first, while jobs are free, skipping those whose server has
+    /// all the jobs it may have.
+    private func startWhatMay() {
+        guard !isCancelled, !isSuspended else { return }
+        var position = 0
+        while position < queue.count && running.count < options.jobs {
+            let entry = queue[position]
+            if let host = entry.host, runningPerHost[host, default: 0] >= options.jobsPerHost {
+                position += 1
+                continue
+            }
+            queue.remove(at: position)
+            launch(entry)
+            if isCancelled || isSuspended { return }
         }
-        return next
     }
 
-    private func launch(index: Int, url: String) {
-        let slot = Slot()
-        running[index] = slot
-        let remote: Remote
-        do {
-            remote = try makeRemote(url)
-        } catch {
-            complete(index: index, url: url, result: .failure(error))
-            return
-        }
-        let exchange = remote.lsRemote(options.listing, in: loop) { [weak self] result in
+    private func launch(_ entry: Queued) {
+        let slot = Slot(host: entry.host)
+        running[entry.index] = slot
+        if let host = entry.host { runningPerHost[host, default: 0] += 1 }
+        let index = entry.index
+        let url = entry.url
+        let exchange = entry.remote.lsRemote(options.listing, in: loop) { [weak self] result in
             self?.complete(index: index, url: url, result: result)
         }
         // The exchange may have ended already (a transport that fails at once).
@@ -242,7 +271,11 @@ public final class LsRemoteBatch {
     }
 
     private func complete(index: Int, url: String, result: Result<RefListing, any Error>) {
-        guard running.removeValue(forKey: index) != nil else { return }
+        guard let slot = running.removeValue(forKey: index) else { return }
+        if let host = slot.host {
+            let count = runningPerHost[host, default: 1] - 1
+            runningPerHost[host] = count > 0 ? count : nil
+        }
         let listing = BatchListing(index: index, url: url, result: result)
         switch options.ordering {
         case .completion: onResult?(listing)
@@ -260,8 +293,7 @@ public final class LsRemoteBatch {
     }
 
     private func finishIfDone() {
-        guard !isPumping, inputFinished, queueHead == queue.count, running.isEmpty, finished.isEmpty,
-            let completion
+        guard !isPumping, inputFinished, queue.isEmpty, running.isEmpty, finished.isEmpty, let completion
         else { return }
         self.completion = nil
         onResult = nil
@@ -269,9 +301,20 @@ public final class LsRemoteBatch {
         completion()
     }
 
-    /// A running remote: its exchange, once started.
+    /// A remote read and waiting for a job.
+    private struct Queued {
+        let index: Int
+        let url: String
+        let remote: Remote
+        let host: String?
+    }
+
+    /// A running remote: its server and its exchange, once started.
     private final class Slot {
+        let host: String?
         var exchange: RunningExchange?
+
+        init(host: String?) { self.host = host }
     }
 }
 
