@@ -73,7 +73,9 @@ final class BatchInput: @unchecked Sendable {
 
     /// The URL on `line`, or nil for a blank or comment line.
     static func url(in line: ArraySlice<UInt8>) -> String? {
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d || byte == 0x0b || byte == 0x0c }
+        func isBlank(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == 0x09 || byte == 0x0d || byte == 0x0b || byte == 0x0c
+        }
         guard let first = line.firstIndex(where: { !isBlank($0) }),
             let last = line.lastIndex(where: { !isBlank($0) }), line[first] != UInt8(ascii: "#")
         else { return nil }

@@ -32,7 +32,8 @@ extension LsRemoteCommand {
             heads: heads, tags: tags, refsOnly: refs, patterns: (repository.map { [$0] } ?? []) + patterns)
         let options = LsRemoteBatchOptions(
             jobs: jobs, jobsPerHost: jobsPerHost, ordering: completionOrder ? .completion : .input,
-            listing: LsRemoteOptions(protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
+            listing: LsRemoteOptions(
+                protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
             timeout: timeout)
         // Each job holds a few descriptors (a socket; pipes and a pidfd for a local remote).
         ResourceLimits.raiseOpenFileLimit()

@@ -64,15 +64,19 @@ struct LsRemoteCommand: GitStyleCommand {
     var record: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("List every repository URL in this file ('-': standard input).", valueName: "file"))
+        name: .long,
+        help: ArgumentHelp("List every repository URL in this file ('-': standard input).", valueName: "file"))
     var batch: String?
 
-    @Option(name: [.customShort("j"), .long], help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64).")
+    @Option(
+        name: [.customShort("j"), .long],
+        help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64).")
     var jobs: String?
 
     @Option(
         name: .long,
-        help: "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 8).")
+        help:
+            "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 8).")
     var jobsPerHost: String?
 
     @Flag(name: .long, help: "With --batch: print one JSON object per remote and line.")
