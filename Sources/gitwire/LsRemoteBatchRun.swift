@@ -13,7 +13,7 @@ extension LsRemoteCommand {
             throw ValidationError("\(name) cannot be used with --batch")
         }
         let jobs = try parseJobs(self.jobs, option: "--jobs", default: 64)
-        let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 8)
+        let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 6)
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }

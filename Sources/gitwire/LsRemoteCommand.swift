@@ -76,7 +76,7 @@ struct LsRemoteCommand: GitStyleCommand {
     @Option(
         name: .long,
         help:
-            "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 8).")
+            "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6).")
     var jobsPerHost: String?
 
     @Flag(name: .long, help: "With --batch: print one JSON object per remote and line.")

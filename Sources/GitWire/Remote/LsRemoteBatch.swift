@@ -13,12 +13,14 @@ public struct LsRemoteBatchOptions: Sendable {
     /// How many of them may talk to one server (the same host and port) at once (at least 1).
     /// Local remotes (paths, file://) have no server and count only against ``jobs``.
     ///
-    /// Servers take new connections through a short queue: `git daemon` listens with a backlog
-    /// of 5 and, by default, serves at most 32 clients (`--max-connections`); `sshd` starts
-    /// dropping connections beyond 10 unauthenticated ones (`MaxStartups`); Python's
-    /// `http.server` listens with a backlog of 5. A burst beyond the queue makes the kernel drop
-    /// connection requests, and each dropped one costs the client a retransmission a second or
-    /// more later, so the default, 8, stays under these limits.
+    /// Servers take new connections through a short queue: `git daemon` and Python's
+    /// `http.server` listen with a backlog of 5, which lets 6 connections wait to be accepted;
+    /// `git daemon` serves at most 32 clients by default (`--max-connections`); `sshd` starts
+    /// dropping connections beyond 10 unauthenticated ones (`MaxStartups`). When more connection
+    /// requests arrive than the queue holds, the kernel drops them and each dropped one costs its
+    /// client a retransmission a second or more later (on a 2-core machine, 8 jobs with one
+    /// `git daemon` lost a second to that in most runs). The default, 6, never overfills such a
+    /// queue.
     public var jobsPerHost: Int
     /// In which order listings are handed out.
     public var ordering: LsRemoteBatchOrdering
@@ -34,7 +36,7 @@ public struct LsRemoteBatchOptions: Sendable {
 
     /// Makes options. The window defaults to four times `jobs`.
     public init(
-        jobs: Int = 64, jobsPerHost: Int = 8, ordering: LsRemoteBatchOrdering = .input,
+        jobs: Int = 64, jobsPerHost: Int = 6, ordering: LsRemoteBatchOrdering = .input,
         listing: LsRemoteOptions = LsRemoteOptions(), timeout: Duration? = nil, window: Int? = nil
     ) {
         self.jobs = max(1, jobs)
