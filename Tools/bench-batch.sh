@@ -139,5 +139,10 @@ awk -v g2="$(median <"$work/http-git-v2.wall")" -v g0="$(median <"$work/http-git
 }'
 
 rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ { printf "%.1f MiB", $2 / 1024 }'; }
+for _ in $(seq 10); do cat "$work/git.urls"; done >"$work/git10.urls"
 echo
-echo "peak memory: gitwire --batch over git:// $(rss "$gitwire" ls-remote --batch "$work/git.urls"), over http:// $(rss "$gitwire" ls-remote --batch "$work/http.urls"); one git ls-remote $(rss git ls-remote "$(head -1 "$work/git.urls")") (git://), $(rss git ls-remote "$(head -1 "$work/http.urls")") (http://)"
+echo "peak memory: gitwire --batch over git:// $(rss "$gitwire" ls-remote --batch "$work/git.urls") ($count URLs)," \
+    "$(rss "$gitwire" ls-remote --batch "$work/git10.urls") ($((count * 10)) URLs: the list ten times)," \
+    "over http:// $(rss "$gitwire" ls-remote --batch "$work/http.urls");" \
+    "one git ls-remote $(rss git ls-remote "$(head -1 "$work/git.urls")") (git://)," \
+    "$(rss git ls-remote "$(head -1 "$work/http.urls")") (http://)"

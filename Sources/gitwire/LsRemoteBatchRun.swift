@@ -78,6 +78,11 @@ private final class BatchRun {
     private let loop: EpollRunLoop
     private var batch: LsRemoteBatch!
     private var input: BatchInput?
+    /// URLs of the last chunk read, not yet given to the batch (from `pendingHead` on): they go
+    /// in only as the batch has room, so it makes no more remotes than its window holds.
+    private var pending: [String] = []
+    private var pendingHead = 0
+    private var inputEnded = false
     private var inputRequested = true
     private var keepAlive: RunLoopTimer?
     private var path = ""
@@ -117,11 +122,7 @@ private final class BatchRun {
         let bound = LoopBound(self, on: loop)
         let input = BatchInput(file: file, handle: loop.handle) { chunk in bound.value?.receive(chunk) }
         self.input = input
-        batch.onNeedsInput = { [unowned self] in
-            guard !inputRequested else { return }
-            inputRequested = true
-            self.input?.requestMore()
-        }
+        batch.onNeedsInput = { [unowned self] in feedBatch() }
         try input.start()
     }
 
@@ -129,13 +130,35 @@ private final class BatchRun {
         inputRequested = false
         switch chunk {
         case .urls(let urls):
-            for url in urls { batch.add(url) }
+            pending = urls
         case .end(let urls):
-            for url in urls { batch.add(url) }
-            batch.finishInput()
+            pending = urls
+            inputEnded = true
         case .failed(let error):
             fatalError = (error as? SystemCallError).map { BatchInputError(path: path, reason: $0) } ?? error
             batch.cancel()
+            return
+        }
+        pendingHead = 0
+        feedBatch()
+    }
+
+    /// Gives the batch what it has room for; asks the reading thread for more when the chunk is
+    /// used up.
+    private func feedBatch() {
+        while batch.wantsInput && pendingHead < pending.count {
+            let url = pending[pendingHead]
+            pendingHead += 1
+            batch.add(url)
+        }
+        guard pendingHead == pending.count, !inputRequested else { return }
+        if inputEnded {
+            batch.finishInput()
+        } else {
+            inputRequested = true
+            pending = []
+            pendingHead = 0
+            input?.requestMore()
         }
     }
 

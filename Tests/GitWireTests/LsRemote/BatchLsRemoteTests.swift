@@ -246,6 +246,27 @@ struct BatchLsRemoteTests {
         #expect(!fromInput.text.isEmpty)
     }
 
+    /// A list much longer than one read of it (64 KiB), lines split across reads: every URL is
+    /// listed once, in order.
+    @Test func aLongListStreamsThroughInOrder() throws {
+        var urls: [String] = []
+        for index in 0..<4000 {
+            urls.append(
+                index % 250 == 7
+                    ? Self.repositories.url(index % BatchRepositories.count)
+                    : "foo://host-\(index).example.com/some/longer/path/to/make/the/line/longer-\(index).git")
+        }
+        let result = try Self.lsRemote(["--batch", "-"], input: urls.joined(separator: "\n") + "\n")
+        #expect(result.status == 1)
+        let blocks = try #require(BatchBlock.parse(result.text))
+        #expect(blocks.map(\.url) == urls)
+        let listed = urls.enumerated().filter { $0.offset % 250 == 7 }.map(\.element)
+        #expect(blocks.filter { !$0.url.hasPrefix("foo:") } == (try Self.expectedBlocks(listed)))
+        for block in blocks where block.url.hasPrefix("foo:") {
+            #expect(block.body == "error: unsupported URL scheme 'foo': \(block.url)\n")
+        }
+    }
+
     @Test func exitsZeroWhenEveryRemoteWasListed() throws {
         let urls = Self.mixed.filter { !Self.failing.contains($0) }.prefix(30)
         let result = try Self.lsRemote(["--batch", "-"], input: urls.joined(separator: "\n"))
