@@ -45,7 +45,7 @@ measure() {
     while kill -0 "$timer" 2>/dev/null; do
         [ -n "$pid" ] || pid=$(awk '{ print $1 }' "/proc/$timer/task/$timer/children" 2>/dev/null || true)
         if [ -n "$pid" ]; then
-            n=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
+            n=$({ ls "/proc/$pid/task" 2>/dev/null || true; } | wc -l)
             [ "$n" -gt "$threads" ] && threads=$n
         fi
         sleep 0.002

@@ -6,8 +6,8 @@ import Foundation
 
 // Fetches `info/refs?service=git-upload-pack` of every URL listed in the file given (one a
 // line), all requests started at once through one URLSession, and checks each answer is a
-// smart-HTTP advertisement. Prints: requests, failures, wall seconds, CPU seconds (user +
-// system), the most threads the process had while the requests ran.
+// smart-HTTP advertisement. Prints: requests, failures, wall seconds, the most threads the
+// process had while the requests ran (CPU time and memory: run it under /usr/bin/time).
 // Usage: urlsession-bench <url list> [max connections per host (default: URLSession's)]
 
 let arguments = CommandLine.arguments
@@ -25,13 +25,6 @@ func threadCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
 }
 
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-}
-
 final class Tally: @unchecked Sendable {
     let lock = NSLock()
     var failures = 0
@@ -47,7 +40,6 @@ final class Tally: @unchecked Sendable {
 let tally = Tally()
 let group = DispatchGroup()
 let start = Date()
-let cpuStart = cpuSeconds()
 for url in urls {
     group.enter()
     var request = URLRequest(url: url)
@@ -66,5 +58,5 @@ tally.note(failed: false)
 group.wait()
 let wall = Date().timeIntervalSince(start)
 print(
-    "requests \(urls.count) failures \(tally.failures) wall \(String(format: "%.3f", wall)) cpu \(String(format: "%.3f", cpuSeconds() - cpuStart)) threads \(tally.maxThreads)"
+    "requests \(urls.count) failures \(tally.failures) wall \(String(format: "%.3f", wall)) threads \(tally.maxThreads)"
 )
