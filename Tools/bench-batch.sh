@@ -6,7 +6,8 @@
 #
 # Reported for each mode: wall time, the server's CPU time for the run (the daemon or the HTTP
 # server with every child it reaped, from /proc/<pid>/stat), and how many connection requests the
-# kernel dropped because the server's accept queue was full (ListenOverflows). Then the bound:
+# kernel dropped because a listener's accept queue was full (ListenOverflows: counted for the
+# whole machine, so other work on it can add some). Then the bound:
 # the same number of `git upload-pack --advertise-refs` runs without any network, one after the
 # other and as many at once as there are cores, and the server's CPU time divided by the cores.
 # Peak memory (maximum RSS, /usr/bin/time -v) of one gitwire batch and of one git ls-remote.
