@@ -2,7 +2,8 @@
 # go away when the script exits (the daemon also after `lifetime` seconds at the latest).
 #
 #   start_work <name>                  sets $work to a new folder under /tmp
-#   start_daemon <repository> <lifetime>  serves $work on a free port, waits until <repository>
+#   start_daemon <repository> <lifetime> [<git daemon option>...]
+#                                      serves $work on a free port, waits until <repository>
 #                                      answers, sets $port and $daemon
 #   make_many_refs <git dir> <refs>    a bare repository of 50 commits and about <refs> refs
 #                                      (branches, lightweight and annotated tags)
@@ -44,10 +45,11 @@ start_work() {
 
 start_daemon() {
     local repository=$1 lifetime=$2
+    shift 2
     for _ in $(seq 10); do
         port=$((20000 + RANDOM % 40000))
         timeout "$lifetime" git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --export-all \
-            --base-path="$work" "$work" 2>/dev/null &
+            --base-path="$work" "$@" "$work" 2>/dev/null &
         daemon=$!
         for _ in $(seq 50); do
             git ls-remote "git://127.0.0.1:$port/$repository" HEAD >/dev/null 2>&1 && return 0

@@ -10,6 +10,17 @@ struct LsRemoteCommand: GitStyleCommand {
         discussion: """
             Output is byte-identical to `git -c protocol.version=N ls-remote` with the same options \
             and patterns. Exit status: 0, 2 with --exit-code when nothing matched, 128 on errors.
+
+            With --batch <file> (`-`: standard input), every URL in the file (one a line; blank \
+            lines and lines starting with `#` skipped) is listed, up to --jobs at a time (and up \
+            to --jobs-per-host with any one server) on one thread, and all arguments are patterns. Each remote prints a block: `# <url>`, the \
+            lines plain ls-remote prints for it, an empty line; a remote that failed prints \
+            `error: <message>` in place of its refs. With --json, one JSON object per line: \
+            {"url", "refs": [{"name", "oid", "peeled", "symref"}]} or {"url", "error": {"kind", \
+            "message"}}. Blocks come in input order (a finished remote waits only for earlier \
+            ones), or as remotes finish with --completion-order. Exit status: 0 when every remote \
+            was listed, 1 when any failed, 128 when the list could not be read or the options are \
+            wrong.
             """)
 
     @Flag(name: [.customShort("h"), .long], help: "Limit to refs/heads (branches).")
@@ -52,13 +63,47 @@ struct LsRemoteCommand: GitStyleCommand {
     @Option(help: "Record the whole session (every byte both ways) to this fixture file.")
     var record: String?
 
-    @Argument(help: "The remote repository: a URL or a path.")
-    var repository: String
+    @Option(
+        name: .long,
+        help: ArgumentHelp("List every repository URL in this file ('-': standard input).", valueName: "file"))
+    var batch: String?
+
+    @Option(
+        name: [.customShort("j"), .long],
+        help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64).")
+    var jobs: String?
+
+    @Option(
+        name: .long,
+        help:
+            "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6).")
+    var jobsPerHost: String?
+
+    @Flag(name: .long, help: "With --batch: print one JSON object per remote and line.")
+    var json = false
+
+    @Flag(name: .long, help: "With --batch: print each remote as soon as it is listed, not in input order.")
+    var completionOrder = false
+
+    @Argument(help: "The remote repository: a URL or a path (with --batch, a pattern like the others).")
+    var repository: String?
 
     @Argument(help: "Show only refs whose names end with a match of one of these patterns.")
     var patterns: [String] = []
 
+    func validate() throws {
+        if batch == nil && repository == nil { throw ValidationError("Missing expected argument '<repository>'") }
+    }
+
     func execute() throws -> Int32 {
+        if let batch { return try listBatch(batch) }
+        for (set, name) in [
+            (jobs != nil, "--jobs"), (jobsPerHost != nil, "--jobs-per-host"), (json, "--json"),
+            (completionOrder, "--completion-order"),
+        ] where set {
+            throw ValidationError("\(name) needs --batch")
+        }
+        guard let repository else { throw ValidationError("Missing expected argument '<repository>'") }
         if getURL {
             try Console.writeOutput(repository + "\n")
             return 0

@@ -412,6 +412,9 @@ final class CurlMultiDriver {
         }
     }
 
+    /// Whether `source` still watches `socket` (libcurl may have closed it meanwhile).
+    fileprivate func isWatching(_ socket: CInt, source: CurlSocketSource) -> Bool { sockets[socket] === source }
+
     fileprivate func socketFailed(_ socket: CInt) {
         act(on: socket, events: CGW_CURL_CSELECT_ERR)
     }
@@ -439,6 +442,12 @@ final class CurlSocketSource: LoopSource {
         if events.contains(.writable) { mask |= CGW_CURL_CSELECT_OUT }
         if events.contains(.error) { mask |= CGW_CURL_CSELECT_ERR }
         driver.act(on: socket, events: mask)
+        // As the byte streams do after each read: acknowledge at once. A server that writes a
+        // response's head and body apart under Nagle's algorithm (Python's http.server does)
+        // otherwise waits for the delayed ACK, about 40 ms per request on a reused connection.
+        if events.contains(.readable), driver.isWatching(socket, source: self) {
+            Socket.requestQuickAck(FileDescriptor(rawValue: socket))
+        }
     }
 
     package func loopCannotWatch(_ error: any Error) {
