@@ -123,13 +123,16 @@ public final class PackIndexer {
         if deltaCount > 0 {
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
+            let claims = OnceFlags(count: table.count)
             var ids: [ObjectID] = []
             swap(&ids, &table.ids)
             table.ids = try ParallelDeltaResolver.resolve(
-                plan: plan, threads: threads, progress: resolving, ids: consume ids, links: options.links)
+                plan: plan, claims: claims, threads: threads, progress: resolving, ids: consume ids,
+                links: options.links)
             if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
                 let completion = ThinPackCompletion(
-                    plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving,
+                    plan: plan, claims: claims, file: file, header: parser.header!, checksum: packChecksum,
+                    progress: resolving,
                     links: options.links)
                 packChecksum = try completion.complete(&table, from: externalBases)
                 objectsAdded = completion.objectsAdded

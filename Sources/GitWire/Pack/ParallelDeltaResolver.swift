@@ -4,17 +4,18 @@ import Synchronization
 /// thread takes the next base from a shared counter and resolves its whole tree.
 enum ParallelDeltaResolver {
     /// Resolves the trees of every root in `plan` on up to `threads` threads, writing the name of
-    /// each resolved delta into `ids` at its entry index; returns `ids`. The first error any thread
-    /// meets stops all of them and is thrown.
+    /// each resolved delta into `ids` at its entry index; returns `ids`. Each delta is claimed in
+    /// `claims` before it is resolved. The first error any thread meets stops all of them and is
+    /// thrown.
     static func resolve(
-        plan: DeltaResolutionPlan, threads: Int, progress: ProgressCounter?, ids: consuming [ObjectID],
-        links: LinkCollector? = nil
+        plan: DeltaResolutionPlan, claims: OnceFlags, threads: Int, progress: ProgressCounter?,
+        ids: consuming [ObjectID], links: LinkCollector? = nil
     ) throws -> [ObjectID] {
         let shared = SharedState(ids: ids)
         let count = max(1, min(threads, plan.roots.count))
         WorkerThreads.run(count: count) { _ in
             do {
-                let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
+                let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
                 while !shared.stopped.load(ordering: .relaxed) {
                     let next = shared.nextRoot.add(1, ordering: .relaxed).oldValue
                     guard next < plan.roots.count else { break }

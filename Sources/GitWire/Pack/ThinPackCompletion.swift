@@ -4,6 +4,7 @@
 /// count in the header and the trailing checksum.
 final class ThinPackCompletion {
     private let plan: DeltaResolutionPlan
+    private let claims: OnceFlags
     private let file: File
     private let header: PackHeader
     private let checksum: ObjectID
@@ -11,16 +12,18 @@ final class ThinPackCompletion {
     /// The number of objects appended.
     private(set) var objectsAdded = 0
 
-    /// Prepares to complete the pack in `file`, whose first pass `plan` describes, whose header
-    /// was `header` and whose trailer was `checksum`.
     private let links: LinkCollector?
 
+    /// Prepares to complete the pack in `file`, whose first pass `plan` describes (with the deltas
+    /// resolved so far claimed in `claims`), whose header was `header` and whose trailer was
+    /// `checksum`.
     init(
-        plan: DeltaResolutionPlan, file: File, header: PackHeader, checksum: ObjectID, progress: ProgressCounter,
-        links: LinkCollector? = nil
+        plan: DeltaResolutionPlan, claims: OnceFlags, file: File, header: PackHeader, checksum: ObjectID,
+        progress: ProgressCounter, links: LinkCollector? = nil
     ) {
         self.links = links
         self.plan = plan
+        self.claims = claims
         self.file = file
         self.header = header
         self.checksum = checksum
@@ -33,7 +36,7 @@ final class ThinPackCompletion {
         let originalEnd = table.endOffset
         try file.truncate(to: Int64(originalEnd))
         let deflater = try Deflater(level: 1)
-        let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
+        let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
         defer { resolver.flushLinks() }
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
