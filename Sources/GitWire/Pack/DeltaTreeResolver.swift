@@ -53,8 +53,8 @@ final class DeltaTreeResolver {
     /// when first needed.
     private var spillFile: File?
     private var spillEnd: Int64 = 0
-    /// The bytes written to the spill file since the resolver was made (for tests and tuning).
-    private(set) var spilledBytes: Int64 = 0
+    /// The deltas applied and the bytes spilled since the resolver was made.
+    private(set) var statistics = DeltaResolutionStatistics()
 
     private let links: LinkCollector?
     private var linkBatch: [ObjectID] = []
@@ -190,7 +190,7 @@ final class DeltaTreeResolver {
         let start = spillEnd
         try spillFile!.write(data[...], at: start)
         spillEnd += Int64(data.count)
-        spilledBytes += Int64(data.count)
+        statistics.bytesSpilled += Int64(data.count)
         return start..<spillEnd
     }
 
@@ -203,6 +203,7 @@ final class DeltaTreeResolver {
 
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
         let delta = try readEntry(range).data
+        statistics.deltasApplied += 1
         do {
             return try Delta.apply(delta[...], to: base[...])
         } catch {

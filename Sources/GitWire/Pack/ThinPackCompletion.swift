@@ -11,6 +11,8 @@ final class ThinPackCompletion {
     private let progress: ProgressCounter
     /// The number of objects appended.
     private(set) var objectsAdded = 0
+    /// What resolving the deltas on the appended bases did.
+    private(set) var statistics = DeltaResolutionStatistics()
 
     private let links: LinkCollector?
 
@@ -37,7 +39,10 @@ final class ThinPackCompletion {
         try file.truncate(to: Int64(originalEnd))
         let deflater = try Deflater(level: 1)
         let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
-        defer { resolver.flushLinks() }
+        defer {
+            resolver.flushLinks()
+            statistics = resolver.statistics
+        }
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
             guard base.id == link.base else {
