@@ -23,11 +23,22 @@ extension GitStyleCommand {
     }
 }
 
+/// The longest wait an option takes, in seconds (about 31 years): anything longer is a mistake,
+/// and this keeps every deadline computed from it far from overflowing.
+let maximumSeconds = 1e9
+
 /// Parses `--timeout` values: seconds, fractions allowed.
 func parseTimeout(_ text: String?) throws -> Duration? {
     guard let text else { return nil }
-    guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-        throw ValidationError("--timeout takes a positive number of seconds, not '\(text)'")
+    return try parseSeconds(text, option: "--timeout")
+}
+
+/// Parses a number of seconds given to `option`: positive, finite, at most ``maximumSeconds``;
+/// rounded up to whole milliseconds.
+func parseSeconds(_ text: String, option: String) throws -> Duration {
+    guard let seconds = Double(text), seconds > 0, seconds <= maximumSeconds else {
+        throw ValidationError(
+            "\(option) takes a positive number of seconds up to \(Int(maximumSeconds)), not '\(text)'")
     }
     return .milliseconds(Int64((seconds * 1000).rounded(.up)))
 }
