@@ -16,7 +16,8 @@ extension GitStyleCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            Console.writeError("fatal: \(error)\n")
+            // Errors carry server text (ERR lines, band 3, names): masked as git's die() masks it.
+            Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
             throw ExitCode(128)
         }
         if status != 0 { throw ExitCode(status) }
