@@ -52,11 +52,16 @@ public struct Session: Hashable, Sendable {
         self.command = command
     }
 
-    /// Adds bytes sent by `direction`, joining them to the previous event if it is from the same side.
+    /// Adds bytes sent by `direction`, joining them to the previous event if it is from the same
+    /// side. Amortized time linear in `bytes.count`: the joined bytes grow in place, never copied.
     public mutating func append(_ bytes: [UInt8], from direction: Direction) {
         guard !bytes.isEmpty else { return }
-        if case .bytes(let last, let earlier)? = events.last, last == direction {
-            events[events.count - 1] = .bytes(direction, earlier + bytes)
+        if case .bytes(let last, var earlier)? = events.last, last == direction {
+            // Take the bytes out of the event first, so `earlier` holds the only reference and
+            // grows in place instead of being copied whole on every chunk.
+            events[events.count - 1] = .end(direction)
+            earlier.append(contentsOf: bytes)
+            events[events.count - 1] = .bytes(direction, earlier)
         } else {
             events.append(.bytes(direction, bytes))
         }

@@ -8,10 +8,13 @@ extension Session {
     /// `key value` lines, then each event as a `client` or `server` line followed by its bytes,
     /// one pkt-line per line.
     public var fixtureText: String {
-        var lines = [Self.magic, "transport \(transport)", "service \(service)", "path \(path)"]
+        var lines = [
+            Self.magic, "transport \(Self.headerText(transport))", "service \(Self.headerText(service))",
+            "path \(Self.headerText(path))",
+        ]
         lines.append("protocol-version \(protocolVersion.rawValue)")
-        if let host { lines.append("host \(host)") }
-        if let command { lines.append("command \(command)") }
+        if let host { lines.append("host \(Self.headerText(host))") }
+        if let command { lines.append("command \(Self.headerText(command))") }
         lines.append("")
         for event in events {
             switch event {
@@ -57,15 +60,22 @@ extension Session {
                 throw FixtureFormatError(line: number + 1, message: "unexpected line '\(line.prefix(60))'")
             }
         }
-        guard let transport = header["transport"], let service = header["service"], let path = header["path"],
+        guard header["transport"] != nil, header["service"] != nil, header["path"] != nil,
             let versionText = header["protocol-version"], let number = Int(versionText),
             let version = ProtocolVersion(rawValue: number)
         else {
             throw FixtureFormatError(line: 2, message: "header needs transport, service, path and protocol-version")
         }
+        func value(_ key: Substring) throws -> String? {
+            guard let raw = header[key] else { return nil }
+            guard let text = Self.headerValue(raw) else {
+                throw FixtureFormatError(line: 2, message: "badly quoted \(key) '\(raw.prefix(60))'")
+            }
+            return text
+        }
         self.init(
-            transport: String(transport), service: String(service), path: String(path), protocolVersion: version,
-            host: header["host"].map(String.init), command: header["command"].map(String.init))
+            transport: try value("transport")!, service: try value("service")!, path: try value("path")!,
+            protocolVersion: version, host: try value("host"), command: try value("command"))
         for (side, token) in events {
             if token == .end {
                 appendEnd(from: side)
@@ -75,6 +85,25 @@ extension Session {
                 append(token.bytes, from: side)
             }
         }
+    }
+
+    /// A header value as the fixture shows it: as it is when escaping would change nothing in it
+    /// (printable ASCII and UTF-8, no `\\` or `"`), otherwise quoted and escaped like a packet's
+    /// payload. A value with a line feed (a request path a client chose, say) so stays on its
+    /// line and reads back exactly.
+    static func headerText(_ value: String) -> String {
+        let escaped = FixtureText.escape(Array(value.utf8))
+        return escaped == value ? value : "\"\(escaped)\""
+    }
+
+    /// The value a header line's text stands for (see ``headerText(_:)``), or nil when it is
+    /// badly quoted.
+    static func headerValue(_ text: Substring) -> String? {
+        guard text.first == "\"" else { return String(text) }
+        guard text.count >= 2, text.last == "\"", let bytes = FixtureText.unescape(text.dropFirst().dropLast()) else {
+            return nil
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Reads a fixture file.

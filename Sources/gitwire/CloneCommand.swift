@@ -31,6 +31,8 @@ struct CloneCommand: GitStyleCommand {
         }
         let target = directory ?? Self.defaultDirectory(for: repository)
         let (remote, recording) = try arguments.remote(repository)
+        // Options are checked before anything is said or done, as git checks them.
+        let fetchOptions = try arguments.fetchOptions()
         if !arguments.quiet { Console.writeError("Cloning into bare repository '\(target)'...\n") }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         var configuredURL: String?
@@ -38,7 +40,7 @@ struct CloneCommand: GitStyleCommand {
             configuredURL = try Self.absolutePath(repository)
         }
         let options = RepositoryFetchOptions(
-            fetch: try arguments.fetchOptions(), mirror: mirror, configuredURL: configuredURL)
+            fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL)
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.clone(into: target, options: options, progress: display.handler)

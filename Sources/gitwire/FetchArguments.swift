@@ -10,7 +10,7 @@ struct FetchArguments: ParsableArguments {
     var progress = false
 
     @Option(help: "Fetch only this many commits of history (a shallow repository).")
-    var depth: Int?
+    var depth: String?
 
     @Option(
         name: .customLong("shallow-since"),
@@ -59,9 +59,16 @@ struct FetchArguments: ParsableArguments {
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
-        if let depth, depth <= 0 { throw ValidationError("depth \(depth) is not a positive number") }
+        var depthCount: Int?
+        if let depth {
+            // As git words it, for anything but a positive decimal that fits.
+            guard let count = Int(depth), count > 0 else {
+                throw ValidationError("depth \(depth) is not a positive number")
+            }
+            depthCount = count
+        }
         return FetchOptions(
-            protocolVersion: version, depth: depth, shallowSince: try shallowSince.map(Self.parseDate),
+            protocolVersion: version, depth: depthCount, shallowSince: try shallowSince.map(Self.parseDate),
             shallowExclude: shallowExclude, unshallow: unshallow, filter: filter, progress: showsProgress)
     }
 

@@ -38,11 +38,12 @@ final class FetchDisplay: Sendable {
             for byte in bytes {
                 if byte == 0x0a || byte == 0x0d {
                     if !state.remoteLine.isEmpty || byte == 0x0a {
-                        Console.writeError(Array("remote: ".utf8) + state.remoteLine + remoteSuffix + [byte])
+                        Console.writeError(
+                            Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [byte])
                     }
                     state.remoteLine.removeAll()
                 } else {
-                    state.remoteLine.append(byte < 0x20 && byte != 0x09 || byte == 0x7f ? UInt8(ascii: "?") : byte)
+                    state.remoteLine.append(byte)
                 }
             }
         }
@@ -63,7 +64,7 @@ final class FetchDisplay: Sendable {
     func finish() {
         state.withLock { state in
             if !state.remoteLine.isEmpty {
-                Console.writeError(Array("remote: ".utf8) + state.remoteLine + remoteSuffix + [0x0a])
+                Console.writeError(Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [0x0a])
                 state.remoteLine.removeAll()
             }
             guard let last = state.last else { return }

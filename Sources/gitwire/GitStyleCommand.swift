@@ -19,25 +19,37 @@ extension GitStyleCommand {
             if let error = error as? HTTPError, let message = error.serverMessage {
                 // git shows a server's plain-text error page line by line before its own message.
                 for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
-                    Console.writeError("remote: \(line)\n")
+                    Console.writeError("remote: \(maskedForTerminal(String(line)))\n")
                 }
             }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")
             }
-            Console.writeError("fatal: \(error)\n")
+            // Errors carry server text (ERR lines, band 3, names): masked as git's die() masks it.
+            Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
             throw ExitCode(128)
         }
         if status != 0 { throw ExitCode(status) }
     }
 }
 
+/// The longest wait an option takes, in seconds (about 31 years): anything longer is a mistake,
+/// and this keeps every deadline computed from it far from overflowing.
+let maximumSeconds = 1e9
+
 /// Parses `--timeout` values: seconds, fractions allowed.
 func parseTimeout(_ text: String?) throws -> Duration? {
     guard let text else { return nil }
-    guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-        throw ValidationError("--timeout takes a positive number of seconds, not '\(text)'")
+    return try parseSeconds(text, option: "--timeout")
+}
+
+/// Parses a number of seconds given to `option`: positive, finite, at most ``maximumSeconds``;
+/// rounded up to whole milliseconds.
+func parseSeconds(_ text: String, option: String) throws -> Duration {
+    guard let seconds = Double(text), seconds > 0, seconds <= maximumSeconds else {
+        throw ValidationError(
+            "\(option) takes a positive number of seconds up to \(Int(maximumSeconds)), not '\(text)'")
     }
     return .milliseconds(Int64((seconds * 1000).rounded(.up)))
 }

@@ -100,10 +100,16 @@ struct IndexPackCommand: GitStyleCommand {
         return options
     }
 
+    /// The most threads `--threads` takes: more only split the base cache into slivers (git tries
+    /// to start them all and runs out of file descriptors).
+    static let maximumThreads = 256
+
     /// The thread count: the option, or git's default for the number of processors.
     private func threadCount() throws -> Int {
         if let threads {
-            guard threads >= 0 else { throw UsageError("invalid number of threads specified (\(threads))") }
+            guard threads >= 0, threads <= Self.maximumThreads else {
+                throw UsageError("invalid number of threads specified (\(threads))")
+            }
             if threads > 0 { return threads }
         }
         let processors = WorkerThreads.processorCount

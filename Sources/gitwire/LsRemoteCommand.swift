@@ -122,7 +122,7 @@ struct LsRemoteCommand: GitStyleCommand {
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
         let recording = record.map { SessionRecording(path: $0, remote: &remote) }
         let listing = try recording.saving { try remote.lsRemote(options) }
-        for warning in listing.warnings { Console.writeError("warning: \(warning)\n") }
+        for warning in listing.warnings { Console.writeError("warning: \(maskedForTerminal(warning))\n") }
         let output = LsRemoteOutput.format(listing.refs, filter: filter, showSymrefs: symref)
         try Console.writeOutput(output)
         return exitCode && output.isEmpty ? 2 : 0

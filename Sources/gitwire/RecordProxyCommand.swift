@@ -24,14 +24,18 @@ struct RecordProxyCommand: GitStyleCommand {
     @Option(help: "Directory for the fixtures.")
     var out: String
 
-    @Option(help: "Stop after recording this many connections.")
+    @Option(help: "Stop after recording this many connections (at least 1).")
     var connections: Int?
 
     @Option(help: "Stop after this many seconds without any connection open (default 300).")
-    var idleTimeout: Double = 300
+    var idleTimeout: String = "300"
 
     func execute() throws -> Int32 {
         let (host, port) = try parseHostAndPort(listen)
+        let idle = try parseSeconds(idleTimeout, option: "--idle-timeout")
+        if let connections, connections < 1 {
+            throw ValidationError("--connections takes a positive number, not \(connections)")
+        }
         let upstreamURL = try RemoteURL(upstream.hasSuffix("/") ? upstream : upstream + "/")
         let loop = try EpollRunLoop()
         let proxy: any SessionRecordingProxy
@@ -60,7 +64,6 @@ struct RecordProxyCommand: GitStyleCommand {
             finished += 1
             if let connections, finished >= connections { loop.stop() }
         }
-        let idle = Duration.milliseconds(Int64(idleTimeout * 1000))
         loop.addTimer(after: .milliseconds(100), repeating: .milliseconds(100)) { _ in
             if proxy.openConnectionCount > 0 { lastActivity = .now }
             if ContinuousClock.now - lastActivity > idle { loop.stop() }
@@ -71,9 +74,14 @@ struct RecordProxyCommand: GitStyleCommand {
         return 0
     }
 
+    /// The host and port of `--listen`: a port from 0 (any free port) to 65535, in decimal.
     private func parseHostAndPort(_ text: String) throws -> (String, Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
-            throw ValidationError("--listen takes HOST:PORT")
+        guard let colon = text.lastIndex(of: ":") else { throw ValidationError("--listen takes HOST:PORT") }
+        let portText = text[text.index(after: colon)...]
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
+            let port = Int(portText), port <= 65535
+        else {
+            throw ValidationError("invalid port number '\(portText)' in --listen \(text)")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

@@ -59,3 +59,55 @@ struct ReplayFormatTests {
         #expect(error?.line == 9)
     }
 }
+
+/// Fixture text cannot be forged by what a client or server chose (gitwire issue #11), and
+/// recording is linear in the bytes recorded.
+@Suite("Replay fixture format, hostile input")
+struct ReplayFormatHostileTests {
+    /// A request path with a line feed used to write `server` and `pkt` lines of its own into the
+    /// fixture; now it is quoted and the fixture reads back as the session that was recorded.
+    @Test(arguments: [
+        "/repo.git\nserver\n  pkt \"forged\"", "/a\rb", "\"quoted\"", "/caf\u{e9}.git", "/tab\there", "/back\\slash",
+        "/x\u{1b}]0;title\u{7}", "",
+    ])
+    func headerValuesRoundTripExactly(path: String) throws {
+        var session = Session(
+            transport: "git", service: "git-upload-pack", path: path, protocolVersion: .v0, host: "h\nst",
+            command: "gitwire clone '\(path)'")
+        session.append(PktLine.text("hello").encoded, from: .client)
+        session.append(PktLine.flush.encoded, from: .server)
+        let text = session.fixtureText
+        let copy = try Session(fixtureText: text)
+        #expect(copy == session)
+        #expect(copy.bytes(from: .server) == PktLine.flush.encoded)
+        // Every line is the header, a direction or an indented token: nothing forged.
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let headerEnd = try #require(lines.firstIndex(of: ""))
+        #expect(lines[headerEnd...].filter { $0 == "server" }.count == 1)
+        #expect(lines[..<headerEnd].count == 7)
+    }
+
+    @Test func plainHeaderValuesStayAsTheyWere() throws {
+        let session = Session(transport: "git", service: "git-upload-pack", path: "/small.git", protocolVersion: .v2)
+        #expect(session.fixtureText.contains("\npath /small.git\n"))
+    }
+
+    @Test func badlyQuotedHeaderValuesAreRejected() {
+        let text = "gitwire-session 1\ntransport git\nservice git-upload-pack\npath \"/x\nprotocol-version 2\n\n"
+        #expect(throws: FixtureFormatError.self) { try Session(fixtureText: text) }
+    }
+
+    /// 48 MiB from the server in 16 KiB reads, as record-proxy appends them: one event with the
+    /// bytes exact. (Appending used to copy the event's bytes on every read: quadratic, 13 s of
+    /// CPU for 48 MiB; `Tools/bench-record-proxy.sh` measures it.)
+    @Test func manyChunksFromOneSideJoinIntoOneEvent() {
+        var session = Session(transport: "git", service: "git-upload-pack", path: "/x", protocolVersion: .v0)
+        let chunk = (0..<(16 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let count = 48 << 6
+        for _ in 0..<count { session.append(chunk, from: .server) }
+        #expect(session.events.count == 1)
+        let bytes = session.bytes(from: .server)
+        #expect(bytes.count == count * chunk.count)
+        #expect(bytes.suffix(chunk.count).elementsEqual(chunk))
+    }
+}

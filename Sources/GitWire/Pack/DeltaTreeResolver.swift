@@ -5,15 +5,28 @@ struct ResolvedDelta: Sendable {
 }
 
 /// Resolves every delta that hangs, directly or through other deltas, off one base object, on one
-/// thread. Walks the tree depth first with an explicit stack (deep chains never recurse), keeps the
-/// data of the bases still needed within a byte budget, and rebuilds a dropped base from the
-/// nearest kept one below it, re-reading entries from the pack.
+/// thread. Walks the tree depth first with an explicit stack (deep chains never recurse), and does
+/// the work of each delta once, so the time is linear in the number of deltas, whatever the shape
+/// of the tree:
+///
+/// - Each delta is claimed in a ``OnceFlags`` shared by every resolver of the pack before it is
+///   resolved; a delta reached a second time (a reference delta whose base name turns up again,
+///   say because a delta's result is its own base) fails the pack rather than looping.
+/// - A child is made from its parent's data, which stays in memory while the parent has children
+///   left. The children of an object are taken with the largest offset-delta subtree last (the
+///   plan sorts them so), and the parent's data is let go before that last child, so along the
+///   stack only a logarithmic number of frames hold data in a balanced tree and one in a chain.
+/// - When the data held still exceeds the byte budget, the lowest frames' data is written to a
+///   spill file (once) and read back when the next child needs it, rather than rebuilt from the
+///   root of the tree.
 final class DeltaTreeResolver {
     private struct Frame {
         var index: Int32
-        var range: Range<UInt64>
+        var id: ObjectID
         var type: ObjectType
         var data: [UInt8]?
+        /// Where the data was written in the spill file when it was first dropped from memory.
+        var spilled: Range<Int64>?
         var nextOffsetChild: Int
         var offsetChildrenEnd: Int
         var nextReferenceChild: Int
@@ -25,6 +38,7 @@ final class DeltaTreeResolver {
     }
 
     private let plan: DeltaResolutionPlan
+    private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
     private let progress: ProgressCounter?
@@ -35,12 +49,22 @@ final class DeltaTreeResolver {
     private var cachedBytes = 0
     /// No frame below this one holds data that may be dropped.
     private var evictionStart = 0
+    /// An unlinked file in the pack's directory for base data that did not fit the budget, made
+    /// when first needed.
+    private var spillFile: File?
+    private var spillEnd: Int64 = 0
+    /// The deltas applied and the bytes spilled since the resolver was made.
+    private(set) var statistics = DeltaResolutionStatistics()
 
     private let links: LinkCollector?
     private var linkBatch: [ObjectID] = []
 
-    init(plan: DeltaResolutionPlan, progress: ProgressCounter?, links: LinkCollector? = nil) throws {
+    /// Makes a resolver reading the pack of `plan`. `claims` has a flag for each entry of the plan
+    /// and is shared by every resolver of the pack.
+    init(plan: DeltaResolutionPlan, claims: OnceFlags, progress: ProgressCounter?, links: LinkCollector? = nil) throws {
+        precondition(claims.count >= plan.offsets.count)
         self.plan = plan
+        self.claims = claims
         self.progress = progress
         self.links = links
         file = try File.openForReading(plan.packPath)
@@ -53,8 +77,9 @@ final class DeltaTreeResolver {
         stack.removeAll(keepingCapacity: true)
         cachedBytes = 0
         evictionStart = 0
+        defer { emptySpill() }
         let rootData = try data ?? readEntry(range).data
-        push(index: root, id: id, range: range, type: type, data: rootData)
+        try push(index: root, id: id, type: type, data: rootData)
         while let top = stack.indices.last {
             guard stack[top].hasMoreChildren else {
                 cachedBytes -= stack[top].data?.count ?? 0
@@ -62,21 +87,26 @@ final class DeltaTreeResolver {
                 evictionStart = min(evictionStart, stack.count)
                 continue
             }
+            // Reference children first: their subtrees' sizes are unknown until they are resolved,
+            // while the offset children come smallest subtree first, the largest last.
             let child: Int32
-            if stack[top].nextOffsetChild < stack[top].offsetChildrenEnd {
-                child = plan.offsetChildren[stack[top].nextOffsetChild].delta
-                stack[top].nextOffsetChild += 1
-            } else {
+            if stack[top].nextReferenceChild < stack[top].referenceChildrenEnd {
                 child = plan.referenceChildren[stack[top].nextReferenceChild].delta
                 stack[top].nextReferenceChild += 1
-            }
-            let base = try dataOfFrame(top)
-            if !stack[top].hasMoreChildren {
-                // The last child: the base is needed no more, except to rebuild a dropped descendant.
-                cachedBytes -= base.count
-                stack[top].data = nil
+            } else {
+                child = plan.offsetChildren[stack[top].nextOffsetChild].delta
+                stack[top].nextOffsetChild += 1
             }
             let childRange = plan.range(of: Int(child))
+            guard claims.claim(Int(child)) else {
+                throw PackError(offset: childRange.lowerBound, .deltaAlreadyResolved(base: stack[top].id))
+            }
+            let base = try dataOfFrame(top)
+            if !stack[top].hasMoreChildren, let data = stack[top].data {
+                // The last child: the base is needed no more.
+                cachedBytes -= data.count
+                stack[top].data = nil
+            }
             let result = try applyDelta(at: childRange, to: base)
             let childID: ObjectID
             do {
@@ -90,7 +120,7 @@ final class DeltaTreeResolver {
                 if linkBatch.count >= 4096 { flushLinks() }
             }
             progress?.advance()
-            push(index: child, id: childID, range: childRange, type: stack[top].type, data: result)
+            try push(index: child, id: childID, type: stack[top].type, data: result)
         }
     }
 
@@ -107,51 +137,45 @@ final class DeltaTreeResolver {
     }
 
     /// Pushes a frame for an object if anything is based on it.
-    private func push(index: Int32, id: ObjectID, range: Range<UInt64>, type: ObjectType, data: [UInt8]) {
+    private func push(index: Int32, id: ObjectID, type: ObjectType, data: [UInt8]) throws {
         let offsetChildren = plan.offsetChildren(of: index)
         let referenceChildren = plan.referenceChildren(of: id)
         guard !offsetChildren.isEmpty || !referenceChildren.isEmpty else { return }
         stack.append(
             Frame(
-                index: index, range: range, type: type, data: data,
+                index: index, id: id, type: type, data: data, spilled: nil,
                 nextOffsetChild: offsetChildren.lowerBound, offsetChildrenEnd: offsetChildren.upperBound,
                 nextReferenceChild: referenceChildren.lowerBound, referenceChildrenEnd: referenceChildren.upperBound))
         cachedBytes += data.count
-        evictIfNeeded(keeping: stack.count - 1)
+        try evictIfNeeded(keeping: stack.count - 1)
     }
 
-    /// The data of frame `position`, rebuilt from the nearest frame below that still has its data
-    /// (or from the pack) if it was dropped.
+    /// The data of frame `position`, read back from the spill file if it was dropped; kept in
+    /// memory again while the frame has children left.
     private func dataOfFrame(_ position: Int) throws -> [UInt8] {
         if let data = stack[position].data { return data }
-        var start = position - 1
-        while start >= 0 && stack[start].data == nil { start -= 1 }
-        var data: [UInt8]
-        if start >= 0 {
-            data = stack[start].data!
-        } else {
-            start = 0
-            data = try readEntry(stack[0].range).data
+        guard let spilled = stack[position].spilled, let spillFile else {
+            preconditionFailure("frame \(position) dropped its data without spilling it")
         }
-        var level = start + 1
-        while level <= position {
-            data = try applyDelta(at: stack[level].range, to: data)
-            level += 1
+        let data = try spillFile.read(at: spilled.lowerBound, count: Int(spilled.count))
+        guard data.count == spilled.count else {
+            throw PackError(offset: plan.range(of: Int(stack[position].index)).lowerBound, .packChangedOnDisk)
         }
         if stack[position].hasMoreChildren {
             stack[position].data = data
             cachedBytes += data.count
             evictionStart = min(evictionStart, position)
-            evictIfNeeded(keeping: position)
+            try evictIfNeeded(keeping: position)
         }
         return data
     }
 
     /// Drops cached data from the bottom of the stack up until the cache fits its budget, never
-    /// the frame at `keeping`.
-    private func evictIfNeeded(keeping: Int) {
+    /// the frame at `keeping`, spilling each frame's data the first time it is dropped.
+    private func evictIfNeeded(keeping: Int) throws {
         while cachedBytes > plan.cacheLimitPerThread && evictionStart < stack.count {
             if evictionStart != keeping, let data = stack[evictionStart].data {
+                if stack[evictionStart].spilled == nil { stack[evictionStart].spilled = try spill(data) }
                 cachedBytes -= data.count
                 stack[evictionStart].data = nil
             }
@@ -160,8 +184,31 @@ final class DeltaTreeResolver {
         }
     }
 
+    /// Appends `data` to the spill file; returns where it went.
+    private func spill(_ data: [UInt8]) throws -> Range<Int64> {
+        if spillFile == nil {
+            let made = try File.createTemporary(in: Self.directory(of: plan.packPath), prefix: "tmp_spill_")
+            // Unlinked at once: nothing is left behind, however the process ends.
+            try FileSystem.remove(made.path)
+            spillFile = made
+        }
+        let start = spillEnd
+        try spillFile!.write(data[...], at: start)
+        spillEnd += Int64(data.count)
+        statistics.bytesSpilled += Int64(data.count)
+        return start..<spillEnd
+    }
+
+    /// Frees the spill file's space once a tree is done.
+    private func emptySpill() {
+        guard let spillFile, spillEnd > 0 else { return }
+        try? spillFile.truncate(to: 0)
+        spillEnd = 0
+    }
+
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
         let delta = try readEntry(range).data
+        statistics.deltasApplied += 1
         do {
             return try Delta.apply(delta[...], to: base[...])
         } catch {
@@ -172,5 +219,10 @@ final class DeltaTreeResolver {
     /// Reads and inflates the entry at `range` of the pack.
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
         try PackEntryReading.read(range, of: file, with: inflater)
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -1,16 +1,42 @@
 /// Reads one whole entry of a pack on disk: its header and its inflated content.
 enum PackEntryReading {
+    /// The compressed bytes read from the file at a time: an entry's zlib stream is never held
+    /// whole, only its inflated content.
+    static let chunkSize = 1 << 20
+
     /// The entry occupying `range` of `file` (header and zlib stream), inflated with `inflater`.
-    /// A short read or an unparsable header means the file changed under the reader.
+    /// A short read or an unparsable header means the file changed under the reader. The content
+    /// is allocated at the size the header gives only once that size is shown possible for the
+    /// entry's compressed length (``Inflater/maximumExpansion``).
     static func read(
         _ range: Range<UInt64>, of file: File, with inflater: Inflater
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
-        let raw = try file.read(at: Int64(offset), count: Int(range.upperBound - offset))
-        guard raw.count == Int(range.upperBound - offset), let header = try PackEntryHeader.parse(raw[...], at: offset)
+        let length = range.upperBound - offset
+        let first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))
+        guard UInt64(first.count) == min(length, UInt64(chunkSize)),
+            let header = try PackEntryHeader.parse(first[...], at: offset)
         else { throw PackError(offset: offset, .packChangedOnDisk) }
+        let compressed = length - UInt64(header.length)
+        let (limit, overflow) = compressed.multipliedReportingOverflow(by: UInt64(Inflater.maximumExpansion))
+        guard header.size <= UInt64(Int.max), overflow || header.size <= limit else {
+            throw PackError(offset: offset, .sizeMismatch(expected: header.size, actual: nil))
+        }
+        var position = offset + UInt64(first.count)
+        var pending: ArraySlice<UInt8>? = first[header.length...]
         do {
-            let (data, _) = try inflater.inflateWhole(raw[header.length...], size: Int(header.size))
+            let (data, _) = try inflater.inflateWhole(size: Int(header.size)) {
+                if let chunk = pending {
+                    pending = nil
+                    return chunk
+                }
+                guard position < range.upperBound else { return nil }
+                let count = Int(min(range.upperBound - position, UInt64(chunkSize)))
+                let chunk = try file.read(at: Int64(position), count: count)
+                guard chunk.count == count else { throw PackError(offset: offset, .packChangedOnDisk) }
+                position += UInt64(count)
+                return chunk[...]
+            }
             return (header, data)
         } catch let error as ZlibError {
             throw PackError(offset: offset, .badZlibStream(error.description))

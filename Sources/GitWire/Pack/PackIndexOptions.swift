@@ -46,4 +46,23 @@ public struct PackIndexResult: Sendable, Equatable {
     public var indexPath: String
     /// The number of objects appended from external bases to complete a thin pack.
     public var objectsAdded: Int
+    /// How delta resolution went: the deltas applied (once each) and the base bytes that did not
+    /// fit the cache and went to the spill file.
+    package var resolution = DeltaResolutionStatistics()
+}
+
+/// What delta resolution did, for tests and benchmarks.
+package struct DeltaResolutionStatistics: Sendable, Equatable {
+    /// Delta applications, rebuilds included: the number of deltas when nothing is done twice.
+    package var deltasApplied = 0
+    /// Bytes of base data written to the spill file.
+    package var bytesSpilled: Int64 = 0
+
+    package init() {}
+
+    /// Adds the counts of another resolver.
+    package mutating func add(_ other: DeltaResolutionStatistics) {
+        deltasApplied += other.deltasApplied
+        bytesSpilled += other.bytesSpilled
+    }
 }

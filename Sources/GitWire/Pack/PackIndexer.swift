@@ -120,24 +120,32 @@ public final class PackIndexer {
         let threads = max(1, options.threads)
         let resolving = ProgressCounter(phase: .resolving, total: deltaCount, handler: progress)
         var objectsAdded = 0
+        var statistics = DeltaResolutionStatistics()
         if deltaCount > 0 {
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
+            let claims = OnceFlags(count: table.count)
             var ids: [ObjectID] = []
             swap(&ids, &table.ids)
-            table.ids = try ParallelDeltaResolver.resolve(
-                plan: plan, threads: threads, progress: resolving, ids: consume ids, links: options.links)
+            (table.ids, statistics) = try ParallelDeltaResolver.resolve(
+                plan: plan, claims: claims, threads: threads, progress: resolving, ids: consume ids,
+                links: options.links)
             if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
                 let completion = ThinPackCompletion(
-                    plan: plan, file: file, header: parser.header!, checksum: packChecksum, progress: resolving,
+                    plan: plan, claims: claims, file: file, header: parser.header!, checksum: packChecksum,
+                    progress: resolving,
                     links: options.links)
                 packChecksum = try completion.complete(&table, from: externalBases)
                 objectsAdded = completion.objectsAdded
+                statistics.add(completion.statistics)
             }
             if resolving.count < deltaCount { throw Self.unresolvedError(table) }
         }
         let order = try PackIndexWriter.sortedOrder(ids: table.ids, offsets: table.offsets)
-        return try writeFinalFiles(table: table, order: order, packChecksum: packChecksum, objectsAdded: objectsAdded)
+        var result = try writeFinalFiles(
+            table: table, order: order, packChecksum: packChecksum, objectsAdded: objectsAdded)
+        result.resolution = statistics
+        return result
     }
 
     private func writeFinalFiles(

@@ -4,17 +4,18 @@ import Synchronization
 /// thread takes the next base from a shared counter and resolves its whole tree.
 enum ParallelDeltaResolver {
     /// Resolves the trees of every root in `plan` on up to `threads` threads, writing the name of
-    /// each resolved delta into `ids` at its entry index; returns `ids`. The first error any thread
-    /// meets stops all of them and is thrown.
+    /// each resolved delta into `ids` at its entry index; returns `ids` and what the threads did
+    /// together. Each delta is claimed in `claims` before it is resolved. The first error any
+    /// thread meets stops all of them and is thrown.
     static func resolve(
-        plan: DeltaResolutionPlan, threads: Int, progress: ProgressCounter?, ids: consuming [ObjectID],
-        links: LinkCollector? = nil
-    ) throws -> [ObjectID] {
+        plan: DeltaResolutionPlan, claims: OnceFlags, threads: Int, progress: ProgressCounter?,
+        ids: consuming [ObjectID], links: LinkCollector? = nil
+    ) throws -> (ids: [ObjectID], statistics: DeltaResolutionStatistics) {
         let shared = SharedState(ids: ids)
         let count = max(1, min(threads, plan.roots.count))
         WorkerThreads.run(count: count) { _ in
             do {
-                let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
+                let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
                 while !shared.stopped.load(ordering: .relaxed) {
                     let next = shared.nextRoot.add(1, ordering: .relaxed).oldValue
                     guard next < plan.roots.count else { break }
@@ -25,17 +26,19 @@ enum ParallelDeltaResolver {
                 }
                 shared.record(resolver.takeResolved())
                 resolver.flushLinks()
+                shared.statistics.withLock { $0.add(resolver.statistics) }
             } catch {
                 shared.stopped.store(true, ordering: .relaxed)
                 shared.failure.withLock { if $0 == nil { $0 = error } }
             }
         }
         if let failure = shared.failure.withLock({ $0 }) { throw failure }
-        return shared.ids.withLock { ids in
+        let ids = shared.ids.withLock { ids in
             var taken: [ObjectID] = []
             swap(&taken, &ids)
             return taken
         }
+        return (ids, shared.statistics.withLock { $0 })
     }
 }
 
@@ -46,6 +49,7 @@ private final class SharedState: Sendable {
     let stopped = Atomic<Bool>(false)
     let ids: Locked<[ObjectID]>
     let failure = Locked<(any Error)?>(nil)
+    let statistics = Locked(DeltaResolutionStatistics())
 
     init(ids: consuming [ObjectID]) { self.ids = Locked(ids) }
 

@@ -4,23 +4,28 @@
 /// count in the header and the trailing checksum.
 final class ThinPackCompletion {
     private let plan: DeltaResolutionPlan
+    private let claims: OnceFlags
     private let file: File
     private let header: PackHeader
     private let checksum: ObjectID
     private let progress: ProgressCounter
     /// The number of objects appended.
     private(set) var objectsAdded = 0
+    /// What resolving the deltas on the appended bases did.
+    private(set) var statistics = DeltaResolutionStatistics()
 
-    /// Prepares to complete the pack in `file`, whose first pass `plan` describes, whose header
-    /// was `header` and whose trailer was `checksum`.
     private let links: LinkCollector?
 
+    /// Prepares to complete the pack in `file`, whose first pass `plan` describes (with the deltas
+    /// resolved so far claimed in `claims`), whose header was `header` and whose trailer was
+    /// `checksum`.
     init(
-        plan: DeltaResolutionPlan, file: File, header: PackHeader, checksum: ObjectID, progress: ProgressCounter,
-        links: LinkCollector? = nil
+        plan: DeltaResolutionPlan, claims: OnceFlags, file: File, header: PackHeader, checksum: ObjectID,
+        progress: ProgressCounter, links: LinkCollector? = nil
     ) {
         self.links = links
         self.plan = plan
+        self.claims = claims
         self.file = file
         self.header = header
         self.checksum = checksum
@@ -33,8 +38,11 @@ final class ThinPackCompletion {
         let originalEnd = table.endOffset
         try file.truncate(to: Int64(originalEnd))
         let deflater = try Deflater(level: 1)
-        let resolver = try DeltaTreeResolver(plan: plan, progress: progress, links: links)
-        defer { resolver.flushLinks() }
+        let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
+        defer {
+            resolver.flushLinks()
+            statistics = resolver.statistics
+        }
         for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
             guard let base = try bases.object(link.base) else { continue }
             let baseID: ObjectID

@@ -3,7 +3,8 @@ public struct RemoteError: GitWireError, Hashable, Sendable {
     /// What kind of failure this is: ``GitWireErrorKind/remote``.
     public var kind: GitWireErrorKind { .remote }
 
-    /// The remote's message, without a trailing newline.
+    /// The remote's message, without a trailing newline, as sent (control characters included:
+    /// the ``description`` masks them).
     public let message: String
 
     /// Makes an error from the remote's raw message.
@@ -13,8 +14,9 @@ public struct RemoteError: GitWireError, Hashable, Sendable {
         message = String(decoding: text, as: UTF8.self)
     }
 
-    /// The text shown to users and in logs.
-    public var description: String { "remote error: \(message)" }
+    /// The text shown to users and in logs, with the control characters of the message masked
+    /// (see ``maskedForTerminal(_:)``): it comes from the server.
+    public var description: String { "remote error: \(maskedForTerminal(message))" }
 
     /// The error an `ERR <message>` packet carries, or nil if `line` is not one.
     public static func fromErrorPacket(_ line: PktLine) -> RemoteError? {

@@ -153,7 +153,7 @@ public struct FetchExchange: Exchange, Sendable {
         var result = FetchOutcome(listing: listing)
         let capabilities = listing.capabilities
         if let format = capabilities.value(of: "object-format"), format != "sha1" {
-            throw FetchError(.usage, "mismatched algorithms: client sha1; server \(format)")
+            throw FetchError(.usage, "mismatched algorithms: client sha1; server \(escapedForDisplay(format.utf8))")
         }
 
         var negotiator = DefaultNegotiator(graph: graph)

@@ -1,6 +1,11 @@
 /// Git's delta format: a base size, a result size and copy/insert instructions. Both functions are
 /// pure over bytes.
 public enum Delta {
+    /// The smallest delta git applies: two one-byte sizes and one two-byte instruction
+    /// (`DELTA_SIZE_MIN` in git's `delta.h`). Shorter ones are refused, as git refuses them, even
+    /// those that would make an empty result.
+    public static let minimumSize = 4
+
     /// The base and result sizes a delta starts with, and where its instructions start.
     public struct Header: Equatable, Sendable {
         /// The size the base must have.
@@ -26,10 +31,12 @@ public enum Delta {
         return Header(baseSize: baseSize, resultSize: resultSize, instructionsStart: index)
     }
 
-    /// Applies `delta` to `base` and returns the result. Throws when the base has another size than
-    /// the delta expects, an instruction is reserved, truncated or copies from outside the base, or
-    /// the result does not come out at the size the delta gives.
+    /// Applies `delta` to `base` and returns the result. Throws when the delta is shorter than
+    /// ``minimumSize``, the base has another size than the delta expects, an instruction is
+    /// reserved, truncated or copies from outside the base, or the result does not come out at the
+    /// size the delta gives.
     public static func apply(_ delta: ArraySlice<UInt8>, to base: ArraySlice<UInt8>) throws(DeltaError) -> [UInt8] {
+        guard delta.count >= minimumSize else { throw .tooShort(size: delta.count) }
         let header = try header(delta)
         guard header.baseSize == UInt64(base.count) else {
             throw .baseSizeMismatch(expected: header.baseSize, actual: UInt64(base.count))

@@ -3,6 +3,8 @@ public enum DeltaError: GitWireError, Equatable, Sendable {
     /// What kind of failure this is: ``GitWireErrorKind/pack``.
     public var kind: GitWireErrorKind { .pack }
 
+    /// The delta is shorter than the smallest delta git applies (``Delta/minimumSize`` bytes).
+    case tooShort(size: Int)
     /// The delta ends inside its size header.
     case truncatedHeader
     /// A size in the header does not fit in 64 bits.
@@ -23,6 +25,7 @@ public enum DeltaError: GitWireError, Equatable, Sendable {
     /// The text shown to users and in logs.
     public var description: String {
         switch self {
+        case .tooShort(let size): return "delta of \(size) bytes is shorter than the \(Delta.minimumSize) git requires"
         case .truncatedHeader: return "delta ends inside its header"
         case .sizeOverflow: return "delta size overflows 64 bits"
         case .baseSizeMismatch(let expected, let actual):

@@ -7,7 +7,9 @@ package final class DeltaResolutionPlan: Sendable {
     package let offsets: [UInt64]
     /// Where the last entry ends.
     package let endOffset: UInt64
-    /// Offset deltas sorted by base index, then by position.
+    /// Offset deltas sorted by base index, then by the size of the tree of offset deltas that
+    /// hangs off each (smallest first, so the largest is resolved last, when its base's data can
+    /// be let go), then by position.
     package let offsetChildren: [OffsetDeltaLink]
     /// Reference deltas sorted by base name, then by position.
     package let referenceChildren: [ReferenceDeltaLink]
@@ -29,7 +31,13 @@ package final class DeltaResolutionPlan: Sendable {
         endOffset = table.endOffset
         var offsetLinks: [OffsetDeltaLink] = []
         swap(&offsetLinks, &table.offsetDeltas)
-        offsetLinks.sort { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        // Each entry's subtree size over offset deltas: a delta comes after its base in the pack,
+        // so one pass from the end adds every subtree into its base's before the base is read.
+        var subtreeSizes = [UInt32](repeating: 1, count: table.count)
+        for link in offsetLinks.reversed() { subtreeSizes[Int(link.base)] += subtreeSizes[Int(link.delta)] }
+        offsetLinks.sort {
+            ($0.base, subtreeSizes[Int($0.delta)], $0.delta) < ($1.base, subtreeSizes[Int($1.delta)], $1.delta)
+        }
         offsetChildren = offsetLinks
         referenceChildren = table.referenceDeltas.sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
         var hasOffsetChild = [Bool](repeating: false, count: table.count)

@@ -39,6 +39,10 @@ public struct PackError: GitWireError, Equatable, Sendable {
         case duplicateObject(ObjectID, firstOffset: UInt64)
         /// A delta chain loops back on itself.
         case deltaChainLoop
+        /// A delta was reached a second time, through another object with the name of its base
+        /// (two entries hold that object, or a delta's result is its own base); git 2.39 refuses
+        /// such a pack with the same words.
+        case deltaAlreadyResolved(base: ObjectID)
         /// The pack holds more objects than an index can name.
         case tooManyObjects
         /// An object supplied to complete a thin pack does not hash to its name.
@@ -86,6 +90,7 @@ public struct PackError: GitWireError, Equatable, Sendable {
         case .badDelta(let error): return "bad delta: \(error)"
         case .duplicateObject(let id, let first): return "duplicate object \(id) (also at offset \(first))"
         case .deltaChainLoop: return "delta chain loops"
+        case .deltaAlreadyResolved(let base): return "delta already resolved (duplicate base \(base)?)"
         case .tooManyObjects: return "too many objects"
         case .externalBaseCorrupt(let id): return "local object \(id) is corrupt"
         case .packChangedOnDisk: return "pack file changed on disk while being indexed"

@@ -26,7 +26,9 @@ public struct LsRefsCommand: Hashable, Sendable {
         // git writes these three without a trailing newline; so do we, byte for byte.
         if capabilities.contains("agent") { lines.append(.data(Array("agent=\(agent)".utf8))) }
         if let format = capabilities.value(of: "object-format") {
-            guard format == "sha1" else { throw ProtocolError("unsupported object format '\(format)'") }
+            guard format == "sha1" else {
+                throw ProtocolError("unsupported object format '\(escapedForDisplay(format.utf8))'")
+            }
             lines.append(.data(Array("object-format=sha1".utf8)))
         }
         if !serverOptions.isEmpty {

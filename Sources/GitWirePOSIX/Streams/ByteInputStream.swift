@@ -49,13 +49,15 @@ public final class ByteInputStream: ByteStream {
     }
 
     /// Reads exactly `count` bytes, blocking as needed. Throws
-    /// ``StreamError/unexpectedEnd(received:expected:)`` if the input ends first.
+    /// ``StreamError/unexpectedEnd(received:expected:)`` if the input ends first. Memory grows with
+    /// the bytes that arrive, not with `count`, so a count read from the wire cannot make it
+    /// allocate what the peer never sends.
     public func readFully(_ count: Int) throws -> [UInt8] {
         guard runLoop == nil else { throw StreamError.scheduled }
         var result: [UInt8] = []
-        result.reserveCapacity(count)
+        result.reserveCapacity(min(count, 1 << 16))
         while result.count < count {
-            let bytes = try read(maxLength: count - result.count)
+            let bytes = try read(maxLength: min(count - result.count, 1 << 20))
             if bytes.isEmpty { throw StreamError.unexpectedEnd(received: result.count, expected: count) }
             result += bytes
         }

@@ -29,9 +29,13 @@ package enum Poll {
     }
 }
 
-/// Whole milliseconds in `duration`, rounded up so a wait never ends early.
+/// Whole milliseconds in `duration`, rounded up so a wait never ends early; `Int64.max` for a
+/// duration too long to count in milliseconds (and zero or less for one not positive).
 package func milliseconds(rounding duration: Duration) -> Int64 {
     let (seconds, attoseconds) = duration.components
     let fraction = (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    return seconds * 1000 + fraction
+    let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    guard !overflow else { return seconds > 0 ? .max : .min }
+    let (total, overflowAgain) = whole.addingReportingOverflow(fraction)
+    return overflowAgain ? (seconds > 0 ? .max : .min) : total
 }

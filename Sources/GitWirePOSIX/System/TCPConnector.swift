@@ -85,7 +85,8 @@ package struct TCPConnector {
 /// "10 s", "0.5 s": seconds as people write them.
 package func formatSeconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
-    if attoseconds == 0 { return "\(seconds) s" }
+    // Whole seconds, or too many for the milliseconds to matter (or to count without overflow).
+    if attoseconds == 0 || abs(seconds) > 1_000_000_000_000 { return "\(seconds) s" }
     let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
     var text = String(Double(milliseconds) / 1000)
     if text.hasSuffix(".0") { text.removeLast(2) }

@@ -27,9 +27,35 @@ package final class Inflater {
     /// Starts a new zlib stream, keeping the allocated state.
     package func reset() { inflateReset(&stream) }
 
+    /// The most bytes zlib takes or gives in one call: its counters are 32 bits wide, so longer
+    /// input and output go through in pieces of at most this many bytes.
+    static let maximumPiece = Int(UInt32.max)
+
+    /// The most a zlib stream can expand: deflate's best case spends two bits on 258 bytes, so
+    /// `n` compressed bytes never inflate to more than `1032 * n`. A size claimed beyond that is a
+    /// lie, found before anything is allocated for it.
+    package static let maximumExpansion = 1032
+
     /// Inflates as much of `input` as it can, handing each piece of output to `sink`, and stops at
-    /// the end of the zlib stream (bytes after it are not consumed).
+    /// the end of the zlib stream (bytes after it are not consumed). Input of any length.
     package func inflate(
+        _ input: ArraySlice<UInt8>, sink: (ArraySlice<UInt8>) throws -> Void
+    ) throws -> InflateProgress {
+        var total = InflateProgress(consumed: 0, produced: 0, finished: false)
+        var rest = input
+        while !rest.isEmpty {
+            let piece = rest.prefix(Self.maximumPiece)
+            let progress = try inflatePiece(piece, sink: sink)
+            total.consumed += progress.consumed
+            total.produced += progress.produced
+            total.finished = progress.finished
+            if progress.finished || progress.consumed < piece.count { break }
+            rest = rest.dropFirst(piece.count)
+        }
+        return total
+    }
+
+    private func inflatePiece(
         _ input: ArraySlice<UInt8>, sink: (ArraySlice<UInt8>) throws -> Void
     ) throws -> InflateProgress {
         var progress = InflateProgress(consumed: 0, produced: 0, finished: false)
@@ -79,36 +105,62 @@ package final class Inflater {
     /// `size` bytes. Throws when the stream is corrupt, ends early, or inflates to another size.
     /// Returns the output and the number of input bytes the stream took.
     package func inflateWhole(_ input: ArraySlice<UInt8>, size: Int) throws -> (bytes: [UInt8], consumed: Int) {
+        var given = false
+        return try inflateWhole(size: size) {
+            defer { given = true }
+            return given ? nil : input
+        }
+    }
+
+    /// Inflates one whole zlib stream into a new array of exactly `size` bytes (any size, also
+    /// past 4 GiB), taking its input piece by piece from `nextInput` (nil when there is no more),
+    /// so the compressed bytes need not be in memory at once. Throws when the stream is corrupt,
+    /// ends early, or inflates to another size; reads no further input once the stream ends.
+    /// Returns the output and the number of input bytes the stream took.
+    package func inflateWhole(
+        size: Int, input nextInput: () throws -> ArraySlice<UInt8>?
+    ) throws -> (bytes: [UInt8], consumed: Int) {
+        precondition(size >= 0)
         reset()
         var status: Int32 = Z_OK
         var produced = 0
         var consumed = 0
         var probe: UInt8 = 0
-        let output = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            input.withUnsafeBufferPointer { source in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = UInt32(source.count)
-                withUnsafeMutablePointer(to: &probe) { probePointer in
-                    stream.next_out = size > 0 ? buffer.baseAddress : probePointer
-                    stream.avail_out = UInt32(size)
-                    repeat { status = CGitWire.inflate(&stream, Z_FINISH) } while status == Z_OK
-                    produced = size - Int(stream.avail_out)
-                    if status == Z_BUF_ERROR && stream.avail_out == 0 {
-                        // Full, but the stream has not ended: one more byte tells "longer" from "needs input".
-                        stream.next_out = probePointer
-                        stream.avail_out = 1
-                        repeat {
-                            status = CGitWire.inflate(&stream, Z_FINISH)
-                        } while status == Z_OK && stream.avail_out == 1
-                        produced += 1 - Int(stream.avail_out)
-                    }
-                }
-                consumed = source.count - Int(stream.avail_in)
+        let output = try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            defer {
                 count = min(produced, size)
                 stream.next_in = nil
                 stream.next_out = nil
                 stream.avail_in = 0
                 stream.avail_out = 0
+            }
+            try withUnsafeMutablePointer(to: &probe) { probePointer in
+                feeding: while status != Z_STREAM_END, produced <= size, let chunk = try nextInput() {
+                    var rest = chunk
+                    while !rest.isEmpty {
+                        let piece = rest.prefix(Self.maximumPiece)
+                        let taken = piece.withUnsafeBufferPointer { source in
+                            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                            stream.avail_in = UInt32(source.count)
+                            while true {
+                                // Past the expected size, a one-byte probe tells "longer" from "ended".
+                                let room = produced < size ? min(size - produced, Self.maximumPiece) : 1
+                                stream.next_out = produced < size ? buffer.baseAddress! + produced : probePointer
+                                stream.avail_out = UInt32(room)
+                                status = CGitWire.inflate(&stream, Z_NO_FLUSH)
+                                produced += room - Int(stream.avail_out)
+                                // Go on while input is left, or while a full window may hide more output.
+                                guard status == Z_OK, produced <= size, stream.avail_in > 0 || stream.avail_out == 0
+                                else { break }
+                            }
+                            return source.count - Int(stream.avail_in)
+                        }
+                        consumed += taken
+                        rest = rest.dropFirst(taken)
+                        if status != Z_OK && status != Z_BUF_ERROR || produced > size { break feeding }
+                        if taken < piece.count { break feeding }
+                    }
+                }
             }
         }
         if produced > size {
@@ -118,7 +170,7 @@ package final class Inflater {
         case Z_STREAM_END:
             if produced != size { throw InflateSizeError(expected: size, produced: produced, truncated: false) }
             return (output, consumed)
-        case Z_BUF_ERROR:
+        case Z_OK, Z_BUF_ERROR:
             throw InflateSizeError(expected: size, produced: produced, truncated: true)
         default:
             throw ZlibError(code: status, message: stream.msg.map { String(cString: $0) } ?? "")
@@ -144,23 +196,33 @@ package final class Deflater {
 
     deinit { deflateEnd(&stream) }
 
-    /// Compresses `input` as one complete zlib (or gzip) stream.
+    /// Compresses `input` (of any length) as one complete zlib (or gzip) stream.
     package func deflateWhole(_ input: ArraySlice<UInt8>) throws -> [UInt8] {
         deflateReset(&stream)
-        let bound = Int(deflateBound(&stream, UInt(input.count)))
+        var output: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         var status: Int32 = Z_OK
-        let output = [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
-            input.withUnsafeBufferPointer { source in
+        var rest = input
+        repeat {
+            let piece = rest.prefix(Inflater.maximumPiece)
+            let last = piece.count == rest.count
+            piece.withUnsafeBufferPointer { source in
                 stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
                 stream.avail_in = UInt32(source.count)
-                stream.next_out = buffer.baseAddress
-                stream.avail_out = UInt32(bound)
-                status = deflate(&stream, Z_FINISH)
-                count = bound - Int(stream.avail_out)
+                repeat {
+                    let room = scratch.count
+                    scratch.withUnsafeMutableBufferPointer { buffer in
+                        stream.next_out = buffer.baseAddress
+                        stream.avail_out = UInt32(room)
+                        status = deflate(&stream, last ? Z_FINISH : Z_NO_FLUSH)
+                    }
+                    output += scratch[0..<(room - Int(stream.avail_out))]
+                } while status == Z_OK && (last || stream.avail_in > 0)
                 stream.next_in = nil
                 stream.next_out = nil
             }
-        }
+            rest = rest.dropFirst(piece.count)
+        } while !rest.isEmpty && (status == Z_OK || status == Z_BUF_ERROR)
         guard status == Z_STREAM_END else {
             throw ZlibError(code: status, message: stream.msg.map { String(cString: $0) } ?? "")
         }
@@ -168,9 +230,16 @@ package final class Deflater {
     }
 }
 
-/// CRC-32 (zlib's) of `bytes`, continuing from `crc`.
+/// CRC-32 (zlib's) of `bytes`, continuing from `crc`, for input of any length.
 package func crc32(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
-    bytes.withUnsafeBufferPointer { buffer in
-        UInt32(CGitWire.crc32(UInt(crc), buffer.baseAddress, UInt32(buffer.count)))
-    }
+    var crc = crc
+    var rest = bytes
+    repeat {
+        let piece = rest.prefix(Inflater.maximumPiece)
+        crc = piece.withUnsafeBufferPointer { buffer in
+            UInt32(CGitWire.crc32(UInt(crc), buffer.baseAddress, UInt32(buffer.count)))
+        }
+        rest = rest.dropFirst(piece.count)
+    } while !rest.isEmpty
+    return crc
 }

@@ -67,7 +67,8 @@ struct BatchLsRemoteTests {
     /// have, one the HTTP server does not have, an address gitwire cannot parse, a missing local
     /// repository.
     static let failing: [String] = {
-        let port = (try? ListeningPort.free()) ?? 1
+        // Port 1 (tcpmux) has no listener on loopback: the connection is refused.
+        let port = 1
         return [
             "git://127.0.0.1:\(port)/refused.git", repositories.daemon.url("no-such.git"),
             repositories.http.url("/git/no-such.git"), "foo://example.com/x.git",

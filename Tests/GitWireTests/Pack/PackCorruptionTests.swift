@@ -178,7 +178,7 @@ import Testing
     @Test func deltaWithReservedOpcode() throws {
         var builder = TestPackBuilder()
         let base = try builder.addObject(.blob, Array("hello".utf8))
-        let offset = try builder.addOffsetDelta(baseOffset: base, makeDelta(baseSize: 5, resultSize: 1, [0]))
+        let offset = try builder.addOffsetDelta(baseOffset: base, makeDelta(baseSize: 5, resultSize: 1, [0, 0]))
         try expectRejected(builder.bytes(), offset: UInt64(offset)) { $0 == .badDelta(.reservedOpcode(at: 2)) }
     }
 

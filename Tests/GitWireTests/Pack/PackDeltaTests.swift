@@ -29,8 +29,16 @@ import Testing
         #expect(try Delta.apply(inRange[...], to: big[...]) == Array(big[0x101..<0x203]))
     }
 
+    /// An empty result is fine when the delta has git's minimum length of 4 bytes (a base of
+    /// 2^14 bytes or more takes 3 bytes to give its size); git's `patch_delta` refuses shorter ones.
     @Test func emptyResult() throws {
-        #expect(try Delta.apply(makeDelta(baseSize: base.count, resultSize: 0, [])[...], to: base[...]) == [])
+        let big = [UInt8](repeating: 7, count: 1 << 14)
+        let delta = makeDelta(baseSize: big.count, resultSize: 0, [])
+        #expect(delta.count == 4)
+        #expect(try Delta.apply(delta[...], to: big[...]) == [])
+        #expect(throws: DeltaError.tooShort(size: 2)) {
+            try Delta.apply(makeDelta(baseSize: base.count, resultSize: 0, [])[...], to: base[...])
+        }
     }
 
     @Test func headerSizes() throws {
@@ -46,12 +54,14 @@ import Testing
 
     @Test(
         arguments: [
-            ([], DeltaError.truncatedHeader),
-            ([43], .truncatedHeader),
-            ([0x80, 0x80], .truncatedHeader),
+            ([], DeltaError.tooShort(size: 0)),
+            ([43], .tooShort(size: 1)),
+            ([0x80, 0x80], .tooShort(size: 2)),
+            ([0x80, 0x80, 0x80], .tooShort(size: 3)),
+            ([0x80, 0x80, 0x80, 0x80], .truncatedHeader),
             ([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0], .sizeOverflow),
-            ([44, 1, 0x90], .baseSizeMismatch(expected: 44, actual: 43)),
-            ([43, 1, 0], .reservedOpcode(at: 2)),
+            ([44, 1, 0x90, 0], .baseSizeMismatch(expected: 44, actual: 43)),
+            ([43, 1, 0, 0], .reservedOpcode(at: 2)),
             ([43, 3, 5, 1, 2], .truncatedInstruction(at: 2)),
             ([43, 3, 0x91, 1], .truncatedInstruction(at: 2)),
             ([43, 3, 0x91, 40, 4], .copyOutOfRange(at: 2, offset: 40, size: 4, baseSize: 43)),
