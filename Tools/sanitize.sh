@@ -40,12 +40,12 @@ log=$scratch/sanitize.log
 mkdir -p "$scratch"
 started=$(date +%s)
 echo "== building with --sanitize=$sanitizer into $scratch"
-nice -n 19 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+nice -n 19 swift build --build-tests -Xcc -O2 --sanitize="$sanitizer" --scratch-path "$scratch"
 echo "== testing (GITWIRE_TEST_SLOW=$GITWIRE_TEST_SLOW), log in $log"
 set +e
 # --disable-xctest: every test is a swift-testing one, and XCTest's empty pass leaks its own
 # suite objects at exit (LeakSanitizer reports them; not gitwire's).
-nice -n 19 swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "$@" 2>&1 | tee "$log"
+nice -n 19 swift test --skip-build -Xcc -O2 --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 elapsed=$(($(date +%s) - started))

@@ -22,7 +22,7 @@ struct ReplayLsRemoteTests {
         #expect(versions == [.v0, .v1, .v2])
     }
 
-    @Test(arguments: LsRemoteFixture.all, LsRemoteAPI.allCases)
+    @Test(.onTestThreads, arguments: LsRemoteFixture.all, LsRemoteAPI.allCases)
     func replayMatchesGit(_ fixture: LsRemoteFixture, api: LsRemoteAPI) async throws {
         for chunking in chunkings {
             let (remote, transport) = try fixture.remote(chunking: chunking)

@@ -140,19 +140,21 @@ public struct Remote: Sendable {
     public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> RefStream {
         RefStream(
             items: AsyncThrowingStream { continuation in
-                let task = Task {
-                    do {
-                        _ = try await run(
-                            LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
-                            traceIdentity: "ls-remote"
-                        ) { ref in continuation.yield(.ref(ref)) }
+                let cancel = SharedRunLoop.start { loop, completion in
+                    run(
+                        LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
+                        traceIdentity: "ls-remote", in: loop, onElement: { continuation.yield(.ref($0)) },
+                        completion: completion)
+                } completion: { (result: Result<RefListing, any Error>) in
+                    switch result {
+                    case .success:
                         continuation.yield(.complete)
                         continuation.finish()
-                    } catch {
+                    case .failure(let error):
                         continuation.finish(throwing: error)
                     }
                 }
-                continuation.onTermination = { _ in task.cancel() }
+                continuation.onTermination = { _ in cancel() }
             })
     }
 }

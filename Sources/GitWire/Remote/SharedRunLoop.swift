@@ -30,37 +30,37 @@ final class SharedRunLoop: Sendable {
 }
 
 extension SharedRunLoop {
-    /// Runs an operation of the run-loop API on the shared loop and awaits its result: `start`
-    /// begins it on the loop's thread and returns its handle; cancelling the task cancels it
-    /// there (before it starts, it never starts).
-    static func run<Output: Sendable>(
-        _ start: @escaping @Sendable (EpollRunLoop, @escaping (Result<Output, any Error>) -> Void) -> RunningExchange
-    ) async throws -> Output {
+    /// Starts an operation of the run-loop API on the shared loop and returns at once: `start`
+    /// begins it on the loop's thread and returns its handle, and `completion` gets its result
+    /// there, once. The returned closure cancels it from any thread (before it starts, it never
+    /// starts, and `completion` gets ``CancelledError``). No task is involved, so nothing waits
+    /// for a thread of the concurrency pool.
+    static func start<Output>(
+        _ start: @escaping @Sendable (EpollRunLoop, @escaping (Result<Output, any Error>) -> Void) -> RunningExchange,
+        completion: @escaping @Sendable (Result<Output, any Error>) -> Void
+    ) -> @Sendable () -> Void {
         let state = Locked(SharedRunState())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                do {
-                    try shared.post { loop in
-                        let running = LoopBound<RunningExchange>(on: loop)
-                        let cancelled = state.withLock { state in
-                            state.running = running
-                            state.handle = loop.handle
-                            return state.cancelled
-                        }
-                        if cancelled {
-                            continuation.resume(throwing: CancelledError())
-                            return
-                        }
-                        running.value = start(loop) { result in
-                            running.value = nil
-                            continuation.resume(with: result)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
+        do {
+            try shared.post { loop in
+                let running = LoopBound<RunningExchange>(on: loop)
+                let cancelled = state.withLock { state in
+                    state.running = running
+                    state.handle = loop.handle
+                    return state.cancelled
+                }
+                if cancelled {
+                    completion(.failure(CancelledError()))
+                    return
+                }
+                running.value = start(loop) { result in
+                    running.value = nil
+                    completion(result)
                 }
             }
-        } onCancel: {
+        } catch {
+            completion(.failure(error))
+        }
+        return {
             let (handle, running) = state.withLock { state in
                 state.cancelled = true
                 return (state.handle, state.running)
@@ -68,6 +68,38 @@ extension SharedRunLoop {
             handle?.post { running?.value?.cancel() }
         }
     }
+
+    /// Runs an operation of the run-loop API on the shared loop and awaits its result: `start`
+    /// begins it on the loop's thread and returns its handle; cancelling the task cancels it
+    /// there (before it starts, it never starts).
+    static func run<Output: Sendable>(
+        _ start: @escaping @Sendable (EpollRunLoop, @escaping (Result<Output, any Error>) -> Void) -> RunningExchange
+    ) async throws -> Output {
+        let cancellation = Locked(SharedCancellation())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let cancel = Self.start(start) { continuation.resume(with: $0) }
+                let cancelledAlready = cancellation.withLock { state in
+                    state.cancel = cancel
+                    return state.cancelled
+                }
+                if cancelledAlready { cancel() }
+            }
+        } onCancel: {
+            let cancel = cancellation.withLock { state in
+                state.cancelled = true
+                return state.cancel
+            }
+            cancel?()
+        }
+    }
+}
+
+/// How an `async` operation's cancellation handler reaches the operation, whichever of the two
+/// comes first.
+private struct SharedCancellation: Sendable {
+    var cancelled = false
+    var cancel: (@Sendable () -> Void)?
 }
 
 /// What an `async` operation and its cancellation handler share: the loop it runs on, once it

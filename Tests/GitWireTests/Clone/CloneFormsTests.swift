@@ -40,7 +40,7 @@ struct CloneFormsTests {
         try git(["fsck", "--connectivity-only", "--no-dangling"], in: directory.appending("loop.git"))
     }
 
-    @Test func asyncCloneAndFetch() async throws {
+    @Test(.onTestThreads) func asyncCloneAndFetch() async throws {
         let directory = try TemporaryDirectory()
         let source = directory.appending("source")
         try git(["init", "-q", "-b", "main", source])
@@ -58,11 +58,11 @@ struct CloneFormsTests {
         #expect(try gitText(["rev-parse", "main"], in: target) == gitText(["rev-parse", "main"], in: source))
     }
 
-    @Test func cancellingAnAsyncCloneLeavesNothing() async throws {
+    @Test(.onTestThreads) func cancellingAnAsyncCloneLeavesNothing() async throws {
         let directory = try TemporaryDirectory()
         let remote = try Remote(daemon.url("big.git"), timeout: .seconds(60))
         let target = directory.appending("cancelled.git")
-        let task = Task { try await remote.clone(into: target) }
+        let task = Task(executorPreference: TestThreads.shared) { try await remote.clone(into: target) }
         task.cancel()
         do {
             _ = try await task.value

@@ -310,7 +310,7 @@ struct HostileFetchTests {
         try run.verify(try #require(result, "the completion was called"), elapsed: elapsed)
     }
 
-    @Test(arguments: otherFormCases, HostileFetchTarget.allCases)
+    @Test(.onTestThreads, arguments: otherFormCases, HostileFetchTarget.allCases)
     func async(_ hostile: HostileFetch, _ target: HostileFetchTarget) async throws {
         let run = try HostileFetchRun(hostile, target)
         let result: Result<FetchResult, any Error>
@@ -328,7 +328,7 @@ struct HostileFetchTests {
     /// Cancelling an `async` clone or fetch while the server has sent half the pack stops at once
     /// and leaves nothing behind. (The task may wait long for a thread of the concurrency pool when
     /// blocking tests hold them all: hence the server's long lifetime.)
-    @Test(arguments: HostileFetchTarget.allCases)
+    @Test(.onTestThreads, arguments: HostileFetchTarget.allCases)
     func cancellingMidPackLeavesNothing(_ target: HostileFetchTarget) async throws {
         let run = try HostileFetchRun(.stallMidPack, target, lifetime: .seconds(180))
         // A timeout far beyond the cancellation, so that only the cancellation can end it, however
@@ -336,7 +336,7 @@ struct HostileFetchTests {
         var remote = run.remote
         remote.timeout = Duration.seconds(170).scaledForSlowRuns
         let path = run.path
-        let task = Task {
+        let task = Task(executorPreference: TestThreads.shared) {
             target == .clone ? try await remote.clone(into: path) : try await remote.fetch(into: path)
         }
         #expect(await run.server.stallBegins(within: .seconds(170)))

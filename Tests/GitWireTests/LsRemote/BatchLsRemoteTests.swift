@@ -340,7 +340,7 @@ struct BatchLsRemoteTests {
 
     // MARK: Library
 
-    @Test func theAsyncSequenceHandsOutEveryRemoteInInputOrder() async throws {
+    @Test(.onTestThreads) func theAsyncSequenceHandsOutEveryRemoteInInputOrder() async throws {
         let urls = Array(Self.mixed.prefix(40))
         let expected = try Self.expectedBlocks(urls)
         var index = 0
@@ -359,10 +359,10 @@ struct BatchLsRemoteTests {
         #expect(index == urls.count)
     }
 
-    @Test func cancellingTheConsumerClosesTheConnections() async throws {
+    @Test(.onTestThreads) func cancellingTheConsumerClosesTheConnections() async throws {
         let stalling = try FakeGitServer([], connections: 2, lifetime: .seconds(300))
         let urls = [stalling.url(), stalling.url()]
-        let task = Task {
+        let task = Task(executorPreference: TestThreads.shared) {
             var count = 0
             for await _ in Remote.lsRemoteBatch(urls) { count += 1 }
             return count

@@ -54,7 +54,7 @@ struct ConnectionLostTests {
         }
     }
 
-    @Test func aResetInsideTheRefAdvertisement() async throws {
+    @Test(.onTestThreads) func aResetInsideTheRefAdvertisement() async throws {
         let advertisement = packets(of: try ServerCaptures.v0Advertisement("small.git"))
         try #require(advertisement.count > 4)
         // Three whole packets and half of the fourth, then the reset.
@@ -71,7 +71,7 @@ struct ConnectionLostTests {
         #expect(connections.allSatisfy { $0.serverReset })
     }
 
-    @Test func aResetInsideTheCapabilityAdvertisement() async throws {
+    @Test(.onTestThreads) func aResetInsideTheCapabilityAdvertisement() async throws {
         let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
         let server = try FakeGitServer(
             [.send(bytes(of: Array(capabilities.prefix(3)))), .reset], connections: 6, lifetime: Self.serverLifetime)
@@ -81,7 +81,7 @@ struct ConnectionLostTests {
         #expect(server.finish().allSatisfy { $0.serverReset })
     }
 
-    @Test func aResetInsideTheLsRefsResponse() async throws {
+    @Test(.onTestThreads) func aResetInsideTheLsRefsResponse() async throws {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
         let lsRefs = packets(of: try ServerCaptures.lsRefsResponse("small.git"))
         try #require(lsRefs.count > 2)
@@ -99,7 +99,7 @@ struct ConnectionLostTests {
     /// The server resets right after its capabilities, before the client's `ls-refs` arrives:
     /// the client's request meets a reset connection (its write fails with `EPIPE`, or its next
     /// read with `ECONNRESET`, depending on which comes first).
-    @Test func aResetBeforeTheLsRefsRequestArrives() async throws {
+    @Test(.onTestThreads) func aResetBeforeTheLsRefsRequestArrives() async throws {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
         let server = try FakeGitServer([.send(capabilities), .reset], connections: 6, lifetime: Self.serverLifetime)
         try expectCommandLineFails(server, version: 2, while: "reading the ls-refs response", writeMayFail: true)
@@ -113,7 +113,7 @@ struct ConnectionLostTests {
     /// A protocol v2 clone whose pack stops halfway with a reset: the blocking and async clones
     /// fail with the connection lost while receiving the pack and leave nothing behind, and
     /// `gitwire clone` fails with status 128 as `git clone` does.
-    @Test func aResetInsideThePack() async throws {
+    @Test(.onTestThreads) func aResetInsideThePack() async throws {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
         let lsRefs = try ServerCaptures.lsRefsResponse("small.git")
         let response = try ServerCaptures.fetchResponse("small.git")

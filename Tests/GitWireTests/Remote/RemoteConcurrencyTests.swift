@@ -44,7 +44,7 @@ struct RemoteConcurrencyTests {
     }
 
     /// Concurrent async calls share the background loop.
-    @Test func concurrentAsyncCalls() async throws {
+    @Test(.onTestThreads) func concurrentAsyncCalls() async throws {
         let url = TestRepositories.shared.daemon.url("big.git")
         let expected = try git(["ls-remote", url]).standardOutput
         let remote = try Remote(url, timeout: .seconds(60))

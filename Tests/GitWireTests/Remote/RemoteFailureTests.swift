@@ -26,7 +26,7 @@ struct RemoteFailureTests {
         }
     }
 
-    @Test(arguments: [ProtocolVersion.v0, .v2])
+    @Test(.onTestThreads, arguments: [ProtocolVersion.v0, .v2])
     func aServerThatNeverWritesTimesOutReadingTheAdvertisement(version: ProtocolVersion) async throws {
         let server = try FakeGitServer([], connections: 4, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: Self.timeout)
@@ -38,7 +38,7 @@ struct RemoteFailureTests {
         #expect(connections.allSatisfy { $0.clientClosed })
     }
 
-    @Test func halfACapabilityAdvertisementTimesOutReadingIt() async throws {
+    @Test(.onTestThreads) func halfACapabilityAdvertisementTimesOutReadingIt() async throws {
         let capabilities = packets(of: try ServerCaptures.v2Capabilities("small.git"))
         let server = try FakeGitServer(
             [.send(bytes(of: Array(capabilities.prefix(3))))], connections: 4, lifetime: Self.serverLifetime)
@@ -49,7 +49,7 @@ struct RemoteFailureTests {
         #expect(server.finish().allSatisfy { $0.clientClosed })
     }
 
-    @Test func anUnansweredLsRefsTimesOutReadingTheResponse() async throws {
+    @Test(.onTestThreads) func anUnansweredLsRefsTimesOutReadingTheResponse() async throws {
         let capabilities = try ServerCaptures.v2Capabilities("small.git")
         let server = try FakeGitServer(
             [.send(capabilities), .receiveCommand], connections: 4, lifetime: Self.serverLifetime)
@@ -73,7 +73,7 @@ struct RemoteFailureTests {
         #expect(server.finish().first?.clientClosed == true)
     }
 
-    @Test func aRefusedConnectionIsAConnectError() async throws {
+    @Test(.onTestThreads) func aRefusedConnectionIsAConnectError() async throws {
         let reserved = try ListeningPort.refusing()
         let port = reserved.port
         let remote = try Remote(host: "127.0.0.1", port: port, path: "/repo.git", timeout: .seconds(10))
@@ -89,10 +89,10 @@ struct RemoteFailureTests {
 
     /// Cancelling the task ends the async call with `CancelledError` (the remote's timeout is far
     /// away) and closes the connection: the server reads its end.
-    @Test func cancellingTheAsyncCallClosesTheConnection() async throws {
+    @Test(.onTestThreads) func cancellingTheAsyncCallClosesTheConnection() async throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
-        let task = Task { try await remote.lsRemote() }
+        let task = Task(executorPreference: TestThreads.shared) { try await remote.lsRemote() }
         #expect(await server.requestArrives(within: .seconds(280)))
         task.cancel()
         let result = await task.result
@@ -102,10 +102,10 @@ struct RemoteFailureTests {
         #expect(connections.first?.clientClosed == true)
     }
 
-    @Test func cancellingTheRefsConsumerClosesTheConnection() async throws {
+    @Test(.onTestThreads) func cancellingTheRefsConsumerClosesTheConnection() async throws {
         let server = try FakeGitServer([], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
-        let task = Task {
+        let task = Task(executorPreference: TestThreads.shared) {
             var count = 0
             for try await _ in remote.refs() { count += 1 }
             return count
@@ -120,13 +120,13 @@ struct RemoteFailureTests {
     /// A consumer cancelled after some refs arrived (the server holds back the rest) gets
     /// `CancelledError` from the loop, not a normal end that would pass the refs so far for the
     /// whole listing.
-    @Test func cancellingTheRefsConsumerMidListingThrows() async throws {
+    @Test(.onTestThreads) func cancellingTheRefsConsumerMidListingThrows() async throws {
         let advertisement = packets(of: try ServerCaptures.v0Advertisement("small.git"))
         try #require(advertisement.count > 3)
         let server = try FakeGitServer(
             [.send(bytes(of: Array(advertisement.dropLast())))], connections: 1, lifetime: Self.serverLifetime)
         let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
-        let task = Task {
+        let task = Task(executorPreference: TestThreads.shared) {
             var names: [String] = []
             do {
                 for try await ref in remote.refs(LsRemoteOptions(protocolVersion: .v0)) {
@@ -146,7 +146,7 @@ struct RemoteFailureTests {
     }
 
     /// A listing that arrived whole ends the loop normally, with every ref.
-    @Test func aCompleteRefsListingEndsNormally() async throws {
+    @Test(.onTestThreads) func aCompleteRefsListingEndsNormally() async throws {
         let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(60))
         let expected = try await remote.lsRemote().refs
         #expect(!expected.isEmpty)

@@ -33,7 +33,7 @@ struct RemoteListingTests {
         }
     }
 
-    @Test(arguments: cases)
+    @Test(.onTestThreads, arguments: cases)
     func everyFormListsWhatGitLists(_ testCase: Case) async throws {
         let gitArguments = ["-c", "protocol.version=\(testCase.version.rawValue)", "ls-remote"]
         let expected = try git(gitArguments + [testCase.url]).standardOutput
@@ -81,7 +81,7 @@ struct RemoteListingTests {
     }
 
     /// Protocol v2 ref prefixes are passed to the server, which lists only those refs.
-    @Test func refPrefixesNarrowTheListing() async throws {
+    @Test(.onTestThreads) func refPrefixesNarrowTheListing() async throws {
         let url = TestRepositories.shared.daemon.url("big.git")
         let remote = try Remote(url, timeout: .seconds(30))
         let options = LsRemoteOptions(refPrefixes: ["refs/heads/branch-1", "refs/tags/tag-of-"])

@@ -69,7 +69,7 @@ struct RemoteLocalProcessTests {
         #expect(service.pids.count == 3)
     }
 
-    @Test func asyncCallsReapTheirChild() async throws {
+    @Test(.onTestThreads) func asyncCallsReapTheirChild() async throws {
         let service = try RecordingService()
         let remote = try remote(service)
         _ = try await remote.lsRemote()
@@ -81,7 +81,7 @@ struct RemoteLocalProcessTests {
 
     /// A local service that never answers: the call times out and the child, which ends when its
     /// input closes, is reaped.
-    @Test func aSilentLocalServiceTimesOutAndIsReaped() async throws {
+    @Test(.onTestThreads) func aSilentLocalServiceTimesOutAndIsReaped() async throws {
         // Keeps its output open and reads its input to the end, writing nothing.
         let service = try RecordingService(body: "exec 3>&1\ncat > /dev/null")
         let url = try RemoteURL("file://\(TestRepositories.shared.path("small.git"))")

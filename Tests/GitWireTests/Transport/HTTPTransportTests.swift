@@ -214,7 +214,7 @@ struct HTTPTransportTests {
     }
 
     /// Many HTTPS sessions on one run loop and its one thread, and the async form.
-    @Test func manySessionsShareOneLoop() async throws {
+    @Test(.onTestThreads) func manySessionsShareOneLoop() async throws {
         let server = try Self.server(secure: true)
         let url = server.url("/git/small.git")
         var options = HTTPOptions()
