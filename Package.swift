@@ -7,7 +7,7 @@ import PackageDescription
 //   no C; it builds wherever Swift runs.
 // - GitWirePOSIX: the one place that makes system calls and touches errno, C shims and unsafe
 //   pointers: descriptors, sockets, pipes and child processes, epoll, zlib, SHA-1 with collision
-//   detection (CGitWire's own C, SHA extensions and AVX2 where present) and libcrypto's plain SHA-1,
+//   detection (CGitWire's own C, SHA extensions and AVX2 where present) and plain SHA-1 (the same code with detection off),
 //   and on them the byte streams and the epoll run loop.
 // - GitWire: transports, the exchange engine, remotes and pack I/O; re-exports both layers below.
 let package = Package(
@@ -18,13 +18,10 @@ let package = Package(
         .library(name: "GitWireReplay", targets: ["GitWireReplay"]),
         .executable(name: "gitwire", targets: ["gitwire"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
-    ],
     targets: [
         .target(
             name: "CGitWire",
-            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("crypto")]
+            linkerSettings: [.linkedLibrary("z")]
         ),
         .target(name: "GitWireCore"),
         .target(name: "GitWirePOSIX", dependencies: ["CGitWire", "GitWireCore"]),
@@ -32,10 +29,7 @@ let package = Package(
         .target(name: "GitWireReplay", dependencies: ["GitWire"]),
         .executableTarget(
             name: "gitwire",
-            dependencies: [
-                "GitWire", "GitWireReplay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["GitWire", "GitWireReplay"]
         ),
         .target(
             name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireTestSupport"),

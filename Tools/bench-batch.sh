@@ -12,7 +12,7 @@
 # other and as many at once as there are cores, and the server's CPU time divided by the cores.
 # Peak memory (maximum RSS, /usr/bin/time -v) of one gitwire batch and of one git ls-remote.
 #
-# gitwire is built as the README builds it: `swift build -c release`.
+# gitwire is built as the README builds it: `swift build -c release --static-swift-stdlib`.
 #
 # Usage: Tools/bench-batch.sh [count=200] [runs=3]
 set -euo pipefail
@@ -20,7 +20,7 @@ count=${1:-200}
 runs=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
 source "$root/Tools/daemon.sh"

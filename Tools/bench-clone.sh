@@ -36,8 +36,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
 if [ ! -x /usr/bin/time ]; then apt-get install -y -q time >/dev/null; fi
 command -v strace >/dev/null || apt-get install -y -q strace >/dev/null
-(cd "$root" && swift build -c release --product gitwire --static-swift-stdlib --scratch-path .build-static >&2)
-gitwire="$root/.build-static/release/gitwire"
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
+gitwire="$root/.build/release/gitwire"
 
 source "$root/Tools/daemon.sh"
 # daemon.sh's own trap stops at the daemon's non-zero exit status under `set -e` before removing

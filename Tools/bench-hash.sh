@@ -22,7 +22,7 @@ fi
 work=$(mktemp -d /tmp/gitwire-bench-hash.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
 # Runs "$@" with the data on standard input, outside any repository; prints "wall cpu" and

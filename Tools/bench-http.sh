@@ -3,7 +3,7 @@
 # on a repository with many refs, and `clone --bare` of a repository with some history, both
 # served by the real `git http-backend` behind Tools/git-http-server.py on loopback. The commands
 # run alternately and the medians are compared; outputs must be identical (the script stops if
-# not). gitwire is the README's build (`swift build -c release`).
+# not). gitwire is the README's build (`swift build -c release --static-swift-stdlib`).
 #
 # Usage: Tools/bench-http.sh [refs=6000] [runs=15] [commits=3000]
 set -euo pipefail
@@ -12,7 +12,7 @@ runs=${2:-15}
 commits=${3:-3000}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 source "$root/Tools/daemon.sh"
 start_work bench-http

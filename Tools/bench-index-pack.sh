@@ -28,7 +28,7 @@ else
 fi
 pack="$work/bench.pack"
 
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
 objects=$(od -An -tu1 -j8 -N4 "$pack" | awk '{print ($1*16777216)+($2*65536)+($3*256)+$4}')

@@ -15,8 +15,8 @@ refs=${1:-6000}
 runs=${2:-40}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire --static-swift-stdlib --scratch-path .build-static >&2)
-gitwire="$root/.build-static/release/gitwire"
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
+gitwire="$root/.build/release/gitwire"
 
 source "$root/Tools/daemon.sh"
 start_work bench

@@ -11,7 +11,7 @@ source "$root/Tools/daemon.sh"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(8 16 32 48)
 if [ -z "${GITWIRE:-}" ]; then
-    (cd "$root" && swift build -c release --product gitwire >&2)
+    (cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
     GITWIRE="$root/.build/release/gitwire"
 fi
 [ -x /usr/bin/time ] || apt-get install -y time >/dev/null

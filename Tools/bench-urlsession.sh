@@ -15,7 +15,7 @@ count=${1:-200}
 runs=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 (cd "$root" && swift build -c release --package-path Tools/urlsession-bench --scratch-path .build-bench >&2)
 gitwire="$root/.build/release/gitwire"
 urlsession="$root/.build-bench/release/urlsession-bench"

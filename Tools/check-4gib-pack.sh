@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/gitwire-4gib.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 python3 - "$work/big.pack" <<'PY'
 import hashlib, struct, sys, zlib
 size = 1 << 32

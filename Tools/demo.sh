@@ -5,7 +5,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --product gitwire >&2)
+(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
 gitwire="$root/.build/release/gitwire"
 
 source "$root/Tools/daemon.sh"

@@ -6,7 +6,7 @@
 # python3 and openssl for the HTTP(S) test server and its throwaway certificate authority.
 set -euo pipefail
 
-packages=(git zlib1g-dev libssl-dev libcurl4-openssl-dev coreutils util-linux iproute2 time ca-certificates
+packages=(git zlib1g-dev libcurl4-openssl-dev coreutils util-linux iproute2 time ca-certificates
     openssh-client openssh-server python3 openssl)
 missing=()
 for package in "${packages[@]}"; do

@@ -48,12 +48,9 @@ int cgw_deflate_init_gzip(z_streamp stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-void cgw_sha1_init(cgw_sha1_ctx *ctx) { SHA1_Init(&ctx->ctx); }
-void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count) { SHA1_Update(&ctx->ctx, data, count); }
-void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]) { SHA1_Final(digest, &ctx->ctx); }
-#pragma GCC diagnostic pop
+void cgw_sha1_init(cgw_sha1_ctx *ctx) { cgw_sha1dc_init(&ctx->ctx, 0, cgw_sha1dc_available_features()); }
+void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count) { cgw_sha1dc_update(&ctx->ctx, data, count); }
+void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]) { (void)cgw_sha1dc_final(&ctx->ctx, digest); }
 
 int cgw_pidfd_open(int pid) {
 #ifdef SYS_pidfd_open

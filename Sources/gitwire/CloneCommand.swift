@@ -1,28 +1,36 @@
-import ArgumentParser
 import GitWire
 
 /// `gitwire clone --bare|--mirror`: makes the bare repository `git clone --bare` makes.
-struct CloneCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "clone",
-        abstract: "Clone a repository into a new bare repository, as git clone --bare does.",
-        discussion: """
-            The repository has the refs, HEAD, configuration and objects git's clone gives it; git \
-            uses it as its own. On error prints `fatal: <message>`, exits 128 and leaves nothing behind.
-            """)
+struct CloneCommand: Subcommand {
+    static let name = "clone"
+    static let abstract = "Clone a repository into a new bare repository, as git clone --bare does."
+    static let discussion = """
+        The repository has the refs, HEAD, configuration and objects git's clone gives it; git \
+        uses it as its own. On error prints `fatal: <message>`, exits 128 and leaves nothing behind.
+        """
 
-    @Flag(help: "Make a bare repository (required: gitwire makes no working trees).")
+    static var options: [CommandOption<Self>] {
+        [
+            .flag(nil, "bare", \.bare, help: "Make a bare repository (required: gitwire makes no working trees)."),
+            .flag(
+                nil, "mirror", \.mirror,
+                help: "Mirror every ref of the remote, and configure the repository as a mirror."),
+        ] + FetchArguments.options(at: \.arguments)
+    }
+
+    static var arguments: [CommandArgument<Self>] {
+        [
+            .required("repository", \.repository, help: "The remote repository: a URL or a path."),
+            .optional(
+                "directory", \.directory,
+                help: "The new repository's directory (default: from the remote's name, ending in .git)."),
+        ]
+    }
+
     var bare = false
-
-    @Flag(help: "Mirror every ref of the remote, and configure the repository as a mirror.")
     var mirror = false
-
-    @OptionGroup var arguments: FetchArguments
-
-    @Argument(help: "The remote repository: a URL or a path.")
-    var repository: String
-
-    @Argument(help: "The new repository's directory (default: from the remote's name, ending in .git).")
+    var arguments = FetchArguments()
+    var repository = ""
     var directory: String?
 
     func execute() throws -> Int32 {

@@ -1,42 +1,51 @@
-import ArgumentParser
 import GitWire
 
 /// The options `clone` and `fetch` share.
-struct FetchArguments: ParsableArguments {
-    @Flag(name: [.customShort("q"), .long], help: "Show no progress and no summary.")
+struct FetchArguments {
+    /// The options, for a command that keeps these arguments at `path`.
+    static func options<Command>(at path: WritableKeyPath<Command, Self>) -> [CommandOption<Command>] {
+        let options: [CommandOption<Self>] = [
+            .flag("q", "quiet", \.quiet, help: "Show no progress and no summary."),
+            .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
+            .value(
+                nil, "depth", valueName: "depth", \.depth,
+                help: "Fetch only this many commits of history (a shallow repository)."),
+            .value(
+                nil, "shallow-since", valueName: "date", \.shallowSince,
+                help: "Fetch history after this date (seconds since 1970, or YYYY-MM-DD[THH:MM:SS], UTC)."),
+            .values(
+                nil, "shallow-exclude", valueName: "ref", \.shallowExclude,
+                help: "Fetch no history reachable from this remote ref."),
+            .value(
+                nil, "filter", valueName: "filter-spec", \.filter,
+                help: "A partial-clone filter: blob:none, blob:limit=<n>, tree:<depth>."),
+            .integer(
+                nil, "protocol-version", valueName: "n", \.protocolVersion,
+                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
+            .value(
+                nil, "timeout", valueName: "seconds", \.timeout,
+                help: "Seconds to wait for the connection and for each read (default: no limit)."),
+            .value(
+                nil, "upload-pack", valueName: "command", \.uploadPack,
+                help:
+                    "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
+            ),
+            .value(
+                nil, "record", valueName: "file", \.record,
+                help: "Record the whole session (every byte both ways) to this fixture file."),
+        ]
+        return options.map { $0.lifted(path) }
+    }
+
     var quiet = false
-
-    @Flag(help: "Show progress even when standard error is not a terminal.")
     var progress = false
-
-    @Option(help: "Fetch only this many commits of history (a shallow repository).")
     var depth: String?
-
-    @Option(
-        name: .customLong("shallow-since"),
-        help: "Fetch history after this date (seconds since 1970, or YYYY-MM-DD[THH:MM:SS], UTC).")
     var shallowSince: String?
-
-    @Option(name: .customLong("shallow-exclude"), help: "Fetch no history reachable from this remote ref.")
     var shallowExclude: [String] = []
-
-    @Option(help: "A partial-clone filter: blob:none, blob:limit=<n>, tree:<depth>.")
     var filter: String?
-
-    @Option(help: "Protocol version to ask for: 0, 1 or 2 (default 2).")
     var protocolVersion = 2
-
-    @Option(help: "Seconds to wait for the connection and for each read (default: no limit).")
     var timeout: String?
-
-    @Option(
-        name: .customLong("upload-pack"),
-        help:
-            "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
-    )
     var uploadPack: String?
-
-    @Option(help: "Record the whole session (every byte both ways) to this fixture file.")
     var record: String?
 
     /// Whether progress is shown: on a terminal, or when asked for, never with `-q`.

@@ -1,32 +1,36 @@
-import ArgumentParser
 import GitWire
 
 /// `gitwire fetch`: fetches into an existing bare repository, reporting ref updates as git does.
-struct FetchCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "fetch",
-        abstract: "Fetch refs and objects into an existing bare repository, as git fetch does.",
-        discussion: """
-            Default refspecs: +refs/heads/*:refs/heads/* and +refs/tags/*:refs/tags/*. Prints git's \
-            summary (`From <url>`, ` * [new branch] ...`) on standard error. Exit status: 0, 1 when a \
-            ref was rejected, 128 on errors (refs and files are then left as they were).
-            """)
+struct FetchCommand: Subcommand {
+    static let name = "fetch"
+    static let abstract = "Fetch refs and objects into an existing bare repository, as git fetch does."
+    static let discussion = """
+        Default refspecs: +refs/heads/*:refs/heads/* and +refs/tags/*:refs/tags/*. Prints git's \
+        summary (`From <url>`, ` * [new branch] ...`) on standard error. Exit status: 0, 1 when a \
+        ref was rejected, 128 on errors (refs and files are then left as they were).
+        """
 
-    @Flag(help: "Remove local refs the refspecs cover that the remote no longer has.")
+    static var options: [CommandOption<Self>] {
+        [
+            .flag(
+                nil, "prune", \.prune, help: "Remove local refs the refspecs cover that the remote no longer has."),
+            .flag(nil, "unshallow", \.unshallow, help: "Fetch the whole history of a shallow repository."),
+        ] + FetchArguments.options(at: \.arguments)
+    }
+
+    static var arguments: [CommandArgument<Self>] {
+        [
+            .required("repository", \.repository, help: "The remote repository: a URL or a path."),
+            .required("directory", \.directory, help: "The local bare repository to fetch into."),
+            .repeating("refspecs", \.refspecs, help: "Refspecs ([+]<src>:<dst>)."),
+        ]
+    }
+
     var prune = false
-
-    @Flag(help: "Fetch the whole history of a shallow repository.")
     var unshallow = false
-
-    @OptionGroup var arguments: FetchArguments
-
-    @Argument(help: "The remote repository: a URL or a path.")
-    var repository: String
-
-    @Argument(help: "The local bare repository to fetch into.")
-    var directory: String
-
-    @Argument(help: "Refspecs ([+]<src>:<dst>).")
+    var arguments = FetchArguments()
+    var repository = ""
+    var directory = ""
     var refspecs: [String] = []
 
     func execute() throws -> Int32 {

@@ -1,20 +1,15 @@
-import ArgumentParser
 import GitWire
 
-/// A subcommand that reports failures as git does: `fatal: <message>` on standard error and exit
-/// status 128. Its ``execute()`` returns the exit status for everything else.
-protocol GitStyleCommand: ParsableCommand {
-    /// Does the work; returns the exit status.
-    func execute() throws -> Int32
-}
+/// A usage mistake found once the command runs, reported as `fatal: <message>` with exit status
+/// 128, as git reports the values it cannot use.
+typealias ValidationError = UsageError
 
-extension GitStyleCommand {
-    func run() throws {
-        let status: Int32
+extension Subcommand {
+    /// Runs the command, reporting failures as git does: `fatal: <message>` on standard error and
+    /// exit status 128. Returns the exit status.
+    func runReportingErrors() -> Int32 {
         do {
-            status = try execute()
-        } catch let error as ExitCode {
-            throw error
+            return try execute()
         } catch {
             if let error = error as? HTTPError, let message = error.serverMessage {
                 // git shows a server's plain-text error page line by line before its own message.
@@ -28,9 +23,8 @@ extension GitStyleCommand {
             }
             // Errors carry server text (ERR lines, band 3, names): masked as git's die() masks it.
             Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
-            throw ExitCode(128)
+            return 128
         }
-        if status != 0 { throw ExitCode(status) }
     }
 }
 

@@ -1,17 +1,71 @@
-import ArgumentParser
 import GitWire
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `gitwire`: a git wire-protocol client.
 @main
-struct GitWireCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "gitwire",
-        abstract:
-            "A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs, hash objects.",
-        version: GitWireInfo.version,
-        subcommands: [
-            LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self, HashObjectCommand.self,
-            RecordProxyCommand.self,
+enum GitWireCommand {
+    /// The subcommands, in the order `gitwire --help` lists them.
+    static var subcommands: [any Subcommand.Type] {
+        [
+            LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self,
+            HashObjectCommand.self, RecordProxyCommand.self,
         ]
-    )
+    }
+
+    /// What `gitwire --help` prints.
+    static var help: String {
+        var text = """
+            usage: gitwire [--version] [--help] <command> [<args>]
+
+            A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs, hash objects.
+
+            commands:
+
+            """
+        for command in subcommands {
+            text += "    " + command.name.padding(toLength: 15) + command.abstract + "\n"
+        }
+        text += "\nSee 'gitwire <command> --help' (or 'gitwire help <command>') for a command's options.\n"
+        return text
+    }
+
+    static func main() {
+        exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs the command line `words` (without the program's name); returns the exit status.
+    static func run(_ words: [String]) -> Int32 {
+        guard let first = words.first else {
+            Console.writeError(help)
+            return 1
+        }
+        switch first {
+        case "--version", "-v", "version":
+            return (try? Console.writeOutput("gitwire version \(GitWireInfo.version)\n")) == nil ? 128 : 0
+        case "--help", "-h":
+            return (try? Console.writeOutput(help)) == nil ? 128 : 0
+        case "help":
+            guard words.count > 1 else { return run(["--help"]) }
+            return run([words[1], "--help"])
+        default:
+            guard let command = subcommands.first(where: { $0.name == first }) else {
+                Console.writeError(
+                    "gitwire: '\(maskedForTerminal(first))' is not a gitwire command. See 'gitwire --help'.\n")
+                return 1
+            }
+            return command.main(Array(words.dropFirst()))
+        }
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `length` characters (unchanged when longer).
+    func padding(toLength length: Int) -> String {
+        count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
 }

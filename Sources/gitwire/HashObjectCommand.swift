@@ -1,40 +1,41 @@
-import ArgumentParser
 import GitWire
 
 /// `gitwire hash-object`: prints the object ids of files or standard input, like `git hash-object`,
 /// with SHA-1 collision detection.
-struct HashObjectCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "hash-object",
-        abstract: "Compute object ids, as git hash-object does, refusing SHA-1 collision attacks.",
-        discussion: """
-            Prints one id per input: standard input first with --stdin, then the files in order. \
-            Content is hashed as it is (no clean filters or line-ending conversion, as git does \
-            with --no-filters). Types other than blob need --literally: git checks the format of \
-            commits, trees and tags first, gitwire does not yet. Data carrying a SHA-1 collision \
-            attack fails with git's message and exit status 128.
-            """
-    )
+struct HashObjectCommand: Subcommand {
+    static let name = "hash-object"
+    static let abstract = "Compute object ids, as git hash-object does, refusing SHA-1 collision attacks."
+    static let discussion = """
+        Prints one id per input: standard input first with --stdin, then the files in order. \
+        Content is hashed as it is (no clean filters or line-ending conversion, as git does \
+        with --no-filters). Types other than blob need --literally: git checks the format of \
+        commits, trees and tags first, gitwire does not yet. Data carrying a SHA-1 collision \
+        attack fails with git's message and exit status 128.
+        """
 
-    @Option(name: .customShort("t"), help: "The object type (default: blob).")
+    static var options: [CommandOption<Self>] {
+        [
+            .value("t", nil, valueName: "type", \.type, help: "The object type (default: blob)."),
+            .flag("w", nil, \.write, help: "Also write the objects as loose objects into the repository."),
+            .flag(nil, "stdin", \.stdin, help: "Read the object from standard input."),
+            .flag(nil, "no-filters", \.noFilters, help: "Hash the content as it is (gitwire always does)."),
+            .flag(nil, "literally", \.literally, help: "Hash any type name without checking it."),
+            .flag(nil, "unchecked-sha1", \.uncheckedSHA1, help: nil),
+        ]
+    }
+
+    static var arguments: [CommandArgument<Self>] {
+        [
+            .repeating("file", \.files, help: "Files to hash.")
+        ]
+    }
+
     var type = "blob"
-
-    @Flag(name: .customShort("w"), help: "Also write the objects as loose objects into the repository.")
     var write = false
-
-    @Flag(help: "Read the object from standard input.")
     var stdin = false
-
-    @Flag(name: .customLong("no-filters"), help: "Hash the content as it is (gitwire always does).")
     var noFilters = false
-
-    @Flag(help: "Hash any type name without checking it.")
     var literally = false
-
-    @Flag(name: .customLong("unchecked-sha1"), help: .hidden)
     var uncheckedSHA1 = false
-
-    @Argument(help: "Files to hash.")
     var files: [String] = []
 
     func execute() throws -> Int32 {
@@ -127,7 +128,7 @@ struct HashObjectCommand: GitStyleCommand {
     }
 }
 
-/// The checked SHA-1, or (for `--unchecked-sha1`, which benchmarks use) libcrypto's plain one.
+/// The checked SHA-1, or (for `--unchecked-sha1`, which benchmarks use) the plain one.
 private struct Hasher {
     var checked = SHA1()
     var unchecked: UncheckedSHA1?

@@ -1,41 +1,50 @@
-import ArgumentParser
 import GitWire
 
 /// `gitwire index-pack`: checks a pack, resolves its deltas and writes its `.idx`, like `git index-pack`.
-struct IndexPackCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "index-pack",
-        abstract: "Build a pack index (.idx) for a pack, as git index-pack does.",
-        discussion: """
-            Prints the pack's checksum (`pack\\t<checksum>` with --stdin). On error prints \
-            `fatal: <message>`, exits 128 and leaves no index (nor, with --stdin, pack) behind.
-            """
-    )
+struct IndexPackCommand: Subcommand {
+    static let name = "index-pack"
+    static let abstract = "Build a pack index (.idx) for a pack, as git index-pack does."
+    static let discussion = """
+        Prints the pack's checksum (`pack\\t<checksum>` with --stdin). On error prints \
+        `fatal: <message>`, exits 128 and leaves no index (nor, with --stdin, pack) behind.
+        """
 
-    @Flag(name: .customShort("v"), help: "Show progress on standard error.")
+    static var options: [CommandOption<Self>] {
+        [
+            .flag("v", nil, \.verbose, help: "Show progress on standard error."),
+            .value(
+                "o", nil, valueName: "index-file", \.indexFile,
+                help: "Write the index to <index-file> instead of beside the pack."),
+            .flag(nil, "stdin", \.stdin, help: "Read the pack from standard input and write it to <pack-file>."),
+            .flag(
+                nil, "fix-thin", \.fixThin, help: "Complete a thin pack with bases from --repository (needs --stdin)."),
+            .integer(
+                nil, "threads", valueName: "n", \.threads,
+                help: "Threads resolving deltas (default: as git chooses, from the number of processors)."),
+            .value(
+                nil, "index-version", valueName: "version[,offset]", \.indexVersion,
+                help:
+                    "Index version, optionally with the offset above which offsets go to the 8-byte table: 2[,<offset>]."
+            ),
+            .value(
+                nil, "repository", valueName: "git-dir", \.repository,
+                help: "The git directory that supplies bases for --fix-thin."),
+        ]
+    }
+
+    static var arguments: [CommandArgument<Self>] {
+        [
+            .optional("pack-file", \.packFile, help: "The pack file (must end in .pack).")
+        ]
+    }
+
     var verbose = false
-
-    @Option(name: .customShort("o"), help: "Write the index to <index-file> instead of beside the pack.")
     var indexFile: String?
-
-    @Flag(help: "Read the pack from standard input and write it to <pack-file>.")
     var stdin = false
-
-    @Flag(name: .customLong("fix-thin"), help: "Complete a thin pack with bases from --repository (needs --stdin).")
     var fixThin = false
-
-    @Option(help: "Threads resolving deltas (default: as git chooses, from the number of processors).")
     var threads: Int?
-
-    @Option(
-        name: .customLong("index-version"),
-        help: "Index version, optionally with the offset above which offsets go to the 8-byte table: 2[,<offset>].")
     var indexVersion: String?
-
-    @Option(help: "The git directory that supplies bases for --fix-thin.")
     var repository: String?
-
-    @Argument(help: "The pack file (must end in .pack).")
     var packFile: String?
 
     func execute() throws -> Int32 {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import GitWire
 
 /// The most remotes `ls-remote --batch` lists at once.

@@ -1,98 +1,103 @@
-import ArgumentParser
 import GitWire
 import GitWireReplay
 
 /// `gitwire ls-remote`: lists a remote's refs, printing exactly what `git ls-remote` prints.
-struct LsRemoteCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ls-remote",
-        abstract: "List references in a remote repository, as git ls-remote does.",
-        discussion: """
-            Output is byte-identical to `git -c protocol.version=N ls-remote` with the same options \
-            and patterns. Exit status: 0, 2 with --exit-code when nothing matched, 128 on errors.
+struct LsRemoteCommand: Subcommand {
+    static let name = "ls-remote"
+    static let abstract = "List references in a remote repository, as git ls-remote does."
+    static let discussion = """
+        Output is byte-identical to `git -c protocol.version=N ls-remote` with the same options \
+        and patterns. Exit status: 0, 2 with --exit-code when nothing matched, 128 on errors, 129 \
+        on a mistake in the command line.
 
-            With --batch <file> (`-`: standard input), every URL in the file (one a line; blank \
-            lines and lines starting with `#` skipped) is listed, up to --jobs at a time (and up \
-            to --jobs-per-host with any one server) on one thread, and all arguments are patterns. Each remote prints a block: `# <url>`, the \
-            lines plain ls-remote prints for it, an empty line; a remote that failed prints \
-            `error: <message>` in place of its refs. With --json, one JSON object per line: \
-            {"url", "refs": [{"name", "oid", "peeled", "symref"}]} or {"url", "error": {"kind", \
-            "message"}}. Blocks come in input order (a finished remote waits only for earlier \
-            ones), or as remotes finish with --completion-order. Exit status: 0 when every remote \
-            was listed, 1 when any failed, 128 when the list could not be read or the options are \
-            wrong.
-            """)
+        With --batch <file> (`-`: standard input), every URL in the file (one a line; blank \
+        lines and lines starting with `#` skipped) is listed, up to --jobs at a time (and up \
+        to --jobs-per-host with any one server) on one thread, and all arguments are patterns. \
+        Each remote prints a block: `# <url>`, the lines plain ls-remote prints for it, an empty \
+        line; a remote that failed prints `error: <message>` in place of its refs. With --json, \
+        one JSON object per line: {"url", "refs": [{"name", "oid", "peeled", "symref"}]} or \
+        {"url", "error": {"kind", "message"}}. Blocks come in input order (a finished remote \
+        waits only for earlier ones), or as remotes finish with --completion-order. Exit status: \
+        0 when every remote was listed, 1 when any failed, 128 when the list could not be read \
+        or the options are wrong.
+        """
 
-    @Flag(name: [.customShort("h"), .long], help: "Limit to refs/heads (branches).")
+    static var options: [CommandOption<Self>] {
+        [
+            .flag("h", "heads", \.heads, help: "Limit to refs/heads (branches)."),
+            .flag("t", "tags", \.tags, help: "Limit to refs/tags."),
+            .flag(nil, "refs", \.refs, help: "Do not show peeled tags or pseudorefs like HEAD."),
+            .flag(nil, "symref", \.symref, help: "Show the ref each symbolic ref points to."),
+            .flag("q", "quiet", \.quiet, help: "Do not print the remote URL to standard error."),
+            .flag(nil, "exit-code", \.exitCode, help: "Exit with status 2 when no matching refs are found."),
+            .flag(nil, "get-url", \.getURL, help: "Print the URL of the repository and exit."),
+            .values(
+                "o", "server-option", valueName: "server-option", \.serverOptions,
+                help: "Send a protocol v2 server option."),
+            .integer(
+                nil, "protocol-version", valueName: "n", \.protocolVersion,
+                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
+            .value(
+                nil, "timeout", valueName: "seconds", \.timeout,
+                help: "Seconds to wait for the connection and for each read (default: no limit)."),
+            .value(
+                nil, "upload-pack", valueName: "command", \.uploadPack,
+                help:
+                    "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
+            ),
+            .value(
+                nil, "record", valueName: "file", \.record,
+                help: "Record the whole session (every byte both ways) to this fixture file."),
+            .value(
+                nil, "batch", valueName: "file", \.batch,
+                help: "List every repository URL in this file ('-': standard input)."),
+            .value(
+                "j", "jobs", valueName: "n", \.jobs,
+                help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64)."),
+            .value(
+                nil, "jobs-per-host", valueName: "n", \.jobsPerHost,
+                help:
+                    "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6)."
+            ),
+            .flag(nil, "json", \.json, help: "With --batch: print one JSON object per remote and line."),
+            .flag(
+                nil, "completion-order", \.completionOrder,
+                help: "With --batch: print each remote as soon as it is listed, not in input order."),
+        ]
+    }
+
+    static var arguments: [CommandArgument<Self>] {
+        [
+            .optional(
+                "repository", \.repository,
+                help: "The remote repository: a URL or a path (with --batch, a pattern like the others)."),
+            .repeating(
+                "patterns", \.patterns, help: "Show only refs whose names end with a match of one of these patterns."),
+        ]
+    }
+
     var heads = false
-
-    @Flag(name: [.customShort("t"), .long], help: "Limit to refs/tags.")
     var tags = false
-
-    @Flag(name: .long, help: "Do not show peeled tags or pseudorefs like HEAD.")
     var refs = false
-
-    @Flag(name: .long, help: "Show the ref each symbolic ref points to.")
     var symref = false
-
-    @Flag(name: [.customShort("q"), .long], help: "Do not print the remote URL to standard error.")
     var quiet = false
-
-    @Flag(name: .long, help: "Exit with status 2 when no matching refs are found.")
     var exitCode = false
-
-    @Flag(name: .long, help: "Print the URL of the repository and exit.")
     var getURL = false
-
-    @Option(name: [.customShort("o"), .customLong("server-option")], help: "Send a protocol v2 server option.")
     var serverOptions: [String] = []
-
-    @Option(name: .long, help: "Protocol version to ask for: 0, 1 or 2 (default 2).")
     var protocolVersion = 2
-
-    @Option(name: .long, help: "Seconds to wait for the connection and for each read (default: no limit).")
     var timeout: String?
-
-    @Option(
-        name: .customLong("upload-pack"),
-        help:
-            "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
-    )
     var uploadPack: String?
-
-    @Option(help: "Record the whole session (every byte both ways) to this fixture file.")
     var record: String?
-
-    @Option(
-        name: .long,
-        help: ArgumentHelp("List every repository URL in this file ('-': standard input).", valueName: "file"))
     var batch: String?
-
-    @Option(
-        name: [.customShort("j"), .long],
-        help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64).")
     var jobs: String?
-
-    @Option(
-        name: .long,
-        help:
-            "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6).")
     var jobsPerHost: String?
-
-    @Flag(name: .long, help: "With --batch: print one JSON object per remote and line.")
     var json = false
-
-    @Flag(name: .long, help: "With --batch: print each remote as soon as it is listed, not in input order.")
     var completionOrder = false
-
-    @Argument(help: "The remote repository: a URL or a path (with --batch, a pattern like the others).")
     var repository: String?
-
-    @Argument(help: "Show only refs whose names end with a match of one of these patterns.")
     var patterns: [String] = []
 
     func validate() throws {
-        if batch == nil && repository == nil { throw ValidationError("Missing expected argument '<repository>'") }
+        if batch == nil && repository == nil { throw CommandLineError("missing <repository>") }
     }
 
     func execute() throws -> Int32 {

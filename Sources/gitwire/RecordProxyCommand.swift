@@ -1,36 +1,56 @@
-import ArgumentParser
 import GitWire
 import GitWireReplay
 
 /// `gitwire record-proxy`: a git:// proxy that records each connection as a fixture.
-struct RecordProxyCommand: GitStyleCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "record-proxy",
-        abstract: "Forward git:// or smart HTTP connections upstream, recording each as a fixture.",
-        discussion: """
-            Point any client at the proxy (git://HOST:PORT/repo, or http://HOST:PORT/repo with an \
-            http(s):// upstream) and it records the whole session into <out>/connection-NNN.session: \
-            byte for byte for git://; for HTTP each request and status line, the request bodies and \
-            the answers as pkt-lines, never credentials. It stops after --connections sessions, \
-            after --idle-timeout seconds without a connection, or on SIGINT/SIGTERM.
-            """)
+struct RecordProxyCommand: Subcommand {
+    static let name = "record-proxy"
+    static let abstract = "Forward git:// or smart HTTP connections upstream, recording each as a fixture."
+    static let discussion = """
+        Point any client at the proxy (git://HOST:PORT/repo, or http://HOST:PORT/repo with an \
+        http(s):// upstream) and it records the whole session into <out>/connection-NNN.session: \
+        byte for byte for git://; for HTTP each request and status line, the request bodies and \
+        the answers as pkt-lines, never credentials. It stops after --connections sessions, \
+        after --idle-timeout seconds without a connection, or on SIGINT/SIGTERM. Needs --listen, \
+        --upstream and --out.
+        """
 
-    @Option(help: "Where to listen, HOST:PORT (IPv6 as [::1]:PORT).")
-    var listen: String
+    static var options: [CommandOption<Self>] {
+        [
+            .value(
+                nil, "listen", valueName: "host:port", \.listen,
+                help: "Where to listen, HOST:PORT (IPv6 as [::1]:PORT)."),
+            .value(
+                nil, "upstream", valueName: "url", \.upstream,
+                help:
+                    "Where to forward: a git daemon, git://HOST[:PORT], or a smart HTTP server, http(s)://HOST[:PORT]."),
+            .value(nil, "out", valueName: "directory", \.out, help: "Directory for the fixtures."),
+            .integer(
+                nil, "connections", valueName: "n", \.connections,
+                help: "Stop after recording this many connections (at least 1)."),
+            .value(
+                nil, "idle-timeout", valueName: "seconds", \.idleTimeout,
+                help: "Stop after this many seconds without any connection open (default 300)."),
+        ]
+    }
 
-    @Option(help: "Where to forward: a git daemon, git://HOST[:PORT], or a smart HTTP server, http(s)://HOST[:PORT].")
-    var upstream: String
+    static var arguments: [CommandArgument<Self>] {
+        []
+    }
 
-    @Option(help: "Directory for the fixtures.")
-    var out: String
-
-    @Option(help: "Stop after recording this many connections (at least 1).")
+    var listen: String?
+    var upstream: String?
+    var out: String?
     var connections: Int?
+    var idleTimeout = "300"
 
-    @Option(help: "Stop after this many seconds without any connection open (default 300).")
-    var idleTimeout: String = "300"
+    func validate() throws {
+        for (value, name) in [(listen, "--listen"), (upstream, "--upstream"), (out, "--out")] where value == nil {
+            throw CommandLineError("missing \(name)")
+        }
+    }
 
     func execute() throws -> Int32 {
+        guard let listen, let upstream, let out else { return 129 }
         let (host, port) = try parseHostAndPort(listen)
         let idle = try parseSeconds(idleTimeout, option: "--idle-timeout")
         if let connections, connections < 1 {

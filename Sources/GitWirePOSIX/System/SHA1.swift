@@ -99,7 +99,8 @@ package enum SHA1Paths: Sendable, CaseIterable {
     }
 }
 
-/// Plain streaming SHA-1 over the system libcrypto, without collision detection: for callers that
+/// Plain streaming SHA-1 (the same code as ``SHA1`` with collision detection off, SHA-NI where
+/// present), without collision detection: for callers that
 /// explicitly want the digest of data whatever it carries (for instance to show that two attack
 /// files collide). gitwire itself names objects and checks packs with ``SHA1``.
 public struct UncheckedSHA1: Sendable {

@@ -4,8 +4,8 @@ import GitWireTestSupport
 import Testing
 
 /// `SHA1` detects the public SHA-1 collision attacks on raw input, on every code path and in any
-/// chunking, and hashes everything else exactly as plain SHA-1 (libcrypto's, through
-/// `UncheckedSHA1`) and `git hash-object` do.
+/// chunking, and hashes everything else exactly as plain SHA-1 (coreutils' `sha1sum`, an
+/// implementation of its own) and `git hash-object` do.
 @Suite("SHA-1 collision detection")
 struct SHA1CollisionDetectionTests {
     static let collisionFiles = "\(fixturesDirectory)/sha1-collisions"
@@ -87,15 +87,17 @@ struct SHA1CollisionDetectionTests {
 
     /// Edge sizes around the 55/56-byte padding limit and the block and eight-block batch
     /// boundaries, and random sizes up to several megabytes of random bytes (about one block in
-    /// twenty meets some vector's conditions and takes the full check): the checked hash equals
-    /// libcrypto's, on every path.
+    /// twenty meets some vector's conditions and takes the full check): the checked hash, on
+    /// every path, and the unchecked one equal coreutils' `sha1sum`.
     @Test func ordinaryDataHashesAsPlainSHA1() throws {
         var generator = SystemRandomNumberGenerator()
         var sizes = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 511, 512, 513, 575, 576, 1023, 1024, 4097]
         sizes += (0..<6).map { _ in Int.random(in: 0..<(3 << 20), using: &generator) }
         for size in sizes {
             let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let expected = UncheckedSHA1.hash(bytes[...])
+            let sum = try run(["sha1sum"], input: bytes).text.prefix(40)
+            let expected = try #require(ObjectID(String(sum)))
+            #expect(UncheckedSHA1.hash(bytes[...]) == expected, "\(size) bytes")
             for paths in Self.paths {
                 #expect(try Self.checkedHash(bytes, paths: paths).get() == expected, "\(size) bytes, \(paths)")
             }

@@ -148,9 +148,50 @@ struct LsRemoteCommandTests {
         #expect(result.text.contains("--symref"))
     }
 
+    /// Mistakes in the command line are reported as git's parse-options reports them:
+    /// `error: …`, the usage, exit status 129; git's own wording where git has the option.
     @Test func badUsageIsAnError() throws {
-        let result = try gitwire(["ls-remote"])
-        #expect(result.status != 0)
-        #expect(result.errorText.contains("Missing expected argument"))
+        let missing = try gitwire(["ls-remote"])
+        #expect(missing.status == 129)
+        #expect(
+            missing.errorText
+                == "error: missing <repository>\nusage: gitwire ls-remote [<options>] [<repository> [<patterns>...]]\n")
+        for arguments in [["--bogus"], ["-x"], ["--heads=yes"]] {
+            let ours = try gitwire(["ls-remote"] + arguments + ["git://127.0.0.1:1/x.git"])
+            let theirs = try git(["ls-remote"] + arguments + ["git://127.0.0.1:1/x.git"], check: false)
+            #expect(ours.status == 129, "\(arguments)")
+            #expect(theirs.status == 129, "\(arguments)")
+            // git's first line names the problem the same way; its usage lists git's options.
+            #expect(ours.errorText.split(separator: "\n").first == theirs.errorText.split(separator: "\n").first)
+        }
+        let noValue = try gitwire(["ls-remote", "--upload-pack"])
+        let gitNoValue = try git(["ls-remote", "--upload-pack"], check: false)
+        #expect(noValue.status == 129)
+        #expect(gitNoValue.status == 129)
+        #expect(noValue.errorText.split(separator: "\n").first == "error: option `upload-pack' requires a value")
+        #expect(gitNoValue.errorText.split(separator: "\n").first == "error: option `upload-pack' requires a value")
+    }
+
+    /// Long options may be shortened to any unique prefix, and flags turned off with `--no-`, as
+    /// git's parse-options allows.
+    @Test func abbreviatedAndNegatedOptionsWorkAsInGit() throws {
+        let ours = try gitwire(["ls-remote", "--get-u", "--sym", "--no-symref", "git://example.com/r.git"])
+        #expect(ours.status == 0)
+        #expect(ours.text == "git://example.com/r.git\n")
+        let ambiguous = try gitwire(["ls-remote", "--re", "git://example.com/r.git"])
+        #expect(ambiguous.status == 129)
+        #expect(ambiguous.errorText.hasPrefix("error: ambiguous option: re (could be --refs or --record)\n"))
+    }
+
+    @Test func versionAndUnknownCommands() throws {
+        let version = try gitwire(["--version"])
+        #expect(version.status == 0)
+        #expect(version.text == "gitwire version \(GitWireInfo.version)\n")
+        let unknown = try gitwire(["frobnicate"])
+        #expect(unknown.status == 1)
+        #expect(unknown.errorText == "gitwire: 'frobnicate' is not a gitwire command. See 'gitwire --help'.\n")
+        let help = try gitwire(["help", "fetch"])
+        #expect(help.status == 0)
+        #expect(help.text.hasPrefix("usage: gitwire fetch [<options>] <repository> <directory> [<refspecs>...]\n"))
     }
 }
