@@ -19,22 +19,8 @@ struct FetchArguments {
             .value(
                 nil, "filter", valueName: "filter-spec", \.filter,
                 help: "A partial-clone filter: blob:none, blob:limit=<n>, tree:<depth>."),
-            .integer(
-                nil, "protocol-version", valueName: "n", \.protocolVersion,
-                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
-            .value(
-                nil, "timeout", valueName: "seconds", \.timeout,
-                help: "Seconds to wait for the connection and for each read (default: no limit)."),
-            .value(
-                nil, "upload-pack", valueName: "command", \.uploadPack,
-                help:
-                    "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
-            ),
-            .value(
-                nil, "record", valueName: "file", \.record,
-                help: "Record the whole session (every byte both ways) to this fixture file."),
         ]
-        return options.map { $0.lifted(path) }
+        return options.map { $0.lifted(path) } + RemoteArguments.options(at: path.appending(path: \.connection))
     }
 
     var quiet = false
@@ -43,31 +29,17 @@ struct FetchArguments {
     var shallowSince: String?
     var shallowExclude: [String] = []
     var filter: String?
-    var protocolVersion = 2
-    var timeout: String?
-    var uploadPack: String?
-    var record: String?
+    var connection = RemoteArguments()
 
     /// Whether progress is shown: on a terminal, or when asked for, never with `-q`.
     var showsProgress: Bool { !quiet && (progress || Console.errorIsTerminal) }
 
     /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
-    func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
-        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
-        remote.showWarningsOnStandardError()
-        if let uploadPack {
-            guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
-            remote.transport = LocalTransport(uploadPack: uploadPack)
-        }
-        let recording = record.map { SessionRecording(path: $0, remote: &remote) }
-        return (remote, recording)
-    }
+    func remote(_ repository: String) throws -> (Remote, SessionRecording?) { try connection.remote(repository) }
 
     /// The negotiation options these arguments ask for.
     func fetchOptions(unshallow: Bool = false) throws -> FetchOptions {
-        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
-            throw ValidationError("unknown protocol version \(protocolVersion)")
-        }
+        let version = try connection.version()
         var depthCount: Int?
         if let depth {
             // As git words it, for anything but a positive decimal that fits.
@@ -101,5 +73,55 @@ struct FetchArguments {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         return days * 86_400 + values[3] * 3600 + values[4] * 60 + values[5]
+    }
+}
+
+/// The options of every command that talks to a remote: the protocol version, `--timeout`,
+/// `--upload-pack` and `--record`.
+struct RemoteArguments {
+    /// The options, for a command that keeps these arguments at `path`.
+    static func options<Command>(at path: WritableKeyPath<Command, Self>) -> [CommandOption<Command>] {
+        let options: [CommandOption<Self>] = [
+            .integer(
+                nil, "protocol-version", valueName: "n", \.protocolVersion,
+                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
+            .value(
+                nil, "timeout", valueName: "seconds", \.timeout,
+                help: "Seconds to wait for the connection and for each read (default: no limit)."),
+            .value(
+                nil, "upload-pack", valueName: "command", \.uploadPack,
+                help:
+                    "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
+            ),
+            .value(
+                nil, "record", valueName: "file", \.record,
+                help: "Record the whole session (every byte both ways) to this fixture file."),
+        ]
+        return options.map { $0.lifted(path) }
+    }
+
+    var protocolVersion = 2
+    var timeout: String?
+    var uploadPack: String?
+    var record: String?
+
+    /// The protocol version asked for.
+    func version() throws -> ProtocolVersion {
+        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
+            throw ValidationError("unknown protocol version \(protocolVersion)")
+        }
+        return version
+    }
+
+    /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
+    func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
+        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        remote.showWarningsOnStandardError()
+        if let uploadPack {
+            guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
+            remote.transport = LocalTransport(uploadPack: uploadPack)
+        }
+        let recording = record.map { SessionRecording(path: $0, remote: &remote) }
+        return (remote, recording)
     }
 }

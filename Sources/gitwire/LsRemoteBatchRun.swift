@@ -8,15 +8,14 @@ extension LsRemoteCommand {
     /// prints a block (or a JSON line) per remote. Returns 0 when all were listed, 1 when any
     /// failed; throws (exit 128) when the options are wrong or the list cannot be read.
     func listBatch(_ path: String) throws -> Int32 {
-        for (set, name) in [(getURL, "--get-url"), (record != nil, "--record"), (exitCode, "--exit-code")] where set {
+        for (set, name) in [(getURL, "--get-url"), (connection.record != nil, "--record"), (exitCode, "--exit-code")]
+        where set {
             throw ValidationError("\(name) cannot be used with --batch")
         }
         let jobs = try parseJobs(self.jobs, option: "--jobs", default: 64)
         let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 6)
-        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
-            throw ValidationError("unknown protocol version \(protocolVersion)")
-        }
-        let timeout = try parseTimeout(timeout)
+        let version = try connection.version()
+        let timeout = try parseTimeout(connection.timeout)
         let file: File
         if path == "-" {
             file = File.standardInput()
@@ -39,7 +38,7 @@ extension LsRemoteCommand {
         let loop = try EpollRunLoop.current()
         let run = BatchRun(
             options: options, output: BatchOutput(filter: filter, showSymrefs: symref, json: json),
-            uploadPack: uploadPack, loop: loop)
+            uploadPack: connection.uploadPack, loop: loop)
         try run.start(reading: file, named: path)
         loop.run()
         // Let the connections finish closing: farewells still queued, children still to reap.

@@ -34,20 +34,7 @@ struct LsRemoteCommand: Subcommand {
             .values(
                 "o", "server-option", valueName: "server-option", \.serverOptions,
                 help: "Send a protocol v2 server option."),
-            .integer(
-                nil, "protocol-version", valueName: "n", \.protocolVersion,
-                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
-            .value(
-                nil, "timeout", valueName: "seconds", \.timeout,
-                help: "Seconds to wait for the connection and for each read (default: no limit)."),
-            .value(
-                nil, "upload-pack", valueName: "command", \.uploadPack,
-                help:
-                    "The command serving git-upload-pack on a local remote, run as git runs it (the quoted path appended, through the shell when needed)."
-            ),
-            .value(
-                nil, "record", valueName: "file", \.record,
-                help: "Record the whole session (every byte both ways) to this fixture file."),
+        ] + RemoteArguments.options(at: \.connection) + [
             .value(
                 nil, "batch", valueName: "file", \.batch,
                 help: "List every repository URL in this file ('-': standard input)."),
@@ -84,10 +71,7 @@ struct LsRemoteCommand: Subcommand {
     var exitCode = false
     var getURL = false
     var serverOptions: [String] = []
-    var protocolVersion = 2
-    var timeout: String?
-    var uploadPack: String?
-    var record: String?
+    var connection = RemoteArguments()
     var batch: String?
     var jobs: String?
     var jobsPerHost: String?
@@ -108,24 +92,16 @@ struct LsRemoteCommand: Subcommand {
         ] where set {
             throw ValidationError("\(name) needs --batch")
         }
-        guard let repository else { throw ValidationError("Missing expected argument '<repository>'") }
+        guard let repository else { return 129 }  // validate() has said so
         if getURL {
             try Console.writeOutput(repository + "\n")
             return 0
         }
-        guard let version = ProtocolVersion(rawValue: protocolVersion) else {
-            throw ValidationError("unknown protocol version \(protocolVersion)")
-        }
-        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
-        remote.showWarningsOnStandardError()
-        if let uploadPack {
-            guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
-            remote.transport = LocalTransport(uploadPack: uploadPack)
-        }
+        let version = try connection.version()
+        let (remote, recording) = try connection.remote(repository)
         let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
-        let recording = record.map { SessionRecording(path: $0, remote: &remote) }
         let listing = try recording.saving { try remote.lsRemote(options) }
         for warning in listing.warnings { Console.writeError("warning: \(maskedForTerminal(warning))\n") }
         let output = LsRemoteOutput.format(listing.refs, filter: filter, showSymrefs: symref)
