@@ -1,11 +1,5 @@
 import GitWire
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// `gitwire`: a git wire-protocol client.
 @main
 enum GitWireCommand {
@@ -35,7 +29,7 @@ enum GitWireCommand {
     }
 
     static func main() {
-        exit(run(Array(CommandLine.arguments.dropFirst())))
+        Console.exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 
     /// Runs the command line `words` (without the program's name); returns the exit status.

@@ -1,4 +1,5 @@
 import GitWireCore
+import Glibc
 
 /// The process's standard output and standard error, for command-line tools.
 package enum Console {
@@ -13,6 +14,11 @@ package enum Console {
 
     /// Writes `bytes` to standard error, exactly as given, ignoring failures.
     package static func writeError(_ bytes: [UInt8]) { try? write(bytes, to: .standardError) }
+
+    /// Ends the process with `status`, as `exit(3)` does (buffers flushed, handlers run).
+    package static func exit(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
 
     /// Whether standard error is a terminal.
     package static var errorIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
