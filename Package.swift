@@ -36,9 +36,15 @@ let package = Package(
         // Run by the tests as a process of its own (what a SIGPIPE does cannot be seen from inside
         // the test process, which ignores the signal).
         .executableTarget(name: "GitWireTestHelper", dependencies: ["GitWire"], path: "Tests/GitWireTestHelper"),
+        // The fuzz targets (one function per parser), run under libFuzzer by Tools/fuzz.sh through
+        // gitwire-fuzz, and over every kept input by FuzzRegressionTests.
+        .target(name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireFuzzTargets"),
+        .executableTarget(name: "gitwire-fuzz", dependencies: ["GitWire", "GitWireFuzzTargets"], path: "Tests/GitWireFuzz"),
         .testTarget(
             name: "GitWireTests",
-            dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper"]),
+            dependencies: [
+                "GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper", "GitWireFuzzTargets",
+            ]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]
 )
