@@ -43,7 +43,8 @@ let package = Package(
         .testTarget(
             name: "GitWireTests",
             dependencies: [
-                "GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper", "GitWireFuzzTargets",
+                "GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper", "gitwire-fuzz",
+                "GitWireFuzzTargets",
             ]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]

@@ -3,7 +3,8 @@ import GitWireFuzzTargets
 
 // Built with `--sanitize=fuzzer -DGITWIRE_FUZZER` (Tools/fuzz.sh), libFuzzer supplies `main` and
 // calls the two functions below; the target is named by GITWIRE_FUZZ_TARGET. Built plainly,
-// `Runner` is the program instead: `gitwire-fuzz <target> <file>...` runs the target once per file.
+// `Runner` is the program instead: `gitwire-fuzz <target> <file>...` runs the target once per file,
+// and `gitwire-fuzz seeds <directory> <file>...` writes starting inputs made from fixtures and packs.
 
 nonisolated(unsafe) private var selected: FuzzTarget?
 
@@ -30,6 +31,18 @@ public func fuzzerTestOneInput(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
 enum Runner {
     static func main() {
         let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "seeds", arguments.count >= 2 {
+            do {
+                let counts = try FuzzSeeds.write(from: Array(arguments.dropFirst(2)), into: arguments[arguments.startIndex + 1])
+                for (target, count) in counts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    Console.writeError("\(target.rawValue): \(count) seeds\n")
+                }
+            } catch {
+                Console.writeError("seeds: \(error)\n")
+                Console.exit(1)
+            }
+            return
+        }
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             Console.writeError(
                 "usage: gitwire-fuzz <target> <file>...  (targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")))\n")

@@ -7,6 +7,10 @@ public let gitwireExecutable: String = builtExecutable("gitwire")
 /// process of their own (see its source).
 public let testHelperExecutable: String = builtExecutable("GitWireTestHelper")
 
+/// The `gitwire-fuzz` executable built next to the test bundle (plain build): `gitwire-fuzz
+/// <target> <file>...` runs a fuzz target on kept inputs.
+public let fuzzExecutable: String = builtExecutable("gitwire-fuzz")
+
 /// The path of executable `name` among the build products.
 private func builtExecutable(_ name: String) -> String {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -58,7 +58,12 @@ public enum SmartHTTP {
 /// on everything after the preamble.
 public struct SmartHTTPPreamble {
     private let service: Service
-    private var buffer: [UInt8] = []
+    /// Splits the preamble into packets; each byte is looked at once, so a long preamble costs
+    /// linear time.
+    private var decoder = PktLineDecoder()
+    /// Everything taken while the first packet is incomplete: handed on whole if that packet turns
+    /// out to be `version 2`, which belongs to the advertisement.
+    private var firstBytes: [UInt8] = []
     private var state = State.first
 
     private enum State {
@@ -74,9 +79,10 @@ public struct SmartHTTPPreamble {
     /// being read).
     public mutating func take(_ bytes: [UInt8]) throws -> [UInt8] {
         if state == .passing { return bytes }
-        buffer += bytes
+        if state == .first { firstBytes += bytes }
+        decoder.append(bytes)
         while state != .passing {
-            guard let (packet, length) = try nextPacket() else { return [] }
+            guard let packet = try decoder.next() else { return [] }
             switch state {
             case .first:
                 guard case .data(let payload) = packet else {
@@ -85,23 +91,22 @@ public struct SmartHTTPPreamble {
                 var line = payload[...]
                 if line.last == UInt8(ascii: "\n") { line = line.dropLast() }
                 if line.elementsEqual("# service=\(service.rawValue)".utf8) {
-                    buffer.removeFirst(length)
+                    firstBytes = []
                     state = .skippingToFlush
                 } else if line.elementsEqual("version 2".utf8) {
                     state = .passing
+                    defer { firstBytes = [] }
+                    return firstBytes
                 } else {
                     throw ProtocolError("invalid server response; got '\(escapedForDisplay(line))'")
                 }
             case .skippingToFlush:
-                buffer.removeFirst(length)
                 if packet.payload == nil { state = .passing }
             case .passing:
                 break
             }
         }
-        let rest = buffer
-        buffer = []
-        return rest
+        return decoder.takeRawBytes()
     }
 
     /// Checks the response did not end inside the preamble.
@@ -109,13 +114,6 @@ public struct SmartHTTPPreamble {
         if state != .passing {
             throw ProtocolError("invalid server response; the discovery response ended before its advertisement")
         }
-    }
-
-    private func nextPacket() throws -> (PktLine, Int)? {
-        var decoder = PktLineDecoder()
-        decoder.append(buffer)
-        guard let packet = try decoder.next() else { return nil }
-        return (packet, 4 + (packet.payload?.count ?? 0))
     }
 }
 
