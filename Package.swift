@@ -38,8 +38,10 @@ let package = Package(
         .executableTarget(name: "GitWireTestHelper", dependencies: ["GitWire"], path: "Tests/GitWireTestHelper"),
         // The fuzz targets (one function per parser), run under libFuzzer by Tools/fuzz.sh through
         // gitwire-fuzz, and over every kept input by FuzzRegressionTests.
-        .target(name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireFuzzTargets"),
-        .executableTarget(name: "gitwire-fuzz", dependencies: ["GitWire", "GitWireFuzzTargets"], path: "Tests/GitWireFuzz"),
+        .target(
+            name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireFuzzTargets"),
+        .executableTarget(
+            name: "gitwire-fuzz", dependencies: ["GitWire", "GitWireFuzzTargets"], path: "Tests/GitWireFuzz"),
         .testTarget(
             name: "GitWireTests",
             dependencies: [

@@ -114,7 +114,8 @@ struct LocalHistory: CommitGraph {
         var ids: [ObjectID] = []
         for index in 0...length {
             let id = ObjectID(bytes: [UInt8](repeating: UInt8(index + 1), count: 20))!
-            commits[id] = CommitSummary(parents: ids.last.map { [$0] } ?? [], committerTime: 1_600_000_000 + Int64(index))
+            commits[id] = CommitSummary(
+                parents: ids.last.map { [$0] } ?? [], committerTime: 1_600_000_000 + Int64(index))
             ids.append(id)
         }
         self.commits = commits

@@ -111,11 +111,15 @@ struct FuzzPackBuilder {
         case 0, 1:
             let type = [ObjectType.blob, .blob, .tree, .commit, .tag][Int(input.byte()) % 5]
             let data = input.take(Int(input.byte()))
-            add(typeNumber: type.rawValue, data: data, extra: [], object: GitObject(type: type, data: data), input: &input, operation: operation)
+            add(
+                typeNumber: type.rawValue, data: data, extra: [], object: GitObject(type: type, data: data),
+                input: &input, operation: operation)
         case 2 where !bases.isEmpty:
             let (baseOffset, base) = bases[Int(input.byte()) % bases.count]
             let (delta, result) = makeDelta(on: base.data, &input)
-            add(typeNumber: 6, data: delta, extra: Self.offsetBytes(offset - baseOffset), object: GitObject(type: base.type, data: result), input: &input, operation: operation)
+            add(
+                typeNumber: 6, data: delta, extra: Self.offsetBytes(offset - baseOffset),
+                object: GitObject(type: base.type, data: result), input: &input, operation: operation)
         case 3:
             let external = FuzzIndexPack.externalObjects.values.sorted { $0.data.count < $1.data.count }
             let candidates = bases.map(\.1) + external
@@ -141,7 +145,9 @@ struct FuzzPackBuilder {
         return pack
     }
 
-    private mutating func add(typeNumber: UInt8, data: [UInt8], extra: [UInt8], object: GitObject, input: inout FuzzInput, operation: UInt8) {
+    private mutating func add(
+        typeNumber: UInt8, data: [UInt8], extra: [UInt8], object: GitObject, input: inout FuzzInput, operation: UInt8
+    ) {
         var declared = UInt64(data.count)
         var compressed = (try? Deflater(level: level).deflateWhole(data[...])) ?? []
         var object: GitObject? = object
@@ -151,7 +157,8 @@ struct FuzzPackBuilder {
             switch input.byte() % 4 {
             case 0: declared = declared &+ UInt64(input.byte()) &- 128
             case 1: compressed.removeLast(min(compressed.count, 1 + Int(input.byte() % 8)))
-            case 2 where !compressed.isEmpty: compressed[Int(input.byte()) % compressed.count] ^= 1 << (input.byte() % 8)
+            case 2 where !compressed.isEmpty:
+                compressed[Int(input.byte()) % compressed.count] ^= 1 << (input.byte() % 8)
             default: compressed += input.take(Int(input.byte() % 8))
             }
         }
@@ -188,7 +195,10 @@ struct FuzzPackBuilder {
             } else {
                 let start = input.uint16() % base.count
                 let length = min(0xffff, 1 + input.uint16() % (base.count - start))
-                instructions += [0x80 | 0x01 | 0x02 | 0x10 | 0x20, UInt8(start & 0xff), UInt8(start >> 8), UInt8(length & 0xff), UInt8(length >> 8)]
+                instructions += [
+                    0x80 | 0x01 | 0x02 | 0x10 | 0x20, UInt8(start & 0xff), UInt8(start >> 8), UInt8(length & 0xff),
+                    UInt8(length >> 8),
+                ]
                 result += base[start..<(start + length)]
             }
         }

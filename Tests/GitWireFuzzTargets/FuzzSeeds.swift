@@ -32,13 +32,17 @@ public enum FuzzSeeds {
         } else {
             try seeds.add(.fetch, [version, stateless << 2, 0] + server)
         }
-        if session.transport == "http", case .bytes(.server, let discovery)? = session.events.first(where: {
-            if case .bytes(.server, _) = $0 { return true } else { return false }
-        }) {
+        if session.transport == "http",
+            case .bytes(.server, let discovery)? = session.events.first(where: {
+                if case .bytes(.server, _) = $0 { return true } else { return false }
+            })
+        {
             let preamble = version == 2 ? [] : PktLine.text("# service=git-upload-pack").encoded + PktLine.flush.encoded
             try seeds.add(.smartHTTP, [version == 2 ? 1 : 0, 0] + preamble + discovery)
         }
-        for url in session.path.isEmpty ? [] : ["git://127.0.0.1\(session.path)", "ssh://git@127.0.0.1:22\(session.path)"] {
+        for url in session.path.isEmpty
+            ? [] : ["git://127.0.0.1\(session.path)", "ssh://git@127.0.0.1:22\(session.path)"]
+        {
             try seeds.add(.url, [0] + Array(url.utf8))
         }
     }
@@ -88,7 +92,8 @@ private struct SeedWriter {
         guard count < Self.limit else { return }
         let folder = "\(directory)/\(target.rawValue)"
         try FileSystem.makeDirectories(folder)
-        try FileSystem.writeAtomically(bytes[...], to: "\(folder)/seed-\(count)", permissions: 0o644, temporaryPrefix: ".seed-")
+        try FileSystem.writeAtomically(
+            bytes[...], to: "\(folder)/seed-\(count)", permissions: 0o644, temporaryPrefix: ".seed-")
         counts[target] = count + 1
     }
 }

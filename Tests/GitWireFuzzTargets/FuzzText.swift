@@ -24,7 +24,8 @@ enum FuzzText {
         _ = Wildmatch.matches(Array(text.utf8), Array("refs/heads/feature/x".utf8))
         _ = Wildmatch.matches(Array("refs/*/f*/**".utf8), Array(text.utf8))
         if let location = try? SmartHTTP.Location(text) {
-            fuzzInvariant(!location.base.contains("@") || location.username == nil, "credentials left in \(location.base)")
+            fuzzInvariant(
+                !location.base.contains("@") || location.username == nil, "credentials left in \(location.base)")
             _ = SmartHTTP.baseAfterRedirect(effectiveURL: text, service: .uploadPack)
         }
         guard let url = try? RemoteURL(text) else { return }
@@ -35,11 +36,46 @@ enum FuzzText {
             addressFamily: flags & 0x10 != 0 ? .ipv4 : nil, command: SSHCommand(prefix: ["ssh"], variant: variant))
         guard let arguments = try? transport.arguments(for: ServiceRequest(path: url.path)) else { return }
         // Nothing from the URL may reach ssh as an option: the destination cannot start with '-',
-        // and the remote command is the last argument, the path quoted for the remote shell.
+        // and the remote command is the last argument, the path quoted so that the remote shell
+        // reads back exactly its bytes. Compared byte by byte, as the shells on both ends read it.
         let destination = arguments[arguments.count - 2]
-        fuzzInvariant(!destination.hasPrefix("-"), "ssh destination taken as an option: \(arguments)")
-        let command = arguments[arguments.count - 1]
-        fuzzInvariant(command.hasPrefix("git-upload-pack '") && command.hasSuffix("'"), "remote command \(command)")
+        fuzzInvariant(destination.utf8.first != UInt8(ascii: "-"), "ssh destination taken as an option: \(arguments)")
+        let command = Array(arguments[arguments.count - 1].utf8)
+        let prefix = Array("git-upload-pack ".utf8)
+        fuzzInvariant(command.starts(with: prefix), "remote command \(command)")
+        let words = shellWords(command[prefix.count...])
+        fuzzInvariant(
+            words == [Array(url.path.utf8)],
+            "the remote shell reads \(String(describing: words)) for \(Array(url.path.utf8))")
+    }
+
+    /// The words a POSIX shell reads from `text` made only of single-quoted parts, backslash
+    /// escapes and plain bytes (what `sq_quote` writes); nil for anything else.
+    static func shellWords(_ text: ArraySlice<UInt8>) -> [[UInt8]]? {
+        var words: [[UInt8]] = []
+        var word: [UInt8]?
+        var input = text
+        while let byte = input.popFirst() {
+            switch byte {
+            case UInt8(ascii: "'"):
+                guard let close = input.firstIndex(of: UInt8(ascii: "'")) else { return nil }
+                word = (word ?? []) + input[..<close]
+                input = input[(close + 1)...]
+            case UInt8(ascii: "\\"):
+                guard let escaped = input.popFirst() else { return nil }
+                word = (word ?? []) + [escaped]
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"):
+                if let finished = word { words.append(finished) }
+                word = nil
+            case UInt8(ascii: "\""), UInt8(ascii: "$"), UInt8(ascii: "`"), UInt8(ascii: ";"), UInt8(ascii: "&"),
+                UInt8(ascii: "|"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"):
+                return nil
+            default:
+                word = (word ?? []) + [byte]
+            }
+        }
+        if let finished = word { words.append(finished) }
+        return words
     }
 
     static func gunzip(_ data: [UInt8]) {

@@ -125,18 +125,24 @@ public struct GitConfig: Hashable, Sendable {
     /// A value as git writes it: quoted when it starts or ends with a space or holds `;` or `#`,
     /// with `"`, `\`, newline and tab escaped.
     static func quoted(_ value: String) -> String {
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            default: escaped.append(character)
+        // Byte by byte, as git reads it back: a `"` or `\` joined to a combining or prepended
+        // scalar is still a quote or an escape to git.
+        var escaped: [UInt8] = []
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): escaped += Array("\\\"".utf8)
+            case UInt8(ascii: "\\"): escaped += Array("\\\\".utf8)
+            case UInt8(ascii: "\n"): escaped += Array("\\n".utf8)
+            case UInt8(ascii: "\t"): escaped += Array("\\t".utf8)
+            default: escaped.append(byte)
             }
         }
-        let needsQuotes = value.hasPrefix(" ") || value.hasSuffix(" ") || value.contains(";") || value.contains("#")
-        return needsQuotes ? "\"\(escaped)\"" : escaped
+        let bytes = value.utf8
+        let needsQuotes =
+            bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
+            || bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "#"))
+        let text = String(decoding: escaped, as: UTF8.self)
+        return needsQuotes ? "\"\(text)\"" : text
     }
 }
 

@@ -23,7 +23,7 @@ public struct LocalTransport: Transport {
     ]
 
     private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess) {
-        guard !request.path.hasPrefix("-") else { throw StrangePathnameError(path: request.path) }
+        guard !request.path.hasBytePrefix("-") else { throw StrangePathnameError(path: request.path) }
         let command = request.service == .uploadPack ? uploadPack : request.service.rawValue
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
@@ -37,22 +37,24 @@ public struct LocalTransport: Transport {
     /// shell would read specially (spaces, quotes, `$`, ...); a plain program name runs directly,
     /// which is the same thing without the shell's start-up.
     static func arguments(command: String, path: String) -> [String] {
-        let special = Set("|&;<>()$`\\\"' \t\n*?[#~=%")
-        guard command.contains(where: { special.contains($0) }) else { return [command, path] }
+        let special = Set("|&;<>()$`\\\"' \t\n*?[#~=%".utf8)
+        guard command.utf8.contains(where: special.contains) else { return [command, path] }
         return ["/bin/sh", "-c", "\(command) \(shellQuoted(path))"]
     }
 
-    /// `text` in single quotes for the shell, as git's `sq_quote` writes it.
+    /// `text` in single quotes for the shell, as git's `sq_quote` writes it: byte by byte, so no
+    /// quote hides inside a `Character` with a combining or prepended scalar.
     static func shellQuoted(_ text: String) -> String {
-        var quoted = "'"
-        for character in text {
-            switch character {
-            case "'": quoted += "'\\''"
-            case "!": quoted += "'\\!'"
-            default: quoted.append(character)
+        var quoted: [UInt8] = [UInt8(ascii: "'")]
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "'"): quoted += Array("'\\''".utf8)
+            case UInt8(ascii: "!"): quoted += Array("'\\!'".utf8)
+            default: quoted.append(byte)
             }
         }
-        return quoted + "'"
+        quoted.append(UInt8(ascii: "'"))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// Starts the service with pipes to it; the connection reaps it when closed.

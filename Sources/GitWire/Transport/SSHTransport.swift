@@ -72,7 +72,7 @@ public struct SSHTransport: Transport {
     /// The command line git runs for `request`: the program (or `sh -c` with `GIT_SSH_COMMAND`),
     /// the variant's options, `[user@]host`, and `<service> '<path>'`.
     public func arguments(for request: ServiceRequest) throws -> [String] {
-        guard !host.hasPrefix("-") else { throw StrangePathnameError(path: host, what: "hostname") }
+        guard !host.hasBytePrefix("-") else { throw StrangePathnameError(path: host, what: "hostname") }
         let variant = command.variant
         var options: [String] = []
         if request.protocolVersion != .v0 && variant == .ssh { options += ["-o", "SendEnv=GIT_PROTOCOL"] }

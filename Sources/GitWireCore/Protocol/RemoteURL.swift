@@ -42,29 +42,33 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             default: throw RemoteURLError(text: text, reason: "unsupported URL scheme '\(schemeName)'")
             }
             let decoded = Self.percentDecoded(rest)
-            let authorityEnd = decoded.firstIndex(of: "/") ?? decoded.endIndex
+            let authorityEnd = decoded.firstIndex(ofByte: "/") ?? decoded.endIndex
             if authorityEnd == decoded.endIndex && scheme != .http && scheme != .https {
                 throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
             }
             path = authorityEnd == decoded.endIndex ? "/" : String(decoded[authorityEnd...])
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@") {
+            if let at = authority.lastIndex(ofByte: "@") {
                 user = String(authority[..<at])
-                authority = authority[authority.index(after: at)...]
+                authority = authority[authority.utf8.index(after: at)...]
             }
             (host, port) = try Self.splitHostAndPort(authority, text: text)
-            if scheme != .http && scheme != .https && path.hasPrefix("/~") { path.removeFirst() }
+            if scheme != .http && scheme != .https && path.hasBytePrefix("/~") {
+                path = String(path[path.utf8.index(after: path.startIndex)...])
+            }
         } else if Self.isScpLike(text), let colon = Self.scpColon(text) {
             scheme = .ssh
             var authority = text[..<colon]
-            if let at = authority.lastIndex(of: "@") {
+            if let at = authority.lastIndex(ofByte: "@") {
                 user = String(authority[..<at])
-                authority = authority[authority.index(after: at)...]
+                authority = authority[authority.utf8.index(after: at)...]
             }
-            if authority.hasPrefix("[") && authority.hasSuffix("]") { authority = authority.dropFirst().dropLast() }
+            if authority.hasBytePrefix("["), authority.utf8.last == UInt8(ascii: "]") {
+                authority = Substring(authority.utf8.dropFirst().dropLast())
+            }
             host = String(authority)
-            path = String(text[text.index(after: colon)...])
+            path = String(text[text.utf8.index(after: colon)...])
         } else {
             scheme = .file
             path = text
@@ -77,9 +81,11 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     /// shows URLs in messages; anything else unchanged.
     public static func withoutCredentials(_ text: String) -> String {
         guard let (_, rest) = splitScheme(text) else { return text }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<rest.startIndex]) + rest[rest.index(after: at)...]
+        let authorityEnd =
+            rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(ofByte: "@") else { return text }
+        return String(text[..<rest.startIndex]) + rest[rest.utf8.index(after: at)...]
     }
 
     private static func splitScheme(_ text: String) -> (String, Substring)? {
@@ -116,36 +122,43 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
 
     private static func scpColon(_ text: String) -> String.Index? {
         // A bracketed host starts the text or follows `user@`, as git's `host_end` has it.
-        let bracket = text.hasPrefix("[") ? text.startIndex : text.firstRange(of: "@[")?.upperBound
-        if let bracket, let close = text[bracket...].firstIndex(of: "]") {
-            return text[close...].firstIndex(of: ":")
+        let bytes = text.utf8
+        let bracket =
+            text.hasBytePrefix("[")
+            ? text.startIndex
+            : bytes.indices.first {
+                bytes[$0] == UInt8(ascii: "@") && bytes[bytes.index(after: $0)...].first == UInt8(ascii: "[")
+            }
+            .map { bytes.index($0, offsetBy: 2) }
+        if let bracket, let close = text[bracket...].firstIndex(ofByte: "]") {
+            return text[close...].firstIndex(ofByte: ":")
         }
-        return text.firstIndex(of: ":")
+        return text.firstIndex(ofByte: ":")
     }
 
     /// `host:path` is ssh only when the colon comes before any slash (else it is a local path).
     private static func isScpLike(_ text: String) -> Bool {
         guard let colon = scpColon(text) else { return false }
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return false }
-            return text[text.index(after: close)...].hasPrefix(":")
+        if text.hasBytePrefix("[") {
+            guard let close = text.firstIndex(ofByte: "]") else { return false }
+            return text[text.utf8.index(after: close)...].hasBytePrefix(":")
         }
-        return !text[..<colon].contains("/") && colon != text.startIndex
+        return text[..<colon].firstIndex(ofByte: "/") == nil && colon != text.startIndex
     }
 
     private static func splitHostAndPort(_ authority: Substring, text: String) throws -> (String, Int?) {
         var host = authority
         var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
+        if authority.hasBytePrefix("[") {
+            guard let close = authority.firstIndex(ofByte: "]") else {
                 throw RemoteURLError(text: text, reason: "unterminated IPv6 address")
             }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() }
-        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[authority.utf8.index(after: authority.startIndex)..<close]
+            let after = authority[authority.utf8.index(after: close)...]
+            if after.hasBytePrefix(":") { portText = Substring(after.utf8.dropFirst()) }
+        } else if let colon = authority.lastIndex(ofByte: ":") {
             host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
+            portText = authority[authority.utf8.index(after: colon)...]
         }
         guard let portText, !portText.isEmpty else { return (String(host), nil) }
         guard let port = Int(portText), (1...65535).contains(port) else {
@@ -157,9 +170,25 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     /// The host as the URL wrote it, with the port if the URL has one: git's `host=` value.
     public var hostHeader: String {
         guard let host else { return "" }
-        let written = host.contains(":") ? "[\(host)]" : host
+        let written = host.firstIndex(ofByte: ":") != nil ? "[\(host)]" : host
         return port.map { "\(written):\($0)" } ?? written
     }
     /// The text shown to users and in logs.
     public var description: String { text }
+}
+
+extension StringProtocol {
+    /// The first `byte` in the text's UTF-8, found byte by byte as git's C code finds it (a search
+    /// by `Character` misses a `:` or `/` that a combining or prepended scalar joins).
+    package func firstIndex(ofByte byte: Unicode.Scalar) -> Index? { utf8.firstIndex(of: UInt8(ascii: byte)) }
+
+    /// The last `byte` in the text's UTF-8 (see ``firstIndex(ofByte:)``).
+    package func lastIndex(ofByte byte: Unicode.Scalar) -> Index? {
+        var found: Index?
+        for index in utf8.indices where utf8[index] == UInt8(ascii: byte) { found = index }
+        return found
+    }
+
+    /// Whether the text's UTF-8 starts with `prefix`'s, compared byte by byte.
+    package func hasBytePrefix(_ prefix: String) -> Bool { utf8.starts(with: prefix.utf8) }
 }

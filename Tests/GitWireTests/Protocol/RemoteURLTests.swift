@@ -51,6 +51,10 @@ struct RemoteURLTests {
         "ssh://host/repo.git", "ssh://user@host:2222/~user/repo.git", "ssh://[::1]:22/x%20y", "git+ssh://host/x",
         "ssh+git://h/x", "ssh://user@[fe80::1]/x", "ssh://h:/x", "host:x%20y", "ssh://h/%7euser/x",
         "user@host:x:y", "a@b@host:x", "host.example.com:a/b/c.git", "ssh://host:2222/x", "host:it's.git",
+        // Separators and quotes joined to a neighbour by a prepended (U+070F) or combining (U+0301)
+        // scalar: git reads bytes, so must gitwire.
+        "host:x\u{070F}'; touch pwned; '.git", "ho\u{070F}:repo.git", "host:\u{301}x", "us\u{070F}@host:x",
+        "ssh://h\u{070F}:2222/x", "ssh://us\u{070F}@h/x\u{070F}'y",
     ])
     func sshAddressesAsGitReadsThem(_ url: String) throws {
         let directory = try TemporaryDirectory()
