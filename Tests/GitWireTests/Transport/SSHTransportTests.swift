@@ -1,5 +1,6 @@
 import Foundation
 import GitWire
+import GitWireReplay
 import GitWireTestSupport
 import Testing
 
@@ -29,6 +30,47 @@ struct SSHTransportTests {
             LsRemoteOptions(protocolVersion: .v2))
         #expect(listing.protocolVersion == .v2)
         #expect(!listing.refs.isEmpty)
+    }
+
+    /// `--record` over ssh: the fixture names the transport and holds both pkt-line streams; played
+    /// back with no ssh, it gives the same listing and clone, the client sending the recorded bytes.
+    @Test(arguments: ["0", "2"])
+    func recordsAndReplays(version: String) throws {
+        let server = try Self.server.get()
+        let url = server.url(TestRepositories.shared.path("small.git"))
+        let directory = try TemporaryDirectory()
+        let listed = directory.appending("ls-remote.session")
+        let listing = try gitwire(
+            ["ls-remote", "--protocol-version=\(version)", "--record=\(listed)", url], environment: server.environment)
+        #expect(listing.status == 0, "\(listing.errorText)")
+        let session = try Session(contentsOfFile: listed)
+        #expect(session.transport == "ssh")
+        #expect(session.protocolVersion.rawValue == Int(version))
+        #expect(session.path == TestRepositories.shared.path("small.git"))
+        let replay = ReplayTransport(session, chunking: .sizes([1, 7, 4096]))
+        let replayed = try Remote(url: try RemoteURL(url), transport: replay).lsRemote(
+            LsRemoteOptions(protocolVersion: session.protocolVersion))
+        try replay.verify()
+        #expect(
+            LsRemoteOutput.format(replayed.refs, filter: RefFilter(), showSymrefs: false) == Array(listing.text.utf8))
+
+        let cloneSession = directory.appending("clone.session")
+        let cloned = try gitwire(
+            [
+                "clone", "-q", "--bare", "--protocol-version=\(version)", "--record=\(cloneSession)", url,
+                directory.appending("recorded.git"),
+            ], environment: server.environment)
+        #expect(cloned.status == 0, "\(cloned.errorText)")
+        let cloneReplay = ReplayTransport(try Session(contentsOfFile: cloneSession), chunking: .sizes([3, 65536]))
+        let target = directory.appending("replayed.git")
+        _ = try Remote(url: try RemoteURL(url), transport: cloneReplay).clone(
+            into: target, options: RepositoryFetchOptions(fetch: FetchOptions(protocolVersion: session.protocolVersion))
+        )
+        try cloneReplay.verify()
+        #expect(
+            try gitText(["for-each-ref"], in: target)
+                == gitText(["for-each-ref"], in: directory.appending("recorded.git")))
+        try git(["fsck", "--full", "--no-dangling"], in: target)
     }
 
     @Test func sshFailuresAreClearErrors() throws {
