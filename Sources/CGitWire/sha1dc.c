@@ -15,7 +15,9 @@
  * the message block alone. Blocks meeting no vector's conditions (about 95% of random blocks)
  * skip the check. The condition masks of eight blocks are computed at once with AVX2 and the
  * blocks are compressed with the SHA extensions where the CPU has them; a portable version of
- * both runs elsewhere.
+ * both runs elsewhere. The two run one after the other, never interleaved in one function: the
+ * SHA instructions have only legacy SSE encodings, and on some x86 cores (seen on a Xeon with
+ * AVX-512) running them while 256-bit AVX state is live made hashing about 60 times slower.
  *
  * When a block is found to be an attack, the chaining value is replaced by compressing the block
  * twice more (the "safe hash" of the reference implementation, which git prints when it refuses
@@ -174,23 +176,15 @@ static void compress_portable(uint32_t state[5], const uint8_t *blocks, size_t c
 /* ---- The full check of one block. ---- */
 
 /* Whether the block `w`, compressed from `input` to `output`, completes a collision attack on
- * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). `before56`
- * and `before64` are the block's states before steps 56 and 64, or NULL to compute them. */
+ * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). */
 static int completes_attack(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
-    const uint32_t output[5], int reduced_round, const uint32_t before56[5], const uint32_t before64[5]) {
+    const uint32_t output[5], int reduced_round) {
     pthread_once(&expanded_once, expand_differences);
     uint32_t at58[5], at65[5];
-    if (before56 && before64) {
-        memcpy(at58, before56, sizeof at58);
-        run_forward(at58, 56, 58, w);
-        memcpy(at65, before64, sizeof at65);
-        run_forward(at65, 64, 65, w);
-    } else {
-        memcpy(at58, input, sizeof at58);
-        run_forward(at58, 0, 58, w);
-        memcpy(at65, at58, sizeof at65);
-        run_forward(at65, 58, 65, w);
-    }
+    memcpy(at58, input, sizeof at58);
+    run_forward(at58, 0, 58, w);
+    memcpy(at65, at58, sizeof at65);
+    run_forward(at65, 58, 65, w);
 
     for (int v = 0; v < VECTOR_COUNT; v++) {
         if (!(candidates >> v & 1)) continue;
@@ -269,21 +263,10 @@ static void compress_blocks(const cgw_sha1dc_ctx *ctx, uint32_t state[5], const 
 /* Checks the block whose condition mask is `candidates`, compressed from `input` into the
  * context's state. If it completes an attack, records that and moves to the safe hash: the
  * block compressed twice more. */
-static void check_block(cgw_sha1dc_ctx *ctx, const uint32_t input[5], const uint8_t *block, uint32_t candidates,
-    const uint32_t *midway, const uint32_t (*expanded)[8], int lane) {
-    uint32_t w[80], before56[5], before64[5];
-    if (expanded) {
-        for (int t = 0; t < 65; t++) w[t] = expanded[t][lane];
-        for (int t = 65; t < 80; t++) {
-            uint32_t x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16];
-            w[t] = ROTL(x, 1);
-        }
-    } else {
-        load_block(block, w);
-    }
-    if (midway) cgw_sha1dc_midway_states(midway, before56, before64);
-    if (completes_attack(
-            input, w, candidates, ctx->state, ctx->reduced_round, midway ? before56 : NULL, midway ? before64 : NULL)) {
+static void check_block(cgw_sha1dc_ctx *ctx, const uint32_t input[5], const uint8_t *block, uint32_t candidates) {
+    uint32_t w[80];
+    load_block(block, w);
+    if (completes_attack(input, w, candidates, ctx->state, ctx->reduced_round)) {
         ctx->attack = 1;
         compress_expanded(ctx->state, w);
         compress_expanded(ctx->state, w);
@@ -315,7 +298,7 @@ static void process_one_at_a_time(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, si
             uint32_t input[5];
             memcpy(input, ctx->state, sizeof input);
             compress_blocks(ctx, ctx->state, blocks + 64 * k, 1);
-            check_block(ctx, input, blocks + 64 * k, masks[k], NULL, NULL, 0);
+            check_block(ctx, input, blocks + 64 * k, masks[k]);
             done = k + 1;
         }
         compress_blocks(ctx, ctx->state, blocks + 64 * done, batch - done);
@@ -329,39 +312,6 @@ static void process(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
         compress_blocks(ctx, ctx->state, blocks, count);
         return;
     }
-#if defined(CGW_SHA1DC_X86)
-    const int both = CGW_SHA1DC_SHA_EXTENSIONS | CGW_SHA1DC_AVX2;
-    while (count >= 8 && (ctx->features & both) == both) {
-        uint32_t masks[8], inputs[8][5], midway[8][16], expanded[65][8];
-        cgw_sha1dc_compress8_with_masks(ctx->state, blocks, masks, inputs, midway, expanded);
-        blocks += 8 * 64;
-        count -= 8;
-        uint32_t flagged = 0;
-        for (int k = 0; k < 8; k++) flagged |= masks[k];
-        if (flagged == 0) continue;
-        /* Check the flagged blocks in order, each from the state it was compressed from. */
-        uint32_t after[5];
-        memcpy(after, ctx->state, sizeof after);
-        const uint8_t *batch = blocks - 8 * 64;
-        for (int k = 0; k < 8; k++) {
-            if (masks[k] == 0) continue;
-            memcpy(ctx->state, k < 7 ? inputs[k + 1] : after, sizeof after);
-            int before = ctx->attack;
-            ctx->attack = 0;
-            check_block(ctx, inputs[k], batch + 64 * k, masks[k], midway[k], (const uint32_t(*)[8])expanded, k);
-            if (ctx->attack) {
-                /* The safe hash changed the state: hash the rest of the batch again from it. */
-                const uint8_t *rest = batch + 64 * (k + 1);
-                size_t left = (size_t)(7 - k);
-                process_one_at_a_time(ctx, rest, left);
-                memcpy(after, ctx->state, sizeof after);
-                break;
-            }
-            ctx->attack = before;
-        }
-        memcpy(ctx->state, after, sizeof after);
-    }
-#endif
     process_one_at_a_time(ctx, blocks, count);
 }
 

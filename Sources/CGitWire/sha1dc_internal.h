@@ -19,27 +19,6 @@ void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *blocks, size_t 
 /* The condition masks of eight consecutive 64-byte blocks, computed eight lanes at a time with
  * AVX2. */
 void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]);
-/* Both of the above for eight blocks, interleaved: compresses them into `state`, writes their
- * condition masks, the chaining value before each block, each block's states midway (see
- * below) and, if a mask is not zero, words 0...64 of the expanded messages (expanded[t][k] is
- * word t of block k). Needs both instruction sets. */
-void cgw_sha1dc_compress8_with_masks(uint32_t state[5], const uint8_t *blocks, uint32_t masks[8], uint32_t inputs[8][5],
-    uint32_t midway[8][16], uint32_t expanded[65][8]);
-
-/* A block's SHA-1 states before steps 56 and 64 as the SHA extensions hold them: words 0-3 are
- * D, C, B, A before step 56, words 4-7 the same four steps earlier (E before step 56 is A there,
- * rotated left by 30); words 8-15 likewise for step 64. */
-static inline void cgw_sha1dc_midway_states(const uint32_t midway[16], uint32_t before56[5], uint32_t before64[5]) {
-    for (int half = 0; half < 2; half++) {
-        const uint32_t *v = midway + 8 * half;
-        uint32_t *s = half ? before64 : before56;
-        s[0] = v[3];
-        s[1] = v[2];
-        s[2] = v[1];
-        s[3] = v[0];
-        s[4] = (v[7] << 30) | (v[7] >> 2);
-    }
-}
 #endif
 
 #endif

@@ -32,10 +32,8 @@
         abcd = _mm_sha1rnds4_epu32(abcd, input, round_kind); \
     } while (0)
 
-/* Compresses one block into the state held in `*abcd_io` and `*e_io`. If `midway` is not NULL,
- * also keeps what the collision check needs: ABCD before steps 56 and 64, and ABCD four steps
- * earlier (whose A, rotated, is E), in the layout of cgw_sha1dc_midway_states. */
-SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uint8_t *block, __m128i *midway) {
+/* Compresses one block into the state held in `*abcd_io` and `*e_io`. */
+SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uint8_t *block) {
     const __m128i byte_swap = _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
     const __m128i abcd_in = *abcd_io, e_in = *e_io;
     __m128i abcd = abcd_in, previous;
@@ -67,16 +65,8 @@ SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uin
     EXPANDED_STEPS(2, m3, m0, m1, m2);
     EXPANDED_STEPS(2, m0, m1, m2, m3);
     EXPANDED_STEPS(2, m1, m2, m3, m0);
-    if (midway) {
-        midway[0] = abcd;
-        midway[1] = previous;
-    }
     EXPANDED_STEPS(2, m2, m3, m0, m1); /* 56-59 */
     EXPANDED_STEPS(3, m3, m0, m1, m2); /* 60-63 */
-    if (midway) {
-        midway[2] = abcd;
-        midway[3] = previous;
-    }
     EXPANDED_STEPS(3, m0, m1, m2, m3);
     EXPANDED_STEPS(3, m1, m2, m3, m0);
     EXPANDED_STEPS(3, m2, m3, m0, m1);
@@ -103,7 +93,7 @@ SHA_TARGET INLINE void store_state(uint32_t state[5], __m128i abcd, __m128i e) {
 SHA_TARGET void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *blocks, size_t count) {
     __m128i abcd, e;
     load_state(state, &abcd, &e);
-    for (size_t n = 0; n < count; n++) compress_block(&abcd, &e, blocks + 64 * n, NULL);
+    for (size_t n = 0; n < count; n++) compress_block(&abcd, &e, blocks + 64 * n);
     store_state(state, abcd, e);
 }
 
@@ -113,8 +103,7 @@ SHA_TARGET void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *bloc
  * and transposed so that w[t] holds word t of all eight blocks; the expansion then runs on whole
  * vectors up to word 64, the last one a condition reads. A condition moves its two bits to bit 31
  * and XORs them; blendv then keeps the mask, or the mask without the condition's vectors, by
- * that sign bit. The work is cut into eight phases so that it can be spread between the
- * compressions of eight blocks (see below).
+ * that sign bit.
  */
 
 #define AVX2_TARGET __attribute__((target("avx2")))
@@ -183,54 +172,16 @@ AVX2_TARGET INLINE void apply_conditions(mask_work *work, int part) {
     work->mask = mask;
 }
 
-/* Phase `phase` (0...7) of the masks of eight blocks. */
-AVX2_TARGET INLINE void mask_phase(mask_work *work, const uint8_t *blocks, int phase) {
-    switch (phase) {
-    case 0: load_transposed(work, blocks, 0); break;
-    case 1: load_transposed(work, blocks, 1); break;
-    case 2: expand_words(work, 16, 32); break;
-    case 3: expand_words(work, 32, 48); break;
-    case 4:
-        expand_words(work, 48, 65);
-        work->mask = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-        break;
-    case 5: apply_conditions(work, 0); break;
-    case 6: apply_conditions(work, 1); break;
-    default: apply_conditions(work, 2); break;
-    }
-}
-
 AVX2_TARGET void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]) {
     mask_work work;
-    for (int phase = 0; phase < 8; phase++) mask_phase(&work, blocks, phase);
+    load_transposed(&work, blocks, 0);
+    load_transposed(&work, blocks, 1);
+    expand_words(&work, 16, 65);
+    work.mask = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    apply_conditions(&work, 0);
+    apply_conditions(&work, 1);
+    apply_conditions(&work, 2);
     _mm256_storeu_si256((__m256i *)masks, _mm256_castps_si256(work.mask));
-}
-
-/* ---- Both at once. ----
- *
- * Compression with the SHA extensions is bound by the latency of sha1rnds4, which leaves the
- * vector units mostly idle; the masks need only the message, not the state. So the two are
- * interleaved: one block's compression, then one phase of the masks, eight times over, and the
- * out-of-order core runs the phase while the rounds wait on each other. The chaining value
- * before each block is kept, so that a block the masks flag can be checked afterwards.
- */
-__attribute__((target("sha,sse4.1,ssse3,avx2"))) void cgw_sha1dc_compress8_with_masks(
-    uint32_t state[5], const uint8_t *blocks, uint32_t masks[8], uint32_t inputs[8][5], uint32_t midway[8][16],
-    uint32_t expanded[65][8]) {
-    mask_work work;
-    __m128i abcd, e;
-    load_state(state, &abcd, &e);
-#define BLOCK(k) \
-    store_state(inputs[k], abcd, e); \
-    compress_block(&abcd, &e, blocks + 64 * (k), (__m128i *)midway[k]); \
-    mask_phase(&work, blocks, k);
-    BLOCK(0) BLOCK(1) BLOCK(2) BLOCK(3) BLOCK(4) BLOCK(5) BLOCK(6) BLOCK(7)
-#undef BLOCK
-    store_state(state, abcd, e);
-    _mm256_storeu_si256((__m256i *)masks, _mm256_castps_si256(work.mask));
-    if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(work.mask), _mm256_setzero_si256()))) != 0xff) {
-        for (int t = 0; t < 65; t++) _mm256_storeu_si256((__m256i *)expanded[t], work.w[t]);
-    }
 }
 
 #endif
