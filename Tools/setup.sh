@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gitwire builds and tests with, if any is missing:
-# git (client, git daemon, git-upload-pack, git-http-backend), the zlib and libcrypto headers,
+# git (client, git daemon, git-upload-pack, git-http-backend), the zlib and libdeflate headers,
 # and the tools the tests and scripts use (timeout, unshare, ip, /usr/bin/time, ssh and sshd for
 # the ssh:// tests), libcurl (loaded at run time for http(s)://; its headers for the build), and
 # python3 and openssl for the HTTP(S) test server and its throwaway certificate authority.
 set -euo pipefail
 
-packages=(git zlib1g-dev libcurl4-openssl-dev coreutils util-linux iproute2 time ca-certificates
+packages=(git zlib1g-dev libdeflate-dev libcurl4-openssl-dev coreutils util-linux iproute2 time ca-certificates
     openssh-client openssh-server python3 openssl)
 missing=()
 for package in "${packages[@]}"; do

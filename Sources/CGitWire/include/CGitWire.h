@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <zlib.h>
+#include <libdeflate.h>
 
 /* epoll: struct epoll_event is packed on x86_64, so Swift gets a plain copy. */
 typedef struct {

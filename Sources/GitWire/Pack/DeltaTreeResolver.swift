@@ -41,6 +41,7 @@ final class DeltaTreeResolver {
     private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
+    private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
     /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.
     private(set) var resolved: [ResolvedDelta] = []
@@ -69,6 +70,7 @@ final class DeltaTreeResolver {
         self.links = links
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()
+        wholeInflater = try WholeInflater()
     }
 
     /// Resolves all deltas based on entry `root`, a whole object of `type` at `range` in the pack
@@ -218,7 +220,7 @@ final class DeltaTreeResolver {
 
     /// Reads and inflates the entry at `range` of the pack.
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        try PackEntryReading.read(range, of: file, with: inflater)
+        try PackEntryReading.read(range, of: file, with: inflater, whole: wholeInflater)
     }
 
     private static func directory(of path: String) -> String {

@@ -4,12 +4,13 @@ enum PackEntryReading {
     /// whole, only its inflated content.
     static let chunkSize = 1 << 20
 
-    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `inflater`.
-    /// A short read or an unparsable header means the file changed under the reader. The content
-    /// is allocated at the size the header gives only once that size is shown possible for the
-    /// entry's compressed length (``Inflater/maximumExpansion``).
+    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `whole` when
+    /// it fits one read (most entries), else with `inflater`, which also reads any stream `whole`
+    /// cannot, to say what is wrong with it. A short read or an unparsable header means the file
+    /// changed under the reader. The content is allocated at the size the header gives only once
+    /// that size is shown possible for the entry's compressed length (``Inflater/maximumExpansion``).
     static func read(
-        _ range: Range<UInt64>, of file: File, with inflater: Inflater
+        _ range: Range<UInt64>, of file: File, with inflater: Inflater, whole: WholeInflater
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
@@ -21,6 +22,9 @@ enum PackEntryReading {
         let (limit, overflow) = compressed.multipliedReportingOverflow(by: UInt64(Inflater.maximumExpansion))
         guard header.size <= UInt64(Int.max), overflow || header.size <= limit else {
             throw PackError(offset: offset, .sizeMismatch(expected: header.size, actual: nil))
+        }
+        if length <= UInt64(chunkSize), let (data, _) = whole.inflate(first[header.length...], size: Int(header.size)) {
+            return (header, data)
         }
         var position = offset + UInt64(first.count)
         var pending: ArraySlice<UInt8>? = first[header.length...]

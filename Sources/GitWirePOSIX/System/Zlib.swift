@@ -243,3 +243,47 @@ package func crc32(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UI
     } while !rest.isEmpty
     return crc
 }
+
+/// Inflates zlib streams that are whole in memory and whose inflated size is known, with
+/// libdeflate: about twice as fast as zlib on pack entries here. It only says whether the
+/// stream decoded to exactly the size expected; anything else (a stream cut short, corrupt, or of
+/// another size) is for ``Inflater`` to read and describe. Not shared across threads.
+package final class WholeInflater {
+    private let decompressor: OpaquePointer
+
+    /// Makes an inflater.
+    package init() throws {
+        guard let made = libdeflate_alloc_decompressor() else {
+            throw ZlibError(code: Z_MEM_ERROR, message: "libdeflate_alloc_decompressor failed")
+        }
+        decompressor = made
+    }
+
+    deinit { libdeflate_free_decompressor(decompressor) }
+
+    /// Inflates the zlib stream at the start of `input` into `output`, which it must fill exactly;
+    /// returns how many input bytes the stream took, or nil if it did not decode to exactly
+    /// `output.count` bytes within `input`.
+    package func inflate(_ input: ArraySlice<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Int? {
+        var consumed = 0
+        var produced = 0
+        let status = input.withUnsafeBytes { source in
+            libdeflate_zlib_decompress_ex(
+                decompressor, source.baseAddress, source.count, output.baseAddress, output.count, &consumed,
+                &produced)
+        }
+        return status == LIBDEFLATE_SUCCESS && produced == output.count ? consumed : nil
+    }
+
+    /// The zlib stream at the start of `input` inflated to exactly `size` bytes and the input
+    /// bytes it took, or nil if it does not decode to exactly that within `input`.
+    package func inflate(_ input: ArraySlice<UInt8>, size: Int) -> (bytes: [UInt8], consumed: Int)? {
+        var consumed: Int?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            consumed = inflate(input, into: UnsafeMutableRawBufferPointer(buffer))
+            count = consumed == nil ? 0 : size
+        }
+        guard let consumed else { return nil }
+        return (bytes, consumed)
+    }
+}
