@@ -27,7 +27,7 @@ perf report -i "$work/perf.data" --no-children --sort dso,symbol --stdio 2>/dev/
         gsub(/^ +| +- -$| +$/, "", symbol)
         if (symbol ~ /sha1dc|cgw_sha1|process_one|check_block/ || (dso == "gitwire" && symbol == "process")) stage = "SHA-1 (collision-detecting)"
         else if (symbol ~ /crc32/) stage = "CRC-32"
-        else if (dso ~ /libz/ || symbol ~ /inflate|adler32/) stage = "inflate (zlib)"
+        else if (dso ~ /libz|libdeflate/ || symbol ~ /inflate|adler32|deflate_decompress/) stage = "inflate (zlib, libdeflate)"
         else if (symbol ~ /Delta[A-Za-z0-9]*apply|5DeltaO5apply/) stage = "delta application"
         else if (symbol ~ /memmove|memcpy|memset/) stage = "copying (memmove/memset)"
         else if (symbol ~ /sort|merge|PackIndexWriter/) stage = "sorting and writing the index"

@@ -176,15 +176,23 @@ static void compress_portable(uint32_t state[5], const uint8_t *blocks, size_t c
 /* ---- The full check of one block. ---- */
 
 /* Whether the block `w`, compressed from `input` to `output`, completes a collision attack on
- * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). */
+ * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). `before56`
+ * and `before64` are the block's states before steps 56 and 64, or NULL to compute them. */
 static int completes_attack(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
-    const uint32_t output[5], int reduced_round) {
+    const uint32_t output[5], int reduced_round, const uint32_t before56[5], const uint32_t before64[5]) {
     pthread_once(&expanded_once, expand_differences);
     uint32_t at58[5], at65[5];
-    memcpy(at58, input, sizeof at58);
-    run_forward(at58, 0, 58, w);
-    memcpy(at65, at58, sizeof at65);
-    run_forward(at65, 58, 65, w);
+    if (before56 && before64) {
+        memcpy(at58, before56, sizeof at58);
+        run_forward(at58, 56, 58, w);
+        memcpy(at65, before64, sizeof at65);
+        run_forward(at65, 64, 65, w);
+    } else {
+        memcpy(at58, input, sizeof at58);
+        run_forward(at58, 0, 58, w);
+        memcpy(at65, at58, sizeof at65);
+        run_forward(at65, 58, 65, w);
+    }
 
     for (int v = 0; v < VECTOR_COUNT; v++) {
         if (!(candidates >> v & 1)) continue;
@@ -225,6 +233,8 @@ static int detected_features(void) {
                 unsigned lo, hi;
                 __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
                 if ((lo & 6) == 6) features |= CGW_SHA1DC_AVX2;
+                /* AVX-512F, and the OS saving the mask and upper ZMM registers. */
+                if ((lo & 0xe6) == 0xe6 && ((b7 >> 16) & 1)) features |= CGW_SHA1DC_AVX512;
             }
         }
     }
@@ -260,27 +270,42 @@ static void compress_blocks(const cgw_sha1dc_ctx *ctx, uint32_t state[5], const 
     compress_portable(state, blocks, count);
 }
 
-/* Checks the block whose condition mask is `candidates`, compressed from `input` into the
- * context's state. If it completes an attack, records that and moves to the safe hash: the
- * block compressed twice more. */
-static void check_block(cgw_sha1dc_ctx *ctx, const uint32_t input[5], const uint8_t *block, uint32_t candidates) {
-    uint32_t w[80];
+/* Compresses the block whose condition mask is `candidates` into the context's state, and checks
+ * it. If it completes an attack, records that and moves to the safe hash: the block compressed
+ * twice more. With the SHA extensions the check starts from the states they leave midway. */
+static void compress_and_check_block(cgw_sha1dc_ctx *ctx, const uint8_t *block, uint32_t candidates) {
+    uint32_t input[5], w[80], *before56 = NULL, *before64 = NULL;
+    memcpy(input, ctx->state, sizeof input);
+#if defined(CGW_SHA1DC_X86)
+    uint32_t midway[16], states[2][5];
+    if (ctx->features & CGW_SHA1DC_SHA_EXTENSIONS) {
+        cgw_sha1dc_compress_shani_midway(ctx->state, block, midway);
+        cgw_sha1dc_midway_states(midway, states[0], states[1]);
+        before56 = states[0];
+        before64 = states[1];
+    } else
+#endif
+        compress_blocks(ctx, ctx->state, block, 1);
     load_block(block, w);
-    if (completes_attack(input, w, candidates, ctx->state, ctx->reduced_round)) {
+    if (completes_attack(input, w, candidates, ctx->state, ctx->reduced_round, before56, before64)) {
         ctx->attack = 1;
         compress_expanded(ctx->state, w);
         compress_expanded(ctx->state, w);
     }
 }
 
-/* Takes the blocks one at a time: the condition mask of each (with AVX2 for eight at a time when
- * there are eight), then its compression and, if flagged, its check. */
-static void process_one_at_a_time(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
+/* Takes the blocks in batches: the condition masks of a batch (sixteen blocks with AVX-512, eight
+ * with AVX2, else one), then the compression of the blocks up to each flagged one, its own, and
+ * its check. */
+static void process_blocks(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
     while (count > 0) {
-        uint32_t masks[8];
+        uint32_t masks[16];
         size_t batch;
 #if defined(CGW_SHA1DC_X86)
-        if (count >= 8 && (ctx->features & CGW_SHA1DC_AVX2)) {
+        if (count >= 16 && (ctx->features & CGW_SHA1DC_AVX512)) {
+            cgw_sha1dc_condition_masks_avx512(blocks, masks);
+            batch = 16;
+        } else if (count >= 8 && (ctx->features & CGW_SHA1DC_AVX2)) {
             cgw_sha1dc_condition_masks_avx2(blocks, masks);
             batch = 8;
         } else
@@ -295,10 +320,7 @@ static void process_one_at_a_time(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, si
         for (size_t k = 0; k < batch; k++) {
             if (masks[k] == 0) continue;
             compress_blocks(ctx, ctx->state, blocks + 64 * done, k - done);
-            uint32_t input[5];
-            memcpy(input, ctx->state, sizeof input);
-            compress_blocks(ctx, ctx->state, blocks + 64 * k, 1);
-            check_block(ctx, input, blocks + 64 * k, masks[k]);
+            compress_and_check_block(ctx, blocks + 64 * k, masks[k]);
             done = k + 1;
         }
         compress_blocks(ctx, ctx->state, blocks + 64 * done, batch - done);
@@ -312,7 +334,7 @@ static void process(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
         compress_blocks(ctx, ctx->state, blocks, count);
         return;
     }
-    process_one_at_a_time(ctx, blocks, count);
+    process_blocks(ctx, blocks, count);
 }
 
 void cgw_sha1dc_update(cgw_sha1dc_ctx *ctx, const void *data, size_t count) {

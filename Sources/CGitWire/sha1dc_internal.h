@@ -16,9 +16,27 @@ uint32_t cgw_sha1dc_condition_mask(const uint32_t w[80]);
 #define CGW_SHA1DC_X86 1
 /* SHA-1 compression of `count` consecutive 64-byte blocks with the SHA extensions. */
 void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *blocks, size_t count);
+/* The same for one block, also keeping its states midway (see below) for the collision check. */
+void cgw_sha1dc_compress_shani_midway(uint32_t state[5], const uint8_t *block, uint32_t midway[16]);
+/* A block's SHA-1 states before steps 56 and 64 as the SHA extensions hold them: words 0-3 are
+ * D, C, B, A before step 56, words 4-7 the same four steps earlier (E before step 56 is A there,
+ * rotated left by 30); words 8-15 likewise for step 64. */
+static inline void cgw_sha1dc_midway_states(const uint32_t midway[16], uint32_t before56[5], uint32_t before64[5]) {
+    for (int half = 0; half < 2; half++) {
+        const uint32_t *v = midway + 8 * half;
+        uint32_t *s = half ? before64 : before56;
+        s[0] = v[3];
+        s[1] = v[2];
+        s[2] = v[1];
+        s[3] = v[0];
+        s[4] = (v[7] << 30) | (v[7] >> 2);
+    }
+}
 /* The condition masks of eight consecutive 64-byte blocks, computed eight lanes at a time with
  * AVX2. */
 void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]);
+/* The same for sixteen consecutive blocks with AVX-512F. */
+void cgw_sha1dc_condition_masks_avx512(const uint8_t *blocks, uint32_t masks[16]);
 #endif
 
 #endif

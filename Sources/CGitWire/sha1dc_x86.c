@@ -32,8 +32,10 @@
         abcd = _mm_sha1rnds4_epu32(abcd, input, round_kind); \
     } while (0)
 
-/* Compresses one block into the state held in `*abcd_io` and `*e_io`. */
-SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uint8_t *block) {
+/* Compresses one block into the state held in `*abcd_io` and `*e_io`. If `midway` is not NULL,
+ * also keeps what the collision check needs: ABCD before steps 56 and 64, and ABCD four steps
+ * earlier (whose A, rotated, is E), in the layout of cgw_sha1dc_midway_states. */
+SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uint8_t *block, __m128i *midway) {
     const __m128i byte_swap = _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
     const __m128i abcd_in = *abcd_io, e_in = *e_io;
     __m128i abcd = abcd_in, previous;
@@ -65,8 +67,16 @@ SHA_TARGET INLINE void compress_block(__m128i *abcd_io, __m128i *e_io, const uin
     EXPANDED_STEPS(2, m3, m0, m1, m2);
     EXPANDED_STEPS(2, m0, m1, m2, m3);
     EXPANDED_STEPS(2, m1, m2, m3, m0);
+    if (midway) {
+        midway[0] = abcd;
+        midway[1] = previous;
+    }
     EXPANDED_STEPS(2, m2, m3, m0, m1); /* 56-59 */
     EXPANDED_STEPS(3, m3, m0, m1, m2); /* 60-63 */
+    if (midway) {
+        midway[2] = abcd;
+        midway[3] = previous;
+    }
     EXPANDED_STEPS(3, m0, m1, m2, m3);
     EXPANDED_STEPS(3, m1, m2, m3, m0);
     EXPANDED_STEPS(3, m2, m3, m0, m1);
@@ -93,7 +103,14 @@ SHA_TARGET INLINE void store_state(uint32_t state[5], __m128i abcd, __m128i e) {
 SHA_TARGET void cgw_sha1dc_compress_shani(uint32_t state[5], const uint8_t *blocks, size_t count) {
     __m128i abcd, e;
     load_state(state, &abcd, &e);
-    for (size_t n = 0; n < count; n++) compress_block(&abcd, &e, blocks + 64 * n);
+    for (size_t n = 0; n < count; n++) compress_block(&abcd, &e, blocks + 64 * n, NULL);
+    store_state(state, abcd, e);
+}
+
+SHA_TARGET void cgw_sha1dc_compress_shani_midway(uint32_t state[5], const uint8_t *block, uint32_t midway[16]) {
+    __m128i abcd, e;
+    load_state(state, &abcd, &e);
+    compress_block(&abcd, &e, block, (__m128i *)midway);
     store_state(state, abcd, e);
 }
 
@@ -182,6 +199,47 @@ AVX2_TARGET void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t
     apply_conditions(&work, 1);
     apply_conditions(&work, 2);
     _mm256_storeu_si256((__m256i *)masks, _mm256_castps_si256(work.mask));
+}
+
+/* ---- Unavoidable-condition masks, sixteen blocks at once, with AVX-512. ----
+ *
+ * The same work on sixteen lanes, with what AVX-512F adds: word t of the sixteen blocks is
+ * gathered straight from them, three-way XORs and byte swaps are one ternary-logic instruction,
+ * rotations one instruction, and a condition needs no shifts when its bits line up: a rotation
+ * brings them together, a test sets a mask register, and the vectors are cleared in the lanes
+ * that fail it, about a third of the work of the AVX2 version per block.
+ */
+
+#define AVX512_TARGET __attribute__((target("avx512f")))
+
+AVX512_TARGET void cgw_sha1dc_condition_masks_avx512(const uint8_t *blocks, uint32_t masks[16]) {
+    const __m512i lanes = _mm512_set_epi32(
+        15 * 64, 14 * 64, 13 * 64, 12 * 64, 11 * 64, 10 * 64, 9 * 64, 8 * 64, 7 * 64, 6 * 64, 5 * 64, 4 * 64, 3 * 64,
+        2 * 64, 64, 0);
+    const __m512i low_bytes = _mm512_set1_epi32(0x00ff00ff);
+    __m512i w[65];
+    for (int t = 0; t < 16; t++) {
+        __m512i x = _mm512_i32gather_epi32(lanes, (const void *)(blocks + 4 * t), 1);
+        /* Big-endian words: the low bytes of each half from x rotated by 8, the high ones from x
+         * rotated by 24 (0xe4: where the third operand has a 1, the first, else the second). */
+        w[t] = _mm512_ternarylogic_epi32(_mm512_rol_epi32(x, 8), _mm512_rol_epi32(x, 24), low_bytes, 0xe4);
+    }
+    for (int t = 16; t < 65; t++) {
+        __m512i x = _mm512_ternarylogic_epi32(w[t - 3], w[t - 8], w[t - 14], 0x96);
+        w[t] = _mm512_rol_epi32(_mm512_xor_si512(x, w[t - 16]), 1);
+    }
+    __m512i mask = _mm512_set1_epi32(-1);
+#define C(i, p, j, q, want, dvs) \
+    { \
+        __m512i both = (p) == (q) ? _mm512_xor_si512(w[i], w[j]) \
+                                  : _mm512_xor_si512(w[i], _mm512_rol_epi32(w[j], ((p) - (q) + 32) % 32)); \
+        __mmask16 fail = (want) ? _mm512_testn_epi32_mask(both, _mm512_set1_epi32(1 << (p))) \
+                                : _mm512_test_epi32_mask(both, _mm512_set1_epi32(1 << (p))); \
+        mask = _mm512_mask_andnot_epi32(mask, fail, _mm512_set1_epi32((int)(dvs)), mask); \
+    }
+    CGW_SHA1DC_UNAVOIDABLE_CONDITIONS(C)
+#undef C
+    _mm512_storeu_si512((void *)masks, mask);
 }
 
 #endif

@@ -134,11 +134,12 @@ void *cgw_curl_slist_append(void *list, const char *text);
 void cgw_curl_slist_free_all(void *list);
 /* SHA-1 with collision detection (gitwire's own; see sha1dc.c), as git's SHA-1DC: data carrying
  * the known collision-attack patterns is reported, and its digest is the "safe hash" git prints
- * when it refuses such data. With detection off it is plain SHA-1. Uses the SHA extensions and
- * AVX2 where the CPU has them. */
+ * when it refuses such data. With detection off it is plain SHA-1. Uses the SHA extensions,
+ * AVX2 and AVX-512 where the CPU has them. */
 enum {
     CGW_SHA1DC_SHA_EXTENSIONS = 1, /* compress with sha1rnds4 and friends */
     CGW_SHA1DC_AVX2 = 2,           /* unavoidable-condition masks of eight blocks at once */
+    CGW_SHA1DC_AVX512 = 4,         /* the same for sixteen blocks at once */
 };
 
 typedef struct {
