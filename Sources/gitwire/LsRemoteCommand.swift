@@ -102,9 +102,15 @@ struct LsRemoteCommand: Subcommand {
         let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
-        let listing = try recording.saving { try remote.lsRemote(options) }
+        // Each ref is formatted as it arrives, while the server is still sending the rest; the
+        // whole is printed at the end, as git prints it.
+        var output: [UInt8] = []
+        let listing = try recording.saving {
+            try remote.run(
+                LsRemoteExchange(options: options), protocolVersion: version, traceIdentity: "ls-remote",
+                onElement: { LsRemoteOutput.append($0, filter: filter, showSymrefs: symref, to: &output) })
+        }
         for warning in listing.warnings { Console.writeError("warning: \(maskedForTerminal(warning))\n") }
-        let output = LsRemoteOutput.format(listing.refs, filter: filter, showSymrefs: symref)
         try Console.writeOutput(output)
         return exitCode && output.isEmpty ? 2 : 0
     }

@@ -6,6 +6,15 @@ public enum LsRemoteOutput {
     public static func format(_ refs: [Ref], filter: RefFilter = RefFilter(), showSymrefs: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(refs.count * 80)
+        for ref in refs { append(ref, filter: filter, showSymrefs: showSymrefs, to: &output) }
+        return output
+    }
+
+    /// Appends the lines of one ref to `output`, as ``format(_:filter:showSymrefs:)`` writes them:
+    /// a listing can be formatted ref by ref while it arrives.
+    public static func append(
+        _ ref: Ref, filter: RefFilter = RefFilter(), showSymrefs: Bool = false, to output: inout [UInt8]
+    ) {
         func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {
             guard filter.includes(name) else { return }
             if showSymrefs, let symref {
@@ -18,12 +27,9 @@ public enum LsRemoteOutput {
             output.append(contentsOf: name)
             output.append(0x0a)
         }
-        for ref in refs {
-            guard let id = ref.objectID else { continue }
-            line(id, ref.nameBytes, symref: ref.symrefTarget)
-            if let peeled = ref.peeled { line(peeled, ref.nameBytes + peeledSuffix, symref: nil) }
-        }
-        return output
+        guard let id = ref.objectID else { return }
+        line(id, ref.nameBytes, symref: ref.symrefTarget)
+        if let peeled = ref.peeled { line(peeled, ref.nameBytes + peeledSuffix, symref: nil) }
     }
 }
 
