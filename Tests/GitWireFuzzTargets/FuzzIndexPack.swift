@@ -118,7 +118,7 @@ struct FuzzPackBuilder {
             let (baseOffset, base) = bases[Int(input.byte()) % bases.count]
             let (delta, result) = makeDelta(on: base.data, &input)
             add(
-                typeNumber: 6, data: delta, extra: Self.offsetBytes(offset - baseOffset),
+                typeNumber: 6, data: delta, extra: PackEncoding.baseDistance(offset - baseOffset),
                 object: GitObject(type: base.type, data: result), input: &input, operation: operation)
         case 3:
             let external = FuzzIndexPack.externalObjects.values.sorted { $0.data.count < $1.data.count }
@@ -162,15 +162,7 @@ struct FuzzPackBuilder {
             default: compressed += input.take(Int(input.byte() % 8))
             }
         }
-        var header: [UInt8] = []
-        var rest = declared >> 4
-        var byte = typeNumber << 4 | UInt8(declared & 15)
-        while rest != 0 {
-            header.append(byte | 0x80)
-            byte = UInt8(rest & 0x7f)
-            rest >>= 7
-        }
-        header.append(byte)
+        let header = PackEncoding.entryHeader(typeNumber: typeNumber, size: declared)
         entries.append((12 + body.count, object))
         body += header + extra + compressed
         count += 1
@@ -202,30 +194,6 @@ struct FuzzPackBuilder {
                 result += base[start..<(start + length)]
             }
         }
-        return (Self.varint(base.count) + Self.varint(result.count) + instructions, result)
-    }
-
-    private static func varint(_ value: Int) -> [UInt8] {
-        var value = value
-        var bytes: [UInt8] = []
-        repeat {
-            var byte = UInt8(value & 0x7f)
-            value >>= 7
-            if value != 0 { byte |= 0x80 }
-            bytes.append(byte)
-        } while value != 0
-        return bytes
-    }
-
-    private static func offsetBytes(_ distance: Int) -> [UInt8] {
-        var distance = distance
-        var encoded = [UInt8(distance & 127)]
-        distance >>= 7
-        while distance != 0 {
-            distance -= 1
-            encoded.insert(0x80 | UInt8(distance & 127), at: 0)
-            distance >>= 7
-        }
-        return encoded
+        return (PackEncoding.deltaSize(base.count) + PackEncoding.deltaSize(result.count) + instructions, result)
     }
 }

@@ -31,7 +31,9 @@ final class ProgressCounter: Sendable {
     private let handler: PackProgressHandler?
     private let completed = Atomic<Int>(0)
     private let reportedPercent = Atomic<Int>(-1)
-    private let calling = Locked<Void>(())
+    /// Held while the handler runs; holds the highest count handed to it, so that a thread that
+    /// lost the race to the lock cannot report an older count after a newer one.
+    private let calling = Locked<Int>(-1)
 
     init(phase: PackProgress.Phase, total: Int, handler: PackProgressHandler?) {
         self.phase = phase
@@ -48,7 +50,11 @@ final class ProgressCounter: Sendable {
         guard percent != last,
             reportedPercent.compareExchange(expected: last, desired: percent, ordering: .relaxed).exchanged
         else { return }
-        calling.withLock { _ in handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes)) }
+        calling.withLock { reported in
+            guard done > reported else { return }
+            reported = done
+            handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes))
+        }
     }
 
     /// The number of items completed.

@@ -1,4 +1,5 @@
 import GitWire
+import GitWireFuzzTargets
 
 /// Builds packs entry by entry, including wrong ones, for tests.
 struct TestPackBuilder {
@@ -17,14 +18,7 @@ struct TestPackBuilder {
     /// Adds an offset delta against the entry at `baseOffset`; returns its offset.
     @discardableResult
     mutating func addOffsetDelta(baseOffset: Int, _ delta: [UInt8]) throws -> Int {
-        var distance = nextOffset - baseOffset
-        var encoded = [UInt8(distance & 127)]
-        distance >>= 7
-        while distance != 0 {
-            distance -= 1
-            encoded.insert(0x80 | UInt8(distance & 127), at: 0)
-            distance >>= 7
-        }
+        let encoded = PackEncoding.baseDistance(nextOffset - baseOffset)
         return try addEntry(typeNumber: 6, size: delta.count, extra: encoded, data: delta)
     }
 
@@ -49,15 +43,7 @@ struct TestPackBuilder {
 
     private mutating func addEntry(typeNumber: UInt8, size: Int, extra: [UInt8], data: [UInt8]) throws -> Int {
         let offset = nextOffset
-        var header: [UInt8] = []
-        var rest = size >> 4
-        var byte = typeNumber << 4 | UInt8(size & 15)
-        while rest != 0 {
-            header.append(byte | 0x80)
-            byte = UInt8(rest & 0x7f)
-            rest >>= 7
-        }
-        header.append(byte)
+        let header = PackEncoding.entryHeader(typeNumber: typeNumber, size: UInt64(size))
         body += header + extra + (try Deflater().deflateWhole(data[...]))
         count += 1
         return offset
@@ -66,18 +52,7 @@ struct TestPackBuilder {
 
 /// A delta: the two sizes, then the instructions.
 func makeDelta(baseSize: Int, resultSize: Int, _ instructions: [UInt8]) -> [UInt8] {
-    func size(_ value: Int) -> [UInt8] {
-        var value = value
-        var bytes: [UInt8] = []
-        repeat {
-            var byte = UInt8(value & 0x7f)
-            value >>= 7
-            if value != 0 { byte |= 0x80 }
-            bytes.append(byte)
-        } while value != 0
-        return bytes
-    }
-    return size(baseSize) + size(resultSize) + instructions
+    PackEncoding.deltaSize(baseSize) + PackEncoding.deltaSize(resultSize) + instructions
 }
 
 /// A copy instruction: `size` bytes from `offset` of the base.
