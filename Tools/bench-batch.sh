@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks `gitwire ls-remote --batch` against sequential `git ls-remote` runs: <count> small
 # repositories served by one local `git daemon` (--max-connections raised), then by
-# Tools/git-http-server.py (git http-backend per request). Modes run alternately, <runs> times
+# Tools/git-http-server.py (git http-backend per request), over HTTP and over HTTPS (a throwaway
+# certificate authority made here with openssl, trusted through GIT_SSL_CAINFO). Modes run alternately, <runs> times
 # each, and medians are compared, so drift in the machine's load hits all alike.
 #
 # Reported for each mode: wall time, the server's CPU time for the run (the daemon or the HTTP
@@ -29,7 +30,11 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 cores=$(nproc)
 ticks=$(getconf CLK_TCK)
 http_server=""
-stop_http() { if [ -n "$http_server" ]; then kill "$http_server" 2>/dev/null || true; fi; cleanup_work; }
+https_server=""
+stop_http() {
+    for server in $http_server $https_server; do kill "$server" 2>/dev/null || true; done
+    cleanup_work
+}
 trap stop_http EXIT
 
 source "$root/Tools/batch-repos.sh"
@@ -48,6 +53,21 @@ http_server=$!
 for _ in $(seq 100); do [ -s "$work/http.port" ] && break; sleep 0.1; done
 http_port=$(cat "$work/http.port")
 for i in $(seq 0 $((count - 1))); do echo "http://127.0.0.1:$http_port/git/r$i.git"; done >"$work/http.urls"
+
+# The same server over HTTPS, with a throwaway certificate authority that both clients trust.
+curve=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+openssl req -x509 "${curve[@]}" -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 -subj "/CN=gitwire bench CA" 2>/dev/null
+openssl req "${curve[@]}" -keyout "$work/server.key" -out "$work/server.csr" -subj /CN=127.0.0.1 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n' >"$work/server.ext"
+openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
+    -out "$work/server.pem" -days 2 -extfile "$work/server.ext" 2>/dev/null
+python3 "$root/Tools/git-http-server.py" --root "$work" --lifetime 3600 --port-file "$work/https.port" \
+    --certificate "$work/server.pem" --key "$work/server.key" 2>/dev/null &
+https_server=$!
+for _ in $(seq 100); do [ -s "$work/https.port" ] && break; sleep 0.1; done
+https_port=$(cat "$work/https.port")
+for i in $(seq 0 $((count - 1))); do echo "https://127.0.0.1:$https_port/git/r$i.git"; done >"$work/https.urls"
+export GIT_SSL_CAINFO="$work/ca.pem"
 
 # CPU seconds (user + system, reaped children included) of process $1 so far.
 cpu_seconds() {
@@ -95,6 +115,9 @@ git_sequential "$work/git.urls" "" >"$work/expected"
 git_sequential "$work/http.urls" "" >"$work/expected.http"
 "$gitwire" ls-remote --batch "$work/http.urls" | cmp - "$work/expected.http" ||
     { echo "http:// outputs differ" >&2; exit 1; }
+git_sequential "$work/https.urls" "" >"$work/expected.https"
+"$gitwire" ls-remote --batch "$work/https.urls" | cmp - "$work/expected.https" ||
+    { echo "https:// outputs differ" >&2; exit 1; }
 
 echo "$count repositories, $runs alternating runs per mode (medians), $cores cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$runs"); do
@@ -136,6 +159,20 @@ report http-git-v0 "git -c protocol.version=0 ls-remote x$count (v0)"
 report http-gitwire "gitwire ls-remote --batch (v2)"
 awk -v g2="$(median <"$work/http-git-v2.wall")" -v g0="$(median <"$work/http-git-v0.wall")" \
     -v w="$(median <"$work/http-gitwire.wall")" -v s="$(median <"$work/http-gitwire.cpu")" -v c="$cores" 'BEGIN {
+    printf "speed-up: %.1fx over sequential git (default protocol), %.1fx over sequential git v0; server CPU %.2f s (%.2f s over %d cores)\n", g2 / w, g0 / w, s, s / c, c
+}'
+
+for _ in $(seq "$runs"); do
+    measure https-git-v2 "$https_server" git_sequential "$work/https.urls" ""
+    measure https-gitwire "$https_server" "$gitwire" ls-remote --batch "$work/https.urls"
+    measure https-git-v0 "$https_server" git_sequential "$work/https.urls" "-c protocol.version=0"
+done
+printf '\n%-52s %9s %12s %10s\n' "https:// (the same server with TLS)" "wall (s)" "server CPU" "overflows"
+report https-git-v2 "git ls-remote x$count, one after another (v2)"
+report https-git-v0 "git -c protocol.version=0 ls-remote x$count (v0)"
+report https-gitwire "gitwire ls-remote --batch (v2)"
+awk -v g2="$(median <"$work/https-git-v2.wall")" -v g0="$(median <"$work/https-git-v0.wall")" \
+    -v w="$(median <"$work/https-gitwire.wall")" -v s="$(median <"$work/https-gitwire.cpu")" -v c="$cores" 'BEGIN {
     printf "speed-up: %.1fx over sequential git (default protocol), %.1fx over sequential git v0; server CPU %.2f s (%.2f s over %d cores)\n", g2 / w, g0 / w, s, s / c, c
 }'
 
