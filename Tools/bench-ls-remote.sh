@@ -7,6 +7,9 @@
 # tool is shipped; it saves the dynamic loader several milliseconds a start). The two commands
 # run alternately and the medians are compared, so drift in the machine's load hits both alike.
 #
+# For protocol v0 it also times Tools/ls-remote-floor.c, a C client that only reads the
+# advertisement: process start-up plus the server, the least any client can take.
+#
 # Usage: Tools/bench-ls-remote.sh [refs=6000] [runs=40]
 # With BASELINE=<another gitwire binary> (an earlier build, say), that binary runs in the same
 # alternation and gets a column of its own, for before/after comparisons.
@@ -26,6 +29,8 @@ make_many_refs "$work/many.git" "$refs"
 
 start_daemon many.git 900
 url="git://127.0.0.1:$port/many.git"
+# The floor: a C client that only reads the v0 advertisement (no parsing, no output).
+cc -O2 -o "$work/ls-remote-floor" "$root/Tools/ls-remote-floor.c"
 echo "repository: $(git -C "$work/many.git" for-each-ref | wc -l) refs; $runs runs per command"
 
 # Microseconds one run of "$@" takes.
@@ -50,9 +55,11 @@ for version in 0 2; do
     : >"$work/git.times"
     : >"$work/gitwire.times"
     : >"$work/baseline.times"
+    : >"$work/floor.times"
     for _ in $(seq "$runs"); do
         micros git -c protocol.version=$version ls-remote "$url" >>"$work/git.times"
         micros "$gitwire" ls-remote --protocol-version=$version "$url" >>"$work/gitwire.times"
+        [ "$version" != 0 ] || micros "$work/ls-remote-floor" "$port" /many.git >>"$work/floor.times"
         [ -z "$baseline" ] || micros "$baseline" ls-remote --protocol-version=$version "$url" >>"$work/baseline.times"
     done
     git_us=$(median <"$work/git.times")
@@ -64,5 +71,9 @@ for version in 0 2; do
     else
         awk -v v="v$version" -v g="$git_us" -v w="$gitwire_us" \
             'BEGIN { printf "%-8s %12.1f %12.1f %8.2f\n", v, g / 1000, w / 1000, w / g }'
+    fi
+    if [ "$version" = 0 ]; then
+        awk -v g="$git_us" -v f="$(median <"$work/floor.times")" \
+            'BEGIN { printf "%-8s %12s %12.1f %8.2f   (a C client that only reads the advertisement)\n", "v0 floor", "", f / 1000, f / g }'
     fi
 done
