@@ -297,6 +297,10 @@ static void compress_and_check_block(cgw_sha1dc_ctx *ctx, const uint8_t *block, 
 /* Takes the blocks in batches: the condition masks of a batch (sixteen blocks with AVX-512, eight
  * with AVX2, else one), then the compression of the blocks up to each flagged one, its own, and
  * its check. */
+/* From how many blocks a short batch takes the vector masks: for one block alone the portable
+ * masks are as fast (measured on 100- to 20,000-byte messages). */
+enum { SHORT_BATCH_MINIMUM = 2 };
+
 static void process_blocks(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
     while (count > 0) {
         uint32_t masks[16];
@@ -308,6 +312,17 @@ static void process_blocks(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t co
         } else if (count >= 8 && (ctx->features & CGW_SHA1DC_AVX2)) {
             cgw_sha1dc_condition_masks_avx2(blocks, masks);
             batch = 8;
+        } else if (count >= SHORT_BATCH_MINIMUM && (ctx->features & (CGW_SHA1DC_AVX512 | CGW_SHA1DC_AVX2))) {
+            /* The last few blocks (most objects are a few blocks long): in a zeroed copy of a whole
+             * batch, whose extra lanes are ignored; cheaper than the portable masks one by one. */
+            uint8_t padded[16 * 64];
+            memcpy(padded, blocks, 64 * count);
+            memset(padded + 64 * count, 0, sizeof padded - 64 * count);
+            if (ctx->features & CGW_SHA1DC_AVX512)
+                cgw_sha1dc_condition_masks_avx512(padded, masks);
+            else
+                cgw_sha1dc_condition_masks_avx2(padded, masks);
+            batch = count;
         } else
 #endif
         {
