@@ -47,14 +47,17 @@ build=.build-fuzz
 export SWIFT_BACKTRACE=enable=no   # let libFuzzer and ASan report crashes, not the Swift runtime
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 
+mkdir -p "$build"
 echo "== building gitwire-fuzz (-sanitize=fuzzer,address) in $build" >&2
 # SwiftPM hands swiftc -sanitize=fuzzer and -sanitize=address as two flags, and the second replaces
 # the first (the Swift code would get no coverage instrumentation): name both in one flag after them.
-nice swift build -c release --product gitwire-fuzz --sanitize=fuzzer --sanitize=address \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGITWIRE_FUZZER \
-    --scratch-path "$build" 2>&1 | grep -v -e "Cannot export local symbol" -e "^\[" >&2 || true
+if ! nice swift build -c release --product gitwire-fuzz --sanitize=fuzzer --sanitize=address \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DGITWIRE_FUZZER --scratch-path "$build" >"$build/build.log" 2>&1; then
+    grep -v -e "Cannot export local symbol" "$build/build.log" >&2
+    echo "fuzz.sh: the build failed (no fuzzing with an old binary)" >&2
+    exit 1
+fi
 fuzzer="$build/release/gitwire-fuzz"
-[ -x "$fuzzer" ] || { echo "fuzz.sh: the build failed" >&2; exit 1; }
 
 if [ "$replay_only" = 1 ]; then
     status=0
@@ -71,7 +74,8 @@ fi
 seeds="$build/seeds"
 if [ ! -d "$seeds" ]; then
     echo "== making seeds" >&2
-    swift build -c release --static-swift-stdlib --product gitwire-fuzz 2>&1 | grep -E "error|warning" >&2 || true
+    swift build -c release --static-swift-stdlib --product gitwire-fuzz >"$build/seeds-build.log" 2>&1 ||
+        { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
     work=$(mktemp -d /tmp/gitwire-fuzz-seeds.XXXXXX)
     trap 'rm -rf "$work"' EXIT
     export GIT_AUTHOR_NAME=Fuzz GIT_AUTHOR_EMAIL=fuzz@example.org GIT_COMMITTER_NAME=Fuzz \

@@ -29,7 +29,8 @@ enum FuzzIndexPack {
             pack.removeLast(20)
             pack += UncheckedSHA1.hash(pack[...]).bytes
         }
-        if index(pack, chunkSize: size, flags: flags, links: flags & 0x10 != 0) != nil { cleanUp() }
+        _ = indexTwice(pack, chunkSize: size, flags: flags, links: flags & 0x10 != 0)
+        cleanUp()
     }
 
     static func built(_ data: [UInt8]) {
@@ -40,8 +41,8 @@ enum FuzzIndexPack {
         let entryCount = 1 + Int(input.byte() % 24)
         for _ in 0..<entryCount where !input.isEmpty { builder.addEntry(&input) }
         let pack = builder.pack(objectCount: flags & 0x02 != 0 ? UInt32(input.byte()) : nil)
-        guard let result = index(pack, chunkSize: size, flags: flags, links: false) else { return }
         defer { cleanUp() }
+        guard let result = indexTwice(pack, chunkSize: size, flags: flags, links: false) else { return }
         // A pack built without deliberate damage must index to exactly the objects it was built
         // from, each readable with the content the builder gave it.
         guard !builder.damaged, flags & 0x02 == 0 else { return }
@@ -57,9 +58,24 @@ enum FuzzIndexPack {
         }
     }
 
-    /// Indexes `pack` in pieces of `chunkSize`; the result if it indexed. Leaves the files in
-    /// place for the caller to check (see ``cleanUp()``) only when it returns a result.
-    private static func index(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool) -> PackIndexResult? {
+    /// Indexes `pack` whole, then in pieces of `chunkSize`: both must end alike (the same index
+    /// byte for byte, or the same error). Returns the second result, its files left in place for
+    /// the caller to check and then remove (see ``cleanUp()``).
+    private static func indexTwice(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool) -> PackIndexResult? {
+        let whole = index(pack, chunkSize: Int.max, flags: flags, links: links)
+        cleanUp()
+        let pieces = index(pack, chunkSize: chunkSize, flags: flags, links: links)
+        fuzzInvariant(
+            whole.outcome == pieces.outcome,
+            "indexing in pieces of \(chunkSize) ended otherwise: \(whole.outcome) / \(pieces.outcome)")
+        return pieces.result
+    }
+
+    /// Indexes `pack` in pieces of `chunkSize`: what came of it (the index's checksum and object
+    /// count, or the error) and the result if it indexed.
+    private static func index(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool) -> (
+        outcome: String, result: PackIndexResult?
+    ) {
         var options = PackIndexOptions(
             threads: flags & 0x04 != 0 ? 2 : 1, baseCacheLimit: flags & 0x08 != 0 ? 64 : 1 << 20)
         // The connectivity check's link collection parses every commit, tree and tag as it is indexed.
@@ -67,12 +83,13 @@ enum FuzzIndexPack {
         do {
             let indexer = try PackIndexer(destination: .directory(directory), options: options)
             for chunk in fuzzChunks(pack, size: chunkSize) { try indexer.append(chunk) }
-            return try indexer.finish(externalBases: ExternalObjects())
+            let result = try indexer.finish(externalBases: ExternalObjects())
+            let index = (try? FileSystem.read(result.indexPath)) ?? []
+            return ("\(result.objectCount) objects, index \(UncheckedSHA1.hash(index[...]))", result)
         } catch {
-            cleanUp()
             let left = (try? FileSystem.contents(ofDirectory: directory)) ?? []
             fuzzInvariant(left.isEmpty, "a failed indexer left \(left) behind")
-            return nil
+            return ("error: \(error)", nil)
         }
     }
 

@@ -41,6 +41,7 @@ final class DeltaTreeResolver {
     private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
+    /// libdeflate, for entries the first pass has already read with zlib.
     private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
     /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.

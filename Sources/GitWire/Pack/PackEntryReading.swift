@@ -4,13 +4,18 @@ enum PackEntryReading {
     /// whole, only its inflated content.
     static let chunkSize = 1 << 20
 
-    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `whole` when
-    /// it fits one read (most entries), else with `inflater`, which also reads any stream `whole`
-    /// cannot, to say what is wrong with it. A short read or an unparsable header means the file
-    /// changed under the reader. The content is allocated at the size the header gives only once
-    /// that size is shown possible for the entry's compressed length (``Inflater/maximumExpansion``).
+    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `inflater`.
+    /// A short read or an unparsable header means the file changed under the reader. The content
+    /// is allocated at the size the header gives only once that size is shown possible for the
+    /// entry's compressed length (``Inflater/maximumExpansion``).
+    ///
+    /// `whole` (libdeflate, twice as fast) may inflate an entry that fits one read instead, but only
+    /// entries zlib has already accepted: libdeflate decodes some streams zlib refuses (more than
+    /// 286 literal/length or 30 distance codes, distance codes 30 and 31), so it must never be the
+    /// first to read a stream, or gitwire would accept packs git refuses. Delta resolution passes
+    /// it (the first pass read every entry with zlib); readers of packs on disk do not.
     static func read(
-        _ range: Range<UInt64>, of file: File, with inflater: Inflater, whole: WholeInflater
+        _ range: Range<UInt64>, of file: File, with inflater: Inflater, whole: WholeInflater? = nil
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
@@ -23,7 +28,9 @@ enum PackEntryReading {
         guard header.size <= UInt64(Int.max), overflow || header.size <= limit else {
             throw PackError(offset: offset, .sizeMismatch(expected: header.size, actual: nil))
         }
-        if length <= UInt64(chunkSize), let (data, _) = whole.inflate(first[header.length...], size: Int(header.size)) {
+        if length <= UInt64(chunkSize), let whole,
+            let (data, _) = whole.inflate(first[header.length...], size: Int(header.size))
+        {
             return (header, data)
         }
         var position = offset + UInt64(first.count)

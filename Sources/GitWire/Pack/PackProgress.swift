@@ -46,10 +46,16 @@ final class ProgressCounter: Sendable {
         let done = completed.add(1, ordering: .relaxed).newValue
         guard let handler else { return }
         let percent = total > 0 ? done * 100 / total : 100
-        let last = reportedPercent.load(ordering: .relaxed)
-        guard percent != last,
-            reportedPercent.compareExchange(expected: last, desired: percent, ordering: .relaxed).exchanged
-        else { return }
+        // Claim the new percentage; a thread that lost the race to a lower one tries again, so
+        // that the highest (100% at the end) is always reported.
+        var last = reportedPercent.load(ordering: .relaxed)
+        while true {
+            guard percent > last else { return }
+            let (exchanged, found) = reportedPercent.compareExchange(
+                expected: last, desired: percent, ordering: .relaxed)
+            if exchanged { break }
+            last = found
+        }
         calling.withLock { reported in
             guard done > reported else { return }
             reported = done

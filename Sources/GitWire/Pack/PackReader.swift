@@ -6,7 +6,6 @@ public final class PackReader: ObjectSource {
     public let packPath: String
     private let file: File
     private let inflater: Inflater
-    private let wholeInflater: WholeInflater
     /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
     private let boundaries: [UInt64]
 
@@ -21,7 +20,6 @@ public final class PackReader: ObjectSource {
         self.packPath = packPath
         file = try File.openForReading(packPath)
         inflater = try Inflater()
-        wholeInflater = try WholeInflater()
         let size = try file.size()
         guard size >= Int64(PackHeader.length + ObjectID.byteCount),
             let header = try PackHeader.parse(file.read(at: 0, count: PackHeader.length)[...])
@@ -93,6 +91,6 @@ public final class PackReader: ObjectSource {
         guard low > 0, boundaries[low - 1] == offset else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        return try PackEntryReading.read(offset..<boundaries[low], of: file, with: inflater, whole: wholeInflater)
+        return try PackEntryReading.read(offset..<boundaries[low], of: file, with: inflater)
     }
 }

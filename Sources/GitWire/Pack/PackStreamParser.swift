@@ -33,12 +33,9 @@ final class PackStreamParser {
     /// The last bytes received, not yet parsed: the trailer if the input ends now.
     private var holdback: [UInt8] = []
     private var packHash = SHA1()
+    /// zlib, the reference for what a valid stream is: every entry of the pack goes through it
+    /// here, so later passes may inflate them with a faster decoder (see ``PackEntryReading``).
     private let inflater: Inflater
-    private let wholeInflater: WholeInflater
-    /// Where ``wholeInflater`` puts an entry's content, reused from entry to entry.
-    private var wholeBuffer: [UInt8] = []
-    /// Entries up to this size are inflated whole when their zlib stream has arrived whole.
-    static let wholeEntryLimit = 1 << 20
 
     private var entryOffset: UInt64 = 0
     private var entryHeader = PackEntryHeader(kind: .object(.blob), size: 0, length: 0)
@@ -46,10 +43,7 @@ final class PackStreamParser {
     private var entryProduced: UInt64 = 0
     private var objectHash = SHA1()
 
-    init() throws {
-        inflater = try Inflater()
-        wholeInflater = try WholeInflater()
-    }
+    init() throws { inflater = try Inflater() }
 
     /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
     func takeTable() -> PackEntryTable {
@@ -184,7 +178,6 @@ final class PackStreamParser {
 
     /// Feeds entry bytes to the inflater; returns what is left of `input` after the entry's zlib stream.
     private func inflateEntry(_ input: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> {
-        if entryProduced == 0, let rest = try inflateWholeEntry(input) { return rest }
         let expected = entryHeader.size
         let hashing: Bool
         if case .object = entryHeader.kind { hashing = true } else { hashing = false }
@@ -214,32 +207,6 @@ final class PackStreamParser {
             throw PackError(offset: entryOffset, .badZlibStream("inflate made no progress"))
         }
         return input.dropFirst(progress.consumed)
-    }
-
-    /// The fast way for an entry whose zlib stream is surely all in `input` (a stream can outgrow
-    /// its content by at most 5 bytes per 64 KiB stored block and 11 of framing): inflated in one
-    /// call with libdeflate, then hashed and recorded; returns what follows it. Nil when the entry
-    /// is too large, may run past `input`, or does not inflate to exactly its size: then zlib reads
-    /// it as it streams, and says what is wrong with it if anything is.
-    private func inflateWholeEntry(_ input: ArraySlice<UInt8>) throws -> ArraySlice<UInt8>? {
-        guard entryHeader.size <= UInt64(Self.wholeEntryLimit) else { return nil }
-        let size = Int(entryHeader.size)
-        guard input.count >= size + 5 * (size / 65535 + 1) + 11 else { return nil }
-        if wholeBuffer.count < size { wholeBuffer = [UInt8](repeating: 0, count: max(size, 64 * 1024)) }
-        let inflated = wholeBuffer.withUnsafeMutableBytes { buffer in
-            wholeInflater.inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<size]))
-        }
-        guard let consumed = inflated else { return nil }
-        let content = wholeBuffer[..<size]
-        if case .object = entryHeader.kind { objectHash.update(content) }
-        if keepsContent { entryContent.append(contentsOf: content) }
-        entryProduced = UInt64(size)
-        let used = input.prefix(consumed)
-        packHash.update(used)
-        entryCRC = crc32(used, continuing: entryCRC)
-        offset += UInt64(consumed)
-        try recordEntry()
-        return input.dropFirst(consumed)
     }
 
     private func recordEntry() throws {

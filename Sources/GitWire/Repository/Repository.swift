@@ -122,7 +122,8 @@ public struct GitConfig: Hashable, Sendable {
         return Array(text.utf8)
     }
 
-    /// A value as git writes it: quoted when it starts or ends with a space or holds `;` or `#`,
+    /// A value as git writes it: quoted when it starts or ends with a space or holds `;`, `#` or a
+    /// carriage return (which git would otherwise drop when reading it back),
     /// with `"`, `\`, newline and tab escaped.
     static func quoted(_ value: String) -> String {
         // Byte by byte, as git reads it back: a `"` or `\` joined to a combining or prepended
@@ -141,6 +142,7 @@ public struct GitConfig: Hashable, Sendable {
         let needsQuotes =
             bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
             || bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "#"))
+            || bytes.contains(UInt8(ascii: "\r"))
         let text = String(decoding: escaped, as: UTF8.self)
         return needsQuotes ? "\"\(text)\"" : text
     }

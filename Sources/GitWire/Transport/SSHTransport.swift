@@ -72,7 +72,9 @@ public struct SSHTransport: Transport {
     /// The command line git runs for `request`: the program (or `sh -c` with `GIT_SSH_COMMAND`),
     /// the variant's options, `[user@]host`, and `<service> '<path>'`.
     public func arguments(for request: ServiceRequest) throws -> [String] {
-        guard !host.hasBytePrefix("-") else { throw StrangePathnameError(path: host, what: "hostname") }
+        let target = (user.map { "\($0)@" } ?? "") + host
+        // As git: `user@host` whole, so that neither part can be taken for an option.
+        guard !target.hasBytePrefix("-") else { throw StrangePathnameError(path: target, what: "hostname") }
         let variant = command.variant
         var options: [String] = []
         if request.protocolVersion != .v0 && variant == .ssh { options += ["-o", "SendEnv=GIT_PROTOCOL"] }
@@ -87,7 +89,6 @@ public struct SSHTransport: Transport {
         }
         let service = request.service == .uploadPack ? uploadPack : request.service.rawValue
         let remoteCommand = "\(service) \(LocalTransport.shellQuoted(request.path))"
-        let target = (user.map { "\($0)@" } ?? "") + host
         return command.prefix + options + [target, remoteCommand]
     }
 }

@@ -95,7 +95,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             bytes[..<colon].allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") })
         else { return nil }
         let name = String(decoding: bytes[..<colon], as: UTF8.self)
-        return (name, text.dropFirst(colon + 3))
+        return (name, Substring(text.utf8.dropFirst(colon + 3)))
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

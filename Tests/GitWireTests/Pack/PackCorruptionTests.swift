@@ -1,4 +1,5 @@
 import GitWire
+import GitWireFuzzTargets
 import GitWireTestSupport
 import Testing
 
@@ -203,9 +204,95 @@ import Testing
         }
     }
 
+    /// zlib streams zlib refuses and libdeflate 1.14 decodes: a fixed-Huffman length code of 286,
+    /// and a distance code of 30 after 30,000 bytes. Every entry is read with zlib first (libdeflate
+    /// only reads again entries zlib accepted, during delta resolution), so gitwire refuses them
+    /// where git does, as whole objects and as deltas.
+    @Test(arguments: [false, true], [false, true])
+    func streamsOnlyLibdeflateDecodes(distanceCode30: Bool, asDelta: Bool) throws {
+        var bits = DeflateBits()
+        var content: [UInt8]
+        if distanceCode30 {
+            content = (0..<30000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            bits.put(0, 3)  // a stored block, not the last
+            bits.alignToByte()
+            bits.bytes += [0x30, 0x75, 0xcf, 0x8a] + content  // LEN 30000, NLEN
+            bits.put(1, 1)
+            bits.put(1, 2)  // the last block, fixed Huffman codes
+            bits.code(0b0000001, 7)  // length 3
+            bits.code(0b11110, 5)  // distance code 30: 24577 plus 13 extra bits, here 0
+            bits.put(0, 13)
+            content += content[(content.count - 24577)..<(content.count - 24577 + 3)]
+        } else {
+            bits.put(1, 1)
+            bits.put(1, 2)
+            bits.code(0x30 + 0x61, 8)  // 'a'
+            bits.code(0b1100_0110, 8)  // length code 286 (libdeflate: 258)
+            bits.code(0, 5)  // distance 1
+            content = [UInt8](repeating: 0x61, count: 259)
+        }
+        bits.code(0, 7)  // end of block
+        bits.alignToByte()
+        let stream = [0x78, 0x01] + bits.bytes + adler32(content)
+        var builder = TestPackBuilder()
+        let offset: Int
+        if asDelta {
+            let base = try builder.addObject(.blob, content)
+            offset = builder.nextOffset
+            builder.addRaw(
+                PackEncoding.entryHeader(typeNumber: 6, size: UInt64(content.count))
+                    + PackEncoding.baseDistance(offset - base) + stream)
+        } else {
+            offset = builder.nextOffset
+            builder.addRaw(PackEncoding.entryHeader(typeNumber: 3, size: UInt64(content.count)) + stream)
+        }
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            if case .badZlibStream = $0 { return true }
+            return false
+        }
+    }
+
     private func withCount(_ count: UInt32) -> [UInt8] {
         var pack = Self.sample.pack
         pack.replaceSubrange(8..<12, with: PackHeader(objectCount: count).bytes[8..<12])
         return pack
     }
+}
+
+/// Writes a deflate stream bit by bit: fields least significant bit first, Huffman codes most
+/// significant bit first (RFC 1951).
+private struct DeflateBits {
+    var bytes: [UInt8] = []
+    private var used = 8
+
+    mutating func put(_ value: Int, _ count: Int) {
+        for bit in 0..<count { append((value >> bit) & 1) }
+    }
+
+    mutating func code(_ value: Int, _ count: Int) {
+        for bit in stride(from: count - 1, through: 0, by: -1) { append((value >> bit) & 1) }
+    }
+
+    mutating func alignToByte() { used = 8 }
+
+    private mutating func append(_ bit: Int) {
+        if used == 8 {
+            bytes.append(0)
+            used = 0
+        }
+        bytes[bytes.count - 1] |= UInt8(bit) << used
+        used += 1
+    }
+}
+
+/// zlib's checksum of `data`, big-endian, as it ends a zlib stream.
+private func adler32(_ data: [UInt8]) -> [UInt8] {
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in data {
+        a = (a + UInt32(byte)) % 65521
+        b = (b + a) % 65521
+    }
+    let value = b << 16 | a
+    return [UInt8(value >> 24), UInt8((value >> 16) & 0xff), UInt8((value >> 8) & 0xff), UInt8(value & 0xff)]
 }

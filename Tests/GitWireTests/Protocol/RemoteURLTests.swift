@@ -79,6 +79,27 @@ struct RemoteURLTests {
         }
     }
 
+    /// A user or host that ssh would take for an option is refused before ssh runs, with git's
+    /// message: `user@host` is checked whole.
+    @Test(arguments: [
+        "ssh://-oProxyCommand=touch%20pwned@h/r", "-oProxyCommand=touch pwned@h:r", "ssh://-h/r", "-h:r",
+    ])
+    func optionLikeSSHDestinationsAreRefused(_ url: String) throws {
+        let directory = try TemporaryDirectory()
+        let marker = directory.appending("ssh-ran")
+        let script = directory.appending("ssh")
+        try writeExecutable(script, "#!/bin/sh\ntouch '\(marker)'\nexit 1\n")
+        let environment = ["GIT_SSH_COMMAND": script]
+        let expected = try git(["ls-remote", "--", url], in: directory.path, environment: environment, check: false)
+        let ours = try gitwire(["ls-remote", "--", url], in: directory.path, environment: environment)
+        #expect(expected.status == 128)
+        #expect(expected.errorText.hasPrefix("fatal: strange hostname"))
+        #expect(ours.status == 128)
+        #expect(ours.errorText == expected.errorText)
+        #expect(!FileManager.default.fileExists(atPath: marker), "ssh ran")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("pwned")))
+    }
+
     /// Local repositories by path and by file:// URL, with a space in the name: gitwire lists what
     /// git lists.
     @Test(arguments: [

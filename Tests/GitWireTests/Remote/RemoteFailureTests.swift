@@ -14,7 +14,7 @@ struct RemoteFailureTests {
     /// The timeout of the tests that wait for one: short enough to keep them quick, long enough
     /// (scaled by `testSlowness`) for a busy machine to connect, and for a fake server's first
     /// bytes to arrive, before it fires: the error must name what was being read.
-    static let timeout = Duration.seconds(1).scaledForSlowRuns
+    static let timeout = Duration.seconds(2).scaledForSlowRuns
 
     func expectTimeouts(_ errors: [(any Error)?], after timeout: Duration, activity: String) {
         let seconds = timeout.secondsText
