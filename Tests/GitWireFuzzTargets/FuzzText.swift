@@ -24,8 +24,12 @@ enum FuzzText {
         _ = Wildmatch.matches(Array(text.utf8), Array("refs/heads/feature/x".utf8))
         _ = Wildmatch.matches(Array("refs/*/f*/**".utf8), Array(text.utf8))
         if let location = try? SmartHTTP.Location(text) {
-            fuzzInvariant(
-                !location.base.contains("@") || location.username == nil, "credentials left in \(location.base)")
+            // No user information left in the authority of the URL requests go to (a path may
+            // hold an '@').
+            let parts = location.base.utf8.split(
+                separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
+            let authority = parts.count > 2 ? Array(parts[2]) : []
+            fuzzInvariant(!authority.contains(UInt8(ascii: "@")), "credentials left in \(location.base)")
             _ = SmartHTTP.baseAfterRedirect(effectiveURL: text, service: .uploadPack)
         }
         guard let url = try? RemoteURL(text) else { return }
