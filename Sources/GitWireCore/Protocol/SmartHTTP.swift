@@ -145,41 +145,55 @@ extension SmartHTTP {
 
         /// Parses an `http://` or `https://` URL.
         public init(_ url: String) throws {
-            let lowered = url.lowercased()
+            // Byte by byte, as git's URL parsing: a separator joined to a combining scalar is still
+            // a separator (a search by Character would miss an '@' and leave credentials in `base`).
+            let bytes = url.utf8
+            func hasScheme(_ scheme: String) -> Bool {
+                bytes.count >= scheme.utf8.count
+                    && zip(bytes, scheme.utf8).allSatisfy { ((0x41...0x5a).contains($0) ? $0 | 0x20 : $0) == $1 }
+            }
             let schemeLength: Int
-            if lowered.hasPrefix("https://") {
+            if hasScheme("https://") {
                 isSecure = true
                 schemeLength = 8
-            } else if lowered.hasPrefix("http://") {
+            } else if hasScheme("http://") {
                 isSecure = false
                 schemeLength = 7
             } else {
                 throw RemoteURLError(text: url, reason: "not an http:// or https:// URL")
             }
-            let rest = url.dropFirst(schemeLength)
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            let restStart = bytes.index(bytes.startIndex, offsetBy: schemeLength)
+            let rest = url[restStart...]
+            let authorityEnd =
+                rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+                ?? rest.endIndex
             var authority = rest[..<authorityEnd]
             var pathPart = rest[authorityEnd...]
-            if let query = pathPart.firstIndex(where: { $0 == "?" || $0 == "#" }) { pathPart = pathPart[..<query] }
-            if let at = authority.lastIndex(of: "@") {
+            if let query = pathPart.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+                pathPart = pathPart[..<query]
+            }
+            if let at = authority.lastIndex(ofByte: "@") {
                 let userInfo = authority[..<at]
-                if let colon = userInfo.firstIndex(of: ":") {
+                if let colon = userInfo.firstIndex(ofByte: ":") {
                     username = Self.percentDecoded(userInfo[..<colon])
-                    password = Self.percentDecoded(userInfo[userInfo.index(after: colon)...])
+                    password = Self.percentDecoded(userInfo[userInfo.utf8.index(after: colon)...])
                 } else {
                     username = Self.percentDecoded(userInfo)
                     password = nil
                 }
-                authority = authority[authority.index(after: at)...]
+                authority = authority[authority.utf8.index(after: at)...]
             } else {
                 username = nil
                 password = nil
             }
             guard !authority.isEmpty else { throw RemoteURLError(text: url, reason: "no host in URL") }
-            while pathPart.last == "/" { pathPart = pathPart.dropLast() }
+            while pathPart.utf8.last == UInt8(ascii: "/") {
+                pathPart = pathPart[..<pathPart.utf8.index(before: pathPart.endIndex)]
+            }
             hostAndPort = String(authority)
-            path = String(pathPart.drop { $0 == "/" })
-            base = String(url.prefix(schemeLength)) + authority + pathPart
+            let pathStart = pathPart.utf8.firstIndex { $0 != UInt8(ascii: "/") } ?? pathPart.endIndex
+            path = String(pathPart[pathStart...])
+            base = String(url[..<restStart]) + authority + pathPart
         }
 
         private static func percentDecoded(_ text: Substring) -> String {

@@ -56,3 +56,30 @@ import Testing
         }
     }
 }
+
+/// Where a smart HTTP repository is: credentials kept apart from the URL requests go to, read byte
+/// by byte as git reads URLs.
+@Suite struct SmartHTTPLocationTests {
+    @Test func credentialsAreKeptApart() throws {
+        let location = try SmartHTTP.Location("HTTPS://us%65r:p%40ss@example.org:8443/a/repo.git/?x#y")
+        #expect(location.isSecure)
+        #expect(location.username == "user")
+        #expect(location.password == "p@ss")
+        #expect(location.base == "HTTPS://example.org:8443/a/repo.git")
+        #expect(location.hostAndPort == "example.org:8443")
+        #expect(location.path == "a/repo.git")
+    }
+
+    /// An '@' or ':' joined to a combining scalar (U+05A4) is still one to git: the credentials
+    /// before the last '@' never reach the base URL (the url fuzz target found them there).
+    @Test func separatorsJoinedToCombiningScalars() throws {
+        let location = try SmartHTTP.Location("https://a@b:se\u{5A4}:cret@\u{5A4}host/\u{301}r")
+        #expect(location.username == "a@b")
+        #expect(location.password == "se\u{5A4}:cret")
+        #expect(location.base == "https://\u{5A4}host/\u{301}r")
+        #expect(!location.base.contains("cret"))
+        let slash = try SmartHTTP.Location("http://\u{301}h/x")
+        #expect(slash.hostAndPort == "\u{301}h")
+        #expect(throws: RemoteURLError.self) { try SmartHTTP.Location("ftp://h/x") }
+    }
+}
