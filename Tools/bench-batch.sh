@@ -148,33 +148,25 @@ awk -v g2="$g2" -v g0="$g0" -v w2="$w2" -v w0="$w0" -v bp="$bp" -v s="$server" -
     printf "bound: the daemon used %.2f s of CPU for the batch, %.2f s spread over %d cores; gitwire took %.2fx that, %.2fx the parallel upload-pack runs\n", s, s / c, c, w2 / (s / c), w2 / bp
 }'
 
-for _ in $(seq "$runs"); do
-    measure http-git-v2 "$http_server" git_sequential "$work/http.urls" ""
-    measure http-gitwire "$http_server" "$gitwire" ls-remote --batch "$work/http.urls"
-    measure http-git-v0 "$http_server" git_sequential "$work/http.urls" "-c protocol.version=0"
-done
-printf '\n%-52s %9s %12s %10s\n' "http:// (Tools/git-http-server.py)" "wall (s)" "server CPU" "overflows"
-report http-git-v2 "git ls-remote x$count, one after another (v2)"
-report http-git-v0 "git -c protocol.version=0 ls-remote x$count (v0)"
-report http-gitwire "gitwire ls-remote --batch (v2)"
-awk -v g2="$(median <"$work/http-git-v2.wall")" -v g0="$(median <"$work/http-git-v0.wall")" \
-    -v w="$(median <"$work/http-gitwire.wall")" -v s="$(median <"$work/http-gitwire.cpu")" -v c="$cores" 'BEGIN {
-    printf "speed-up: %.1fx over sequential git (default protocol), %.1fx over sequential git v0; server CPU %.2f s (%.2f s over %d cores)\n", g2 / w, g0 / w, s, s / c, c
-}'
-
-for _ in $(seq "$runs"); do
-    measure https-git-v2 "$https_server" git_sequential "$work/https.urls" ""
-    measure https-gitwire "$https_server" "$gitwire" ls-remote --batch "$work/https.urls"
-    measure https-git-v0 "$https_server" git_sequential "$work/https.urls" "-c protocol.version=0"
-done
-printf '\n%-52s %9s %12s %10s\n' "https:// (the same server with TLS)" "wall (s)" "server CPU" "overflows"
-report https-git-v2 "git ls-remote x$count, one after another (v2)"
-report https-git-v0 "git -c protocol.version=0 ls-remote x$count (v0)"
-report https-gitwire "gitwire ls-remote --batch (v2)"
-awk -v g2="$(median <"$work/https-git-v2.wall")" -v g0="$(median <"$work/https-git-v0.wall")" \
-    -v w="$(median <"$work/https-gitwire.wall")" -v s="$(median <"$work/https-gitwire.cpu")" -v c="$cores" 'BEGIN {
-    printf "speed-up: %.1fx over sequential git (default protocol), %.1fx over sequential git v0; server CPU %.2f s (%.2f s over %d cores)\n", g2 / w, g0 / w, s, s / c, c
-}'
+# One HTTP mode: label prefix $1 (http or https), server pid $2, heading $3.
+http_mode() {
+    local mode=$1 server=$2 heading=$3
+    for _ in $(seq "$runs"); do
+        measure "$mode-git-v2" "$server" git_sequential "$work/$mode.urls" ""
+        measure "$mode-gitwire" "$server" "$gitwire" ls-remote --batch "$work/$mode.urls"
+        measure "$mode-git-v0" "$server" git_sequential "$work/$mode.urls" "-c protocol.version=0"
+    done
+    printf '\n%-52s %9s %12s %10s\n' "$heading" "wall (s)" "server CPU" "overflows"
+    report "$mode-git-v2" "git ls-remote x$count, one after another (v2)"
+    report "$mode-git-v0" "git -c protocol.version=0 ls-remote x$count (v0)"
+    report "$mode-gitwire" "gitwire ls-remote --batch (v2)"
+    awk -v g2="$(median <"$work/$mode-git-v2.wall")" -v g0="$(median <"$work/$mode-git-v0.wall")" \
+        -v w="$(median <"$work/$mode-gitwire.wall")" -v s="$(median <"$work/$mode-gitwire.cpu")" -v c="$cores" 'BEGIN {
+        printf "speed-up: %.1fx over sequential git (default protocol), %.1fx over sequential git v0; server CPU %.2f s (%.2f s over %d cores)\n", g2 / w, g0 / w, s, s / c, c
+    }'
+}
+http_mode http "$http_server" "http:// (Tools/git-http-server.py)"
+http_mode https "$https_server" "https:// (the same server with TLS)"
 
 rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident/ { printf "%.1f MiB", $2 / 1024 }'; }
 for _ in $(seq 10); do cat "$work/git.urls"; done >"$work/git10.urls"

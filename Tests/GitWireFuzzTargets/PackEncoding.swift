@@ -1,19 +1,12 @@
+import GitWire
+
 /// The pack format's variable-length numbers (`man gitformat-pack`), for building packs in tests
 /// and fuzz targets, wrong ones included.
 public enum PackEncoding {
     /// An entry header: type number (1-4 objects, 6 offset delta, 7 reference delta) and size, as
     /// git writes them; any type number and size, so tests can write invalid ones.
     public static func entryHeader(typeNumber: UInt8, size: UInt64) -> [UInt8] {
-        var header: [UInt8] = []
-        var rest = size >> 4
-        var byte = typeNumber << 4 | UInt8(size & 15)
-        while rest != 0 {
-            header.append(byte | 0x80)
-            byte = UInt8(rest & 0x7f)
-            rest >>= 7
-        }
-        header.append(byte)
-        return header
+        PackEntryHeader.encode(typeNumber: typeNumber, size: size)
     }
 
     /// The distance back to an offset delta's base, in the offset encoding (each continuation

@@ -91,9 +91,15 @@ public struct PackEntryHeader: Equatable, Sendable {
 
     /// The header bytes of a whole (non-delta) object of `type` and `size`, as git writes them.
     public static func encode(type: ObjectType, size: UInt64) -> [UInt8] {
+        encode(typeNumber: type.rawValue, size: size)
+    }
+
+    /// The header bytes for any type number and size (tests write invalid ones too); a delta's
+    /// base offset or name follows them.
+    package static func encode(typeNumber: UInt8, size: UInt64) -> [UInt8] {
         var result: [UInt8] = []
         var rest = size >> 4
-        var byte = type.rawValue << 4 | UInt8(size & 15)
+        var byte = typeNumber << 4 | UInt8(size & 15)
         while rest != 0 {
             result.append(byte | 0x80)
             byte = UInt8(rest & 0x7f)
