@@ -261,29 +261,20 @@ package final class WholeInflater {
 
     deinit { libdeflate_free_decompressor(decompressor) }
 
-    /// Inflates the zlib stream at the start of `input` into `output`, which it must fill exactly;
-    /// returns how many input bytes the stream took, or nil if it did not decode to exactly
-    /// `output.count` bytes within `input`.
-    package func inflate(_ input: ArraySlice<UInt8>, into output: UnsafeMutableRawBufferPointer) -> Int? {
-        var consumed = 0
-        var produced = 0
-        let status = input.withUnsafeBytes { source in
-            libdeflate_zlib_decompress_ex(
-                decompressor, source.baseAddress, source.count, output.baseAddress, output.count, &consumed,
-                &produced)
-        }
-        return status == LIBDEFLATE_SUCCESS && produced == output.count ? consumed : nil
-    }
-
     /// The zlib stream at the start of `input` inflated to exactly `size` bytes and the input
     /// bytes it took, or nil if it does not decode to exactly that within `input`.
     package func inflate(_ input: ArraySlice<UInt8>, size: Int) -> (bytes: [UInt8], consumed: Int)? {
-        var consumed: Int?
+        var consumed = 0
+        var succeeded = false
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            consumed = inflate(input, into: UnsafeMutableRawBufferPointer(buffer))
-            count = consumed == nil ? 0 : size
+            var produced = 0
+            let status = input.withUnsafeBytes { source in
+                libdeflate_zlib_decompress_ex(
+                    decompressor, source.baseAddress, source.count, buffer.baseAddress, size, &consumed, &produced)
+            }
+            succeeded = status == LIBDEFLATE_SUCCESS && produced == size
+            count = succeeded ? size : 0
         }
-        guard let consumed else { return nil }
-        return (bytes, consumed)
+        return succeeded ? (bytes, consumed) : nil
     }
 }
