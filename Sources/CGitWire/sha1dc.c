@@ -28,6 +28,7 @@
 #include "sha1dc_tables.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(CGW_SHA1DC_X86)
 #include <cpuid.h>
@@ -178,9 +179,11 @@ static void compress_portable(uint32_t state[5], const uint8_t *blocks, size_t c
 /* Whether the block `w`, compressed from `input` to `output`, completes a collision attack on
  * one of the vectors in `candidates` (or, with `reduced_round`, a reduced-round one). `before56`
  * and `before64` are the block's states before steps 56 and 64, or NULL to compute them. */
+static int completes_attack_from(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
+    const uint32_t output[5], int reduced_round, const uint32_t at58[5], const uint32_t at65[5]);
+
 static int completes_attack(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
     const uint32_t output[5], int reduced_round, const uint32_t before56[5], const uint32_t before64[5]) {
-    pthread_once(&expanded_once, expand_differences);
     uint32_t at58[5], at65[5];
     if (before56 && before64) {
         memcpy(at58, before56, sizeof at58);
@@ -193,7 +196,13 @@ static int completes_attack(const uint32_t input[5], const uint32_t w[80], uint3
         memcpy(at65, at58, sizeof at65);
         run_forward(at65, 58, 65, w);
     }
+    return completes_attack_from(input, w, candidates, output, reduced_round, at58, at65);
+}
 
+/* The same, given the block's states before steps 58 and 65. */
+static int completes_attack_from(const uint32_t input[5], const uint32_t w[80], uint32_t candidates,
+    const uint32_t output[5], int reduced_round, const uint32_t at58[5], const uint32_t at65[5]) {
+    pthread_once(&expanded_once, expand_differences);
     for (int v = 0; v < VECTOR_COUNT; v++) {
         if (!(candidates >> v & 1)) continue;
         /* The other block of the pair an attack on this vector would make. */
@@ -388,4 +397,184 @@ int cgw_sha1dc_final(cgw_sha1dc_ctx *ctx, uint8_t digest[20]) {
         digest[4 * i + 3] = (uint8_t)ctx->state[i];
     }
     return ctx->attack;
+}
+
+/* ---- Many messages at once. ----
+ *
+ * With AVX-512, up to sixteen messages are hashed side by side, one block of each per step (see
+ * cgw_sha1dc_compress16_avx512). A lane whose message ends takes the next job; when fewer lanes
+ * than HANDOFF_LANES are left busy and no job waits, the rest finish one by one on the streaming
+ * path (the SHA extensions), which is faster for a lone message than a mostly idle vector. */
+
+enum { LANES = 16, HANDOFF_LANES = 4 };
+
+typedef struct {
+    cgw_sha1dc_job *job;
+    uint64_t position; /* bytes of prefix, data and padding taken so far: a multiple of 64 */
+    uint64_t length;   /* prefix and data */
+    uint64_t padded;   /* prefix, data and padding */
+    uint8_t attack;
+} hash_lane;
+
+/* The 64 bytes of the lane's padded message at its position. */
+static void lane_block(const hash_lane *lane, uint8_t out[64]) {
+    const cgw_sha1dc_job *job = lane->job;
+    uint64_t p = lane->position;
+    if (p >= job->prefix_length && p + 64 <= lane->length) {
+        memcpy(out, job->data + (p - job->prefix_length), 64);
+        return;
+    }
+    for (int i = 0; i < 64; i++, p++) {
+        if (p < job->prefix_length)
+            out[i] = job->prefix[p];
+        else if (p < lane->length)
+            out[i] = job->data[p - job->prefix_length];
+        else
+            out[i] = p == lane->length ? 0x80 : 0;
+    }
+    if (lane->position + 64 == lane->padded) {
+        uint64_t bits = lane->length * 8;
+        for (int i = 0; i < 8; i++) out[63 - i] = (uint8_t)(bits >> (8 * i));
+    }
+}
+
+static void write_digest(const uint32_t state[5], uint8_t digest[20]) {
+    for (int i = 0; i < 5; i++) {
+        digest[4 * i] = (uint8_t)(state[i] >> 24);
+        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
+        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
+        digest[4 * i + 3] = (uint8_t)state[i];
+    }
+}
+
+static const uint32_t initial_state[5] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u};
+
+/* One job on the streaming path. */
+static void hash_job(cgw_sha1dc_job *job, int features) {
+    cgw_sha1dc_ctx ctx;
+    cgw_sha1dc_init(&ctx, 1, features);
+    cgw_sha1dc_update(&ctx, job->prefix, job->prefix_length);
+    cgw_sha1dc_update(&ctx, job->data, job->length);
+    job->attack = (uint8_t)cgw_sha1dc_final(&ctx, job->digest);
+}
+
+#if defined(CGW_SHA1DC_X86)
+/* Finishes a lane on the streaming path, from the state the vectors left. */
+static void finish_lane(hash_lane *lane, const uint32_t state[5], int features) {
+    cgw_sha1dc_ctx ctx;
+    cgw_sha1dc_init(&ctx, 1, features);
+    memcpy(ctx.state, state, sizeof ctx.state);
+    ctx.attack = lane->attack;
+    ctx.total = lane->position;
+    cgw_sha1dc_job *job = lane->job;
+    if (lane->position <= lane->length) {
+        uint64_t p = lane->position;
+        if (p < job->prefix_length) {
+            cgw_sha1dc_update(&ctx, job->prefix + p, job->prefix_length - p);
+            p = job->prefix_length;
+        }
+        cgw_sha1dc_update(&ctx, job->data + (p - job->prefix_length), lane->length - p);
+        job->attack = (uint8_t)cgw_sha1dc_final(&ctx, job->digest);
+        return;
+    }
+    /* Only padding is left: its last block, checked as any other. */
+    uint8_t block[64];
+    lane_block(lane, block);
+    process(&ctx, block, 1);
+    write_digest(ctx.state, job->digest);
+    job->attack = ctx.attack;
+}
+
+/* Longest first: the short ones then fill the lanes the long ones leave, and the lanes run out
+ * of work close together. */
+static int longer_first(const void *x, const void *y) {
+    const cgw_sha1dc_job *a = *(cgw_sha1dc_job *const *)x, *b = *(cgw_sha1dc_job *const *)y;
+    size_t la = a->prefix_length + a->length, lb = b->prefix_length + b->length;
+    return la > lb ? -1 : la < lb;
+}
+
+static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
+    cgw_sha1dc_job *order_buffer[256], **order = count <= 256 ? order_buffer : malloc(count * sizeof *order);
+    if (!order) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+        return;
+    }
+    for (size_t n = 0; n < count; n++) order[n] = &jobs[n];
+    qsort(order, count, sizeof *order, longer_first);
+    hash_lane lanes[LANES];
+    uint32_t state[5][LANES], input[5][LANES], at58[5][LANES], at65[5][LANES], masks[LANES];
+    _Alignas(64) uint8_t blocks[LANES * 64];
+    size_t next = 0;
+    int busy = 0;
+    memset(lanes, 0, sizeof lanes);
+    memset(blocks, 0, sizeof blocks);
+    memset(state, 0, sizeof state);
+    for (;;) {
+        for (int k = 0; k < LANES && next < count; k++) {
+            if (lanes[k].job) continue;
+            cgw_sha1dc_job *job = order[next++];
+            hash_lane *lane = &lanes[k];
+            lane->job = job;
+            lane->position = 0;
+            lane->length = job->prefix_length + job->length;
+            lane->padded = (lane->length + 8 + 64) & ~(uint64_t)63;
+            lane->attack = 0;
+            for (int i = 0; i < 5; i++) state[i][k] = initial_state[i];
+            busy++;
+        }
+        if (busy == 0) break;
+        if (next == count && busy < HANDOFF_LANES) break;
+        for (int k = 0; k < LANES; k++)
+            if (lanes[k].job) lane_block(&lanes[k], blocks + 64 * k);
+        memcpy(input, state, sizeof input);
+        cgw_sha1dc_compress16_avx512(state, blocks, masks, at58, at65);
+        for (int k = 0; k < LANES; k++) {
+            hash_lane *lane = &lanes[k];
+            if (!lane->job) continue;
+            if (masks[k]) {
+                uint32_t w[80], in[5], out[5], s58[5], s65[5];
+                for (int i = 0; i < 5; i++) {
+                    in[i] = input[i][k];
+                    out[i] = state[i][k];
+                    s58[i] = at58[i][k];
+                    s65[i] = at65[i][k];
+                }
+                load_block(blocks + 64 * k, w);
+                if (completes_attack_from(in, w, masks[k], out, 0, s58, s65)) {
+                    lane->attack = 1;
+                    compress_expanded(out, w);
+                    compress_expanded(out, w);
+                    for (int i = 0; i < 5; i++) state[i][k] = out[i];
+                }
+            }
+            lane->position += 64;
+            if (lane->position == lane->padded) {
+                uint32_t out[5];
+                for (int i = 0; i < 5; i++) out[i] = state[i][k];
+                write_digest(out, lane->job->digest);
+                lane->job->attack = lane->attack;
+                lane->job = NULL;
+                busy--;
+            }
+        }
+    }
+    for (int k = 0; k < LANES; k++) {
+        if (!lanes[k].job) continue;
+        uint32_t s[5];
+        for (int i = 0; i < 5; i++) s[i] = state[i][k];
+        finish_lane(&lanes[k], s, features);
+    }
+    if (order != order_buffer) free(order);
+}
+#endif
+
+void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features) {
+    features &= detected_features();
+#if defined(CGW_SHA1DC_X86)
+    if ((features & CGW_SHA1DC_AVX512) && count >= HANDOFF_LANES) {
+        hash_jobs_avx512(jobs, count, features);
+        return;
+    }
+#endif
+    for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
 }

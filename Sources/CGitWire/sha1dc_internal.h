@@ -37,6 +37,11 @@ static inline void cgw_sha1dc_midway_states(const uint32_t midway[16], uint32_t 
 void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]);
 /* The same for sixteen consecutive blocks with AVX-512F. */
 void cgw_sha1dc_condition_masks_avx512(const uint8_t *blocks, uint32_t masks[16]);
+/* One block of each of sixteen messages, lane k's from blocks + 64k, compressed into state (word
+ * i of lane k's state in state[i][k]), with each block's condition mask and its states before
+ * steps 58 and 65 (the same layout), for the full check. */
+void cgw_sha1dc_compress16_avx512(
+    uint32_t state[5][16], const uint8_t *blocks, uint32_t masks[16], uint32_t at58[5][16], uint32_t at65[5][16]);
 #endif
 
 #endif

@@ -41,7 +41,8 @@ final class DeltaTreeResolver {
     private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
-    /// libdeflate, for entries the first pass has already read with zlib.
+    /// libdeflate, for the whole objects the deltas are based on, which the first pass has
+    /// already read with zlib.
     private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
     /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.
@@ -61,6 +62,17 @@ final class DeltaTreeResolver {
     private let links: LinkCollector?
     private var linkBatch: [ObjectID] = []
 
+    /// Whether results are named in batches (see ``ObjectHashBatch``) rather than one by one: only
+    /// when nothing is based on an object by name, so no child waits for a parent's name.
+    private let namesInBatches: Bool
+    /// The results waiting to be named, with their entries.
+    private var hashBatch = ObjectHashBatch()
+    private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
+    /// A batch is named once it holds this many objects or bytes; larger results are named alone.
+    static let batchObjects = 64
+    static let batchBytes = 8 << 20
+    static let batchLargestObject = 1 << 20
+
     /// Makes a resolver reading the pack of `plan`. `claims` has a flag for each entry of the plan
     /// and is shared by every resolver of the pack.
     init(plan: DeltaResolutionPlan, claims: OnceFlags, progress: ProgressCounter?, links: LinkCollector? = nil) throws {
@@ -69,6 +81,7 @@ final class DeltaTreeResolver {
         self.claims = claims
         self.progress = progress
         self.links = links
+        namesInBatches = plan.referenceChildren.isEmpty
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()
         wholeInflater = try WholeInflater()
@@ -102,7 +115,7 @@ final class DeltaTreeResolver {
             }
             let childRange = plan.range(of: Int(child))
             guard claims.claim(Int(child)) else {
-                throw PackError(offset: childRange.lowerBound, .deltaAlreadyResolved(base: stack[top].id))
+                throw PackError(offset: childRange.lowerBound, .deltaAlreadyResolved(base: try idOfFrame(top)))
             }
             let base = try dataOfFrame(top)
             if !stack[top].hasMoreChildren, let data = stack[top].data {
@@ -111,20 +124,59 @@ final class DeltaTreeResolver {
                 stack[top].data = nil
             }
             let result = try applyDelta(at: childRange, to: base)
+            let type = stack[top].type
             let childID: ObjectID
-            do {
-                childID = try ObjectID.of(type: stack[top].type, data: result[...])
-            } catch {
-                throw PackError(offset: childRange.lowerBound, .sha1CollisionAttack(error.safeHash))
-            }
-            resolved.append(ResolvedDelta(index: child, id: childID))
-            if let links {
-                links.collect(type: stack[top].type, id: childID, data: result, into: &linkBatch)
-                if linkBatch.count >= 4096 { flushLinks() }
+            if namesInBatches && result.count <= Self.batchLargestObject {
+                // Named with others later; nothing needs the name before then.
+                childID = .zero
+                hashBatch.append(type: type, data: result)
+                batchEntries.append((child, type, result))
+                if hashBatch.count >= Self.batchObjects || hashBatch.bytes >= Self.batchBytes { try nameBatch() }
+            } else {
+                do {
+                    childID = try ObjectID.of(type: type, data: result[...])
+                } catch {
+                    throw PackError(offset: childRange.lowerBound, .sha1CollisionAttack(error.safeHash))
+                }
+                named(child, type: type, id: childID, data: result)
             }
             progress?.advance()
-            try push(index: child, id: childID, type: stack[top].type, data: result)
+            try push(index: child, id: childID, type: type, data: result)
         }
+    }
+
+    /// Records a resolved delta's name, and the links of its result.
+    private func named(_ index: Int32, type: ObjectType, id: ObjectID, data: [UInt8]) {
+        resolved.append(ResolvedDelta(index: index, id: id))
+        if let links {
+            links.collect(type: type, id: id, data: data, into: &linkBatch)
+            if linkBatch.count >= 4096 { flushLinks() }
+        }
+    }
+
+    /// Names the results waiting in the batch.
+    private func nameBatch() throws {
+        guard !batchEntries.isEmpty else { return }
+        let results = hashBatch.hashAll()
+        defer { batchEntries.removeAll(keepingCapacity: true) }
+        for (entry, result) in zip(batchEntries, results) {
+            switch result {
+            case .success(let id):
+                named(entry.index, type: entry.type, id: id, data: entry.data)
+            case .failure(let error):
+                throw PackError(offset: plan.range(of: Int(entry.index)).lowerBound, .sha1CollisionAttack(error.safeHash))
+            }
+        }
+    }
+
+    /// The name of the object of frame `position`, naming the batch first if it waits there.
+    private func idOfFrame(_ position: Int) throws -> ObjectID {
+        let index = stack[position].index
+        guard stack[position].id == .zero, batchEntries.contains(where: { $0.index == index }) else {
+            return stack[position].id
+        }
+        try nameBatch()
+        return resolved.last { $0.index == index }?.id ?? stack[position].id
     }
 
     /// Hands the links found so far to the collector.
@@ -133,8 +185,9 @@ final class DeltaTreeResolver {
         linkBatch.removeAll(keepingCapacity: true)
     }
 
-    /// Returns the deltas resolved so far and forgets them.
-    func takeResolved() -> [ResolvedDelta] {
+    /// Returns the deltas resolved so far (naming those still waiting in a batch) and forgets them.
+    func takeResolved() throws -> [ResolvedDelta] {
+        try nameBatch()
         defer { resolved.removeAll() }
         return resolved
     }
@@ -210,7 +263,8 @@ final class DeltaTreeResolver {
     }
 
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
-        let delta = try readEntry(range).data
+        // zlib: the first pass may have read this delta with libdeflate only.
+        let delta = try PackEntryReading.read(range, of: file, with: inflater).data
         statistics.deltasApplied += 1
         do {
             return try Delta.apply(delta[...], to: base[...])

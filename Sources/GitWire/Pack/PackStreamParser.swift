@@ -33,9 +33,13 @@ final class PackStreamParser {
     /// The last bytes received, not yet parsed: the trailer if the input ends now.
     private var holdback: [UInt8] = []
     private var packHash = SHA1()
-    /// zlib, the reference for what a valid stream is: every entry of the pack goes through it
-    /// here, so later passes may inflate them with a faster decoder (see ``PackEntryReading``).
+    /// zlib, the reference for what a valid stream is: every whole object goes through it here,
+    /// so later passes may inflate them with a faster decoder (see ``PackEntryReading``).
     private let inflater: Inflater
+    /// libdeflate, for deltas whose stream is whole in the input at hand: here it only finds
+    /// where the stream ends and checks its size, and delta resolution reads every delta again
+    /// with zlib, which refuses the streams libdeflate accepts and zlib does not.
+    private let wholeInflater: WholeInflater
 
     private var entryOffset: UInt64 = 0
     private var entryHeader = PackEntryHeader(kind: .object(.blob), size: 0, length: 0)
@@ -43,7 +47,10 @@ final class PackStreamParser {
     private var entryProduced: UInt64 = 0
     private var objectHash = SHA1()
 
-    init() throws { inflater = try Inflater() }
+    init() throws {
+        inflater = try Inflater()
+        wholeInflater = try WholeInflater()
+    }
 
     /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
     func takeTable() -> PackEntryTable {
@@ -181,6 +188,17 @@ final class PackStreamParser {
         let expected = entryHeader.size
         let hashing: Bool
         if case .object = entryHeader.kind { hashing = true } else { hashing = false }
+        if !hashing, entryProduced == 0, expected <= UInt64(Self.largestWholeDelta),
+            let consumed = wholeInflater.streamLength(input, size: Int(expected))
+        {
+            let used = input.prefix(consumed)
+            packHash.update(used)
+            entryCRC = crc32(used, continuing: entryCRC)
+            offset += UInt64(consumed)
+            entryProduced = expected
+            try recordEntry()
+            return input.dropFirst(consumed)
+        }
         let progress: InflateProgress
         do {
             progress = try inflater.inflate(input) { output in
@@ -208,6 +226,9 @@ final class PackStreamParser {
         }
         return input.dropFirst(progress.consumed)
     }
+
+    /// Deltas up to this size are tried with libdeflate first (their output is not kept).
+    static let largestWholeDelta = 1 << 20
 
     private func recordEntry() throws {
         let index = table.count

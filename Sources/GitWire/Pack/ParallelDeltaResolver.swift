@@ -22,9 +22,9 @@ enum ParallelDeltaResolver {
                     try resolver.resolveTree(
                         root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
                         range: plan.range(of: Int(plan.roots[next])), data: nil)
-                    if resolver.resolved.count >= 4096 { shared.record(resolver.takeResolved()) }
+                    if resolver.resolved.count >= 4096 { shared.record(try resolver.takeResolved()) }
                 }
-                shared.record(resolver.takeResolved())
+                shared.record(try resolver.takeResolved())
                 resolver.flushLinks()
                 shared.statistics.withLock { $0.add(resolver.statistics) }
             } catch {

@@ -66,7 +66,7 @@ final class ThinPackCompletion {
             objectsAdded += 1
             try resolver.resolveTree(
                 root: index, type: base.type, id: link.base, range: offset..<table.endOffset, data: base.data)
-            for delta in resolver.takeResolved() { table.ids[Int(delta.index)] = delta.id }
+            for delta in try resolver.takeResolved() { table.ids[Int(delta.index)] = delta.id }
         }
         guard objectsAdded > 0 else { return checksum }
         return try rewriteHeaderAndTrailer(

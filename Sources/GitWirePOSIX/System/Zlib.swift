@@ -261,6 +261,25 @@ package final class WholeInflater {
 
     deinit { libdeflate_free_decompressor(decompressor) }
 
+    /// Reused by ``streamLength(_:size:)``.
+    private var scratch: [UInt8] = []
+
+    /// The number of input bytes the zlib stream at the start of `input` takes, if it decodes to
+    /// exactly `size` bytes within `input`; the output is thrown away (into a buffer kept for the
+    /// next call), else nil.
+    package func streamLength(_ input: ArraySlice<UInt8>, size: Int) -> Int? {
+        if scratch.count < size { scratch = [UInt8](repeating: 0, count: max(size, 2 * scratch.count)) }
+        var consumed = 0
+        var produced = 0
+        let status = scratch.withUnsafeMutableBytes { output in
+            input.withUnsafeBytes { source in
+                libdeflate_zlib_decompress_ex(
+                    decompressor, source.baseAddress, source.count, output.baseAddress, size, &consumed, &produced)
+            }
+        }
+        return status == LIBDEFLATE_SUCCESS && produced == size ? consumed : nil
+    }
+
     /// The zlib stream at the start of `input` inflated to exactly `size` bytes and the input
     /// bytes it took, or nil if it does not decode to exactly that within `input`.
     package func inflate(_ input: ArraySlice<UInt8>, size: Int) -> (bytes: [UInt8], consumed: Int)? {
