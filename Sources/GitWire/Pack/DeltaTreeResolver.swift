@@ -41,8 +41,7 @@ final class DeltaTreeResolver {
     private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
-    /// libdeflate, for the whole objects the deltas are based on, which the first pass has
-    /// already read with zlib.
+    /// libdeflate, for entries the first pass has already had zlib read.
     private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
     /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.
@@ -263,8 +262,7 @@ final class DeltaTreeResolver {
     }
 
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
-        // zlib: the first pass may have read this delta with libdeflate only.
-        let delta = try PackEntryReading.read(range, of: file, with: inflater).data
+        let delta = try readEntry(range).data
         statistics.deltasApplied += 1
         do {
             return try Delta.apply(delta[...], to: base[...])

@@ -32,13 +32,14 @@ final class PackStreamParser {
     private var stash: [UInt8] = []
     /// The last bytes received, not yet parsed: the trailer if the input ends now.
     private var holdback: [UInt8] = []
-    private var packHash = SHA1()
+    /// Hashes the pack and has zlib read the delta streams libdeflate measured, on another thread.
+    private let helper = FirstPassHelper()
     /// zlib, the reference for what a valid stream is: every whole object goes through it here,
     /// so later passes may inflate them with a faster decoder (see ``PackEntryReading``).
     private let inflater: Inflater
     /// libdeflate, for deltas whose stream is whole in the input at hand: here it only finds
-    /// where the stream ends and checks its size, and delta resolution reads every delta again
-    /// with zlib, which refuses the streams libdeflate accepts and zlib does not.
+    /// where the stream ends and checks its size; the helper then has zlib read the stream, which
+    /// refuses the streams libdeflate accepts and zlib does not.
     private let wholeInflater: WholeInflater
 
     private var entryOffset: UInt64 = 0
@@ -93,7 +94,7 @@ final class PackStreamParser {
         guard holdback.count == ObjectID.byteCount, let trailer = ObjectID(bytes: holdback) else {
             throw PackError(offset: endOfInput, .truncated(objectsRead: read, objectsExpected: expectedCount))
         }
-        var hash = packHash
+        var hash = try helper.finish()
         let computed: ObjectID
         do { computed = try hash.finish() } catch {
             throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
@@ -112,6 +113,8 @@ final class PackStreamParser {
     }
 
     private func consume(_ bytes: ArraySlice<UInt8>) throws {
+        // Every byte given here is part of the pack's checksum (the trailer is held back before).
+        helper.hashPackBytes(bytes)
         var input = bytes
         while !input.isEmpty {
             switch state {
@@ -161,7 +164,6 @@ final class PackStreamParser {
 
     /// Accounts for the bytes of a header just parsed and moves to what follows it.
     private func takeHeader(_ bytes: ArraySlice<UInt8>) {
-        packHash.update(bytes)
         if state == .packHeader {
             offset += UInt64(bytes.count)
             table.endOffset = offset
@@ -192,7 +194,7 @@ final class PackStreamParser {
             let consumed = wholeInflater.streamLength(input, size: Int(expected))
         {
             let used = input.prefix(consumed)
-            packHash.update(used)
+            helper.checkDeltaStream(.init(bytes: used, offset: entryOffset, size: expected))
             entryCRC = crc32(used, continuing: entryCRC)
             offset += UInt64(consumed)
             entryProduced = expected
@@ -213,7 +215,6 @@ final class PackStreamParser {
             throw PackError(offset: entryOffset, .badZlibStream(error.description))
         }
         let used = input.prefix(progress.consumed)
-        packHash.update(used)
         entryCRC = crc32(used, continuing: entryCRC)
         offset += UInt64(progress.consumed)
         if progress.finished {

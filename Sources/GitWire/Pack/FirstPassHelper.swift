@@ -1,0 +1,121 @@
+/// The part of the first pass over a pack that does not decide where its entries end, on a
+/// second thread: the pack's checksum over every byte, and zlib's reading of the delta streams
+/// whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is zlib that
+/// says what a valid stream is, as in git). The parsing thread hands work over in order and asks
+/// for the outcome at the end.
+final class FirstPassHelper {
+    /// A delta's zlib stream, whole, where the pack holds it, and the size it must inflate to.
+    struct DeltaStream: Sendable {
+        var bytes: ArraySlice<UInt8>
+        var offset: UInt64
+        var size: UInt64
+    }
+
+    private enum Work: Sendable {
+        case packBytes(ArraySlice<UInt8>)
+        case deltas([DeltaStream])
+    }
+
+    /// What the helper found: the pack's checksum so far and the first delta stream zlib refused.
+    private final class Outcome: Sendable {
+        let state = Locked<(hash: SHA1, failure: PackError?)>((SHA1(), nil))
+    }
+
+    private let queue = BlockingQueue<Work>(capacity: 16)
+    private let outcome = Outcome()
+    private var thread: JoinableThread?
+    private var pending: [DeltaStream] = []
+    private var finished = false
+
+    /// Starts the helper's thread (the work runs on the caller's thread if none can be started).
+    init() {
+        let queue = queue
+        let outcome = outcome
+        thread = try? JoinableThread {
+            var hash = SHA1()
+            var failure: PackError?
+            let inflater = try? Inflater()
+            while let work = queue.take() {
+                Self.perform(work, hash: &hash, failure: &failure, inflater: inflater)
+            }
+            outcome.state.withLock { $0 = (hash, failure) }
+        }
+    }
+
+    deinit {
+        queue.close(discardingItems: true)
+        thread?.join()
+    }
+
+    /// Adds the next bytes of the pack to its checksum.
+    func hashPackBytes(_ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        submit(.packBytes(bytes))
+    }
+
+    /// Has zlib read a delta stream libdeflate measured.
+    func checkDeltaStream(_ stream: DeltaStream) {
+        pending.append(stream)
+        if pending.count >= 512 { flushDeltas() }
+    }
+
+    /// Waits for the work handed over; returns the digest of the pack bytes given, ready to
+    /// finish, or throws the first delta stream zlib refused.
+    func finish() throws -> SHA1 {
+        precondition(!finished, "FirstPassHelper.finish called twice")
+        finished = true
+        flushDeltas()
+        queue.close()
+        thread?.join()
+        let (hash, failure) = outcome.state.withLock { $0 }
+        if let failure { throw failure }
+        return hash
+    }
+
+    private func flushDeltas() {
+        guard !pending.isEmpty else { return }
+        submit(.deltas(pending))
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func submit(_ work: Work) {
+        if thread != nil {
+            queue.put(work)
+            return
+        }
+        outcome.state.withLock { state in
+            Self.perform(work, hash: &state.hash, failure: &state.failure, inflater: try? Inflater())
+        }
+    }
+
+    private static func perform(_ work: Work, hash: inout SHA1, failure: inout PackError?, inflater: Inflater?) {
+        switch work {
+        case .packBytes(let bytes):
+            hash.update(bytes)
+        case .deltas(let streams):
+            guard failure == nil else { return }
+            for stream in streams {
+                if let problem = check(stream, inflater: inflater) {
+                    failure = PackError(offset: stream.offset, .badZlibStream(problem))
+                    return
+                }
+            }
+        }
+    }
+
+    /// What is wrong with the stream as zlib reads it, or nil if it is whole and of its size.
+    private static func check(_ stream: DeltaStream, inflater: Inflater?) -> String? {
+        guard let inflater else { return "inflateInit failed" }
+        inflater.reset()
+        var produced: UInt64 = 0
+        do {
+            let progress = try inflater.inflate(stream.bytes) { produced += UInt64($0.count) }
+            guard progress.finished, progress.consumed == stream.bytes.count, produced == stream.size else {
+                return "zlib reads the stream otherwise than libdeflate"
+            }
+            return nil
+        } catch {
+            return (error as? ZlibError)?.description ?? "\(error)"
+        }
+    }
+}
