@@ -21,10 +21,14 @@ final class FirstPassHelper {
         let state = Locked<(hash: SHA1, failure: PackError?)>((SHA1(), nil))
     }
 
-    private let queue = BlockingQueue<Work>(capacity: 16)
+    /// Work weighs its bytes: the parser waits to hand over pack bytes while 8 MiB wait (so the
+    /// chunks held stay few whatever the two threads' speeds), and checks delta streams itself
+    /// rather than wait.
+    private let queue = BlockingQueue<Work>(capacity: 8 << 20)
     private let outcome = Outcome()
     private var thread: JoinableThread?
     private var pending: [DeltaStream] = []
+    private var pendingBytes = 0
     private var finished = false
 
     /// Starts the helper's thread (the work runs on the caller's thread if none can be started).
@@ -50,13 +54,14 @@ final class FirstPassHelper {
     /// Adds the next bytes of the pack to its checksum.
     func hashPackBytes(_ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty else { return }
-        submit(.packBytes(bytes))
+        submit(.packBytes(bytes), weight: bytes.count)
     }
 
     /// Has zlib read a delta stream libdeflate measured.
     func checkDeltaStream(_ stream: DeltaStream) {
         pending.append(stream)
-        if pending.count >= 512 { flushDeltas() }
+        pendingBytes += stream.bytes.count
+        if pending.count >= 512 || pendingBytes >= 1 << 20 { flushDeltas() }
     }
 
     /// Waits for the work handed over; returns the digest of the pack bytes given, ready to
@@ -68,19 +73,38 @@ final class FirstPassHelper {
         queue.close()
         thread?.join()
         let (hash, failure) = outcome.state.withLock { $0 }
-        if let failure { throw failure }
+        // The stream nearest the start of the pack, wherever it was checked.
+        let failures = [failure, localFailure].compactMap { $0 }
+        if let first = failures.min(by: { $0.offset < $1.offset }) { throw first }
         return hash
     }
 
+    /// Hands the pending delta streams to the helper, or checks them here if its queue is full:
+    /// the two threads share that work as their loads allow.
     private func flushDeltas() {
         guard !pending.isEmpty else { return }
-        submit(.deltas(pending))
-        pending.removeAll(keepingCapacity: true)
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            pendingBytes = 0
+        }
+        if thread != nil && queue.offer(.deltas(pending), weight: pendingBytes) { return }
+        guard localFailure == nil else { return }
+        if localInflater == nil { localInflater = try? Inflater() }
+        for stream in pending {
+            if let problem = Self.check(stream, inflater: localInflater) {
+                localFailure = PackError(offset: stream.offset, .badZlibStream(problem))
+                return
+            }
+        }
     }
 
-    private func submit(_ work: Work) {
+    /// The first stream refused when checked on the parsing thread, and the inflater used there.
+    private var localFailure: PackError?
+    private var localInflater: Inflater?
+
+    private func submit(_ work: Work, weight: Int) {
         if thread != nil {
-            queue.put(work)
+            queue.put(work, weight: weight)
             return
         }
         outcome.state.withLock { state in

@@ -1,7 +1,8 @@
 import Glibc
 
-/// A first-in, first-out queue between threads with a bounded capacity: ``put(_:)`` waits while
-/// the queue is full, ``take()`` while it is empty, and both stop waiting once it is closed.
+/// A first-in, first-out queue between threads with a bounded capacity: each item weighs what its
+/// producer says, ``put(_:weight:)`` waits while the items waiting weigh the capacity or more,
+/// ``take()`` while the queue is empty, and both stop waiting once it is closed.
 /// Built on a `pthread_mutex_t` and two `pthread_cond_t`s (which ThreadSanitizer understands).
 package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
     // @unchecked: `items` and `closed` are only touched with the mutex held; the mutex and the
@@ -10,11 +11,14 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
     private let notEmpty: UnsafeMutablePointer<pthread_cond_t>
     private let notFull: UnsafeMutablePointer<pthread_cond_t>
     private let capacity: Int
-    private var items: [Item] = []
+    /// The items, from `head` on; taken ones are nil (so nothing they hold stays alive) until the
+    /// array is compacted.
+    private var items: [(item: Item?, weight: Int)] = []
+    private var weight = 0
     private var head = 0
     private var closed = false
 
-    /// Makes an empty queue that holds at most `capacity` items (at least one).
+    /// Makes an empty queue whose items may weigh `capacity` in all (at least one).
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
         mutex = .allocate(capacity: 1)
@@ -39,15 +43,28 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Adds `item` at the end, waiting while the queue is full. Returns false (and drops the
-    /// item) if the queue is closed.
+    /// Adds `item` at the end, waiting while the queue is full (an item of no weight never
+    /// waits). Returns false (and drops the item) if the queue is closed.
     @discardableResult
-    package func put(_ item: Item) -> Bool {
+    package func put(_ item: Item, weight: Int = 1) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while !closed && items.count - head >= capacity { pthread_cond_wait(notFull, mutex) }
+        while !closed && weight > 0 && self.weight >= capacity { pthread_cond_wait(notFull, mutex) }
         guard !closed else { return false }
-        items.append(item)
+        items.append((item, weight))
+        self.weight += weight
+        pthread_cond_signal(notEmpty)
+        return true
+    }
+
+    /// Adds `item` at the end if there is room now; returns false (and drops it) if the queue is
+    /// full or closed.
+    package func offer(_ item: Item, weight: Int = 1) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !closed && self.weight < capacity else { return false }
+        items.append((item, weight))
+        self.weight += weight
         pthread_cond_signal(notEmpty)
         return true
     }
@@ -59,12 +76,14 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         while !closed && head == items.count { pthread_cond_wait(notEmpty, mutex) }
         guard head < items.count else { return nil }
-        let item = items[head]
+        let (item, weight) = items[head]
+        items[head].item = nil
+        self.weight -= weight
         head += 1
         if head == items.count {
             items.removeAll(keepingCapacity: true)
             head = 0
-        } else if head >= 256 && head * 2 >= items.count {
+        } else if head >= 64 && head * 2 >= items.count {
             items.removeFirst(head)
             head = 0
         }
@@ -81,6 +100,7 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
         if discardingItems {
             items.removeAll()
             head = 0
+            weight = 0
         }
         pthread_cond_broadcast(notEmpty)
         pthread_cond_broadcast(notFull)
