@@ -163,7 +163,8 @@ final class DeltaTreeResolver {
             case .success(let id):
                 named(entry.index, type: entry.type, id: id, data: entry.data)
             case .failure(let error):
-                throw PackError(offset: plan.range(of: Int(entry.index)).lowerBound, .sha1CollisionAttack(error.safeHash))
+                let offset = plan.range(of: Int(entry.index)).lowerBound
+                throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
             }
         }
     }

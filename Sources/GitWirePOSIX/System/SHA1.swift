@@ -157,7 +157,8 @@ public struct UncheckedSHA1: Sendable {
 /// on the SHA extensions, when the batch holds many objects of similar sizes), one after the
 /// other on CPUs without it. The digests are those of ``ObjectID/of(type:data:)``.
 package struct ObjectHashBatch {
-    private var types: [ObjectType] = []
+    /// Each object's type, or nil for raw bytes.
+    private var types: [ObjectType?] = []
     private var contents: [[UInt8]] = []
 
     /// Makes an empty batch.
@@ -168,9 +169,17 @@ package struct ObjectHashBatch {
     /// The content bytes waiting.
     package private(set) var bytes = 0
 
-    /// Adds an object to name; its content is kept (not copied) until ``hashAll()``.
+    /// Adds an object to name; its content is kept (not copied) until ``hashAll(paths:)``.
     package mutating func append(type: ObjectType, data: [UInt8]) {
         types.append(type)
+        contents.append(data)
+        bytes += data.count
+    }
+
+    /// Adds bytes to hash as they are, with no object header (tests of the collision detection
+    /// use it: the public attacks are raw files).
+    package mutating func append(raw data: [UInt8]) {
+        types.append(nil)
         contents.append(data)
         bytes += data.count
     }
@@ -187,14 +196,15 @@ package struct ObjectHashBatch {
         var headers: [UInt8] = []
         var headerEnds: [Int] = []
         for (type, data) in zip(types, contents) {
-            headers += type.header(size: data.count)
+            if let type { headers += type.header(size: data.count) }
             headerEnds.append(headers.count)
         }
         var jobs = [cgw_sha1dc_job](repeating: cgw_sha1dc_job(), count: contents.count)
         headers.withUnsafeBufferPointer { headerBytes in
             var start = 0
             for index in jobs.indices {
-                jobs[index].prefix = headerBytes.baseAddress! + start
+                // An empty header (raw bytes only) has no storage to point into.
+            jobs[index].prefix = headerBytes.baseAddress.map { $0 + start }
                 jobs[index].prefix_length = headerEnds[index] - start
                 start = headerEnds[index]
             }
