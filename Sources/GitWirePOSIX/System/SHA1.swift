@@ -204,7 +204,7 @@ package struct ObjectHashBatch {
             var start = 0
             for index in jobs.indices {
                 // An empty header (raw bytes only) has no storage to point into.
-            jobs[index].prefix = headerBytes.baseAddress.map { $0 + start }
+                jobs[index].prefix = headerBytes.baseAddress.map { $0 + start }
                 jobs[index].prefix_length = headerEnds[index] - start
                 start = headerEnds[index]
             }

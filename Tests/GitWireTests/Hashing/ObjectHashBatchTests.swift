@@ -35,7 +35,9 @@ struct ObjectHashBatchTests {
                 var start = 0
                 while start < blobs.count {
                     var batch = ObjectHashBatch()
-                    for blob in blobs[start..<min(start + batchSize, blobs.count)] { batch.append(type: .blob, data: blob) }
+                    for blob in blobs[start..<min(start + batchSize, blobs.count)] {
+                        batch.append(type: .blob, data: blob)
+                    }
                     #expect(batch.count == min(batchSize, blobs.count - start))
                     names += try batch.hashAll(paths: paths).map { try $0.get() }
                     #expect(batch.count == 0 && batch.bytes == 0)
