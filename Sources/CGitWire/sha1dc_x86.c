@@ -284,6 +284,16 @@ AVX512_TARGET void cgw_sha1dc_condition_masks_avx512(const uint8_t *blocks, uint
         a = next; \
     }
 
+/* Writes the five state words of every lane. */
+static inline AVX512_TARGET void store_state_avx512(
+    uint32_t out[5][16], __m512i a, __m512i b, __m512i c, __m512i d, __m512i e) {
+    _mm512_storeu_si512(out[0], a);
+    _mm512_storeu_si512(out[1], b);
+    _mm512_storeu_si512(out[2], c);
+    _mm512_storeu_si512(out[3], d);
+    _mm512_storeu_si512(out[4], e);
+}
+
 AVX512_TARGET void cgw_sha1dc_compress16_avx512(
     uint32_t state[5][16], const uint8_t *blocks, uint32_t masks[16], uint32_t at58[5][16], uint32_t at65[5][16]) {
     __m512i w[80];
@@ -298,24 +308,13 @@ AVX512_TARGET void cgw_sha1dc_compress16_avx512(
     /* The masks here, where their work can fill the gaps of the steps' dependency chain. */
     _mm512_storeu_si512((void *)masks, condition_masks_avx512(w));
     VECTOR_STEPS(2, 40, 58)
-    _mm512_storeu_si512(at58[0], a);
-    _mm512_storeu_si512(at58[1], b);
-    _mm512_storeu_si512(at58[2], c);
-    _mm512_storeu_si512(at58[3], d);
-    _mm512_storeu_si512(at58[4], e);
+    store_state_avx512(at58, a, b, c, d, e);
     VECTOR_STEPS(2, 58, 60)
     VECTOR_STEPS(3, 60, 65)
-    _mm512_storeu_si512(at65[0], a);
-    _mm512_storeu_si512(at65[1], b);
-    _mm512_storeu_si512(at65[2], c);
-    _mm512_storeu_si512(at65[3], d);
-    _mm512_storeu_si512(at65[4], e);
+    store_state_avx512(at65, a, b, c, d, e);
     VECTOR_STEPS(3, 65, 80)
-    _mm512_storeu_si512(state[0], _mm512_add_epi32(a, a0));
-    _mm512_storeu_si512(state[1], _mm512_add_epi32(b, b0));
-    _mm512_storeu_si512(state[2], _mm512_add_epi32(c, c0));
-    _mm512_storeu_si512(state[3], _mm512_add_epi32(d, d0));
-    _mm512_storeu_si512(state[4], _mm512_add_epi32(e, e0));
+    store_state_avx512(state, _mm512_add_epi32(a, a0), _mm512_add_epi32(b, b0), _mm512_add_epi32(c, c0),
+        _mm512_add_epi32(d, d0), _mm512_add_epi32(e, e0));
 }
 
 #undef VECTOR_STEPS

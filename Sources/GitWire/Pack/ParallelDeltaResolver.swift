@@ -6,7 +6,10 @@ enum ParallelDeltaResolver {
     /// Resolves the trees of every root in `plan` on up to `threads` threads, writing the name of
     /// each resolved delta into `ids` at its entry index; returns `ids` and what the threads did
     /// together. Each delta is claimed in `claims` before it is resolved. The first error any
-    /// thread meets stops all of them and is thrown.
+    /// thread meets stops all of them. Which error that is depends on how the threads happened to
+    /// interleave (two bases of one name reach the same reference delta, and either may claim it
+    /// first), so a failed pack is resolved once more on one thread, roots in order, and the
+    /// error met first there is thrown: the same pack always fails the same way.
     static func resolve(
         plan: DeltaResolutionPlan, claims: OnceFlags, threads: Int, progress: ProgressCounter?,
         ids: consuming [ObjectID], links: LinkCollector? = nil
@@ -32,13 +35,35 @@ enum ParallelDeltaResolver {
                 shared.failure.withLock { if $0 == nil { $0 = error } }
             }
         }
-        if let failure = shared.failure.withLock({ $0 }) { throw failure }
+        if let failure = shared.failure.withLock({ $0 }) {
+            guard count > 1 else { throw failure }
+            throw firstFailureInOrder(plan: plan) ?? failure
+        }
         let ids = shared.ids.withLock { ids in
             var taken: [ObjectID] = []
             swap(&taken, &ids)
             return taken
         }
         return (ids, shared.statistics.withLock { $0 })
+    }
+
+    /// The error met first when the trees of `plan` are resolved on one thread in the order of
+    /// its roots, with claims of their own; nil if they all resolve.
+    private static func firstFailureInOrder(plan: DeltaResolutionPlan) -> (any Error)? {
+        do {
+            let resolver = try DeltaTreeResolver(
+                plan: plan, claims: OnceFlags(count: plan.offsets.count), progress: nil, links: nil)
+            for next in plan.roots.indices {
+                try resolver.resolveTree(
+                    root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
+                    range: plan.range(of: Int(plan.roots[next])), data: nil)
+                if resolver.resolved.count >= 4096 { _ = try resolver.takeResolved() }
+            }
+            _ = try resolver.takeResolved()
+            return nil
+        } catch {
+            return error
+        }
     }
 }
 

@@ -119,6 +119,49 @@ struct HostileDeltaTests {
             gitMessage: "already resolved (duplicate base \(Self.id(.blob, "hello world"))?)")
     }
 
+    /// Two threads must not change how a pack fails. Blob A heads a chain of 200 reference deltas
+    /// ending in X, and a delta on X follows; a whole copy of X, then blob B twice and a delta on B,
+    /// are the other roots. On one thread the copy of X fails first, reaching the delta on X that
+    /// the chain resolved. On two, while one thread walks the chain the other may claim the delta
+    /// on X through the copy and then fail on B's copy instead; the pack must still fail the way
+    /// it fails on one thread (found by the `index-pack-built` fuzz target, which saw two errors
+    /// for one pack).
+    @Test func duplicateBasesFailTheSameWayOnAnyNumberOfThreads() throws {
+        var builder = TestPackBuilder()
+        var chain = [Array(String(repeating: "the base of a long chain of reference deltas\n", count: 1500).utf8)]
+        for link in 1...200 { chain.append(chain[link - 1] + Array("link \(link)\n".utf8)) }
+        let name = { (data: [UInt8]) in try ObjectID.of(type: .blob, data: data[...]) }
+        try builder.addObject(.blob, chain[0])
+        try builder.addObject(.blob, chain[200])
+        try builder.addObject(.blob, Array("blob B".utf8))
+        try builder.addObject(.blob, Array("blob B".utf8))
+        for link in 1...200 {
+            let base = chain[link - 1]
+            let added = Array(chain[link][base.count...])
+            try builder.addReferenceDelta(
+                base: try name(base),
+                makeDelta(
+                    baseSize: base.count, resultSize: chain[link].count,
+                    copyInstruction(offset: 0, size: base.count) + insertInstruction(added)))
+        }
+        let onX = try builder.addReferenceDelta(
+            base: try name(chain[200]),
+            makeDelta(baseSize: chain[200].count, resultSize: 1, insertInstruction([0x78])))
+        try builder.addReferenceDelta(
+            base: Self.id(.blob, "blob B"), makeDelta(baseSize: 6, resultSize: 1, insertInstruction([0x62])))
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("duplicates.pack")
+        try writeFile(path, builder.bytes())
+        let expected = PackError(offset: UInt64(onX), .deltaAlreadyResolved(base: try name(chain[200])))
+        #expect(throws: expected) { try PackIndexer.indexPack(at: path, options: PackIndexOptions(threads: 1)) }
+        for _ in 0..<20 {
+            #expect(throws: expected) { try PackIndexer.indexPack(at: path, options: PackIndexOptions(threads: 2)) }
+        }
+        let command = try run(["timeout", "120", gitwireExecutable, "index-pack", "--threads=2", path], check: false)
+        #expect(command.status == 128)
+        #expect(command.errorText == "fatal: \(expected)\n")
+    }
+
     /// A two-byte OFS_DELTA with an empty result on an empty blob: refused, as git refuses it.
     @Test func twoByteDeltaWithAnEmptyResult() throws {
         var builder = TestPackBuilder()
