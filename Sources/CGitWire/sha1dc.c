@@ -413,17 +413,14 @@ typedef struct {
     uint64_t position; /* bytes of prefix, data and padding taken so far: a multiple of 64 */
     uint64_t length;   /* prefix and data */
     uint64_t padded;   /* prefix, data and padding */
-    uint8_t attack;
 } hash_lane;
 
-/* The 64 bytes of the lane's padded message at its position. */
-static void lane_block(const hash_lane *lane, uint8_t out[64]) {
+/* The 64 bytes of the lane's padded message at its position, written to `out` unless they lie
+ * whole in the job's data, where the pointer returned then points. */
+static const uint8_t *lane_block(const hash_lane *lane, uint8_t out[64]) {
     const cgw_sha1dc_job *job = lane->job;
     uint64_t p = lane->position;
-    if (p >= job->prefix_length && p + 64 <= lane->length) {
-        memcpy(out, job->data + (p - job->prefix_length), 64);
-        return;
-    }
+    if (p >= job->prefix_length && p + 64 <= lane->length) return job->data + (p - job->prefix_length);
     for (int i = 0; i < 64; i++, p++) {
         if (p < job->prefix_length)
             out[i] = job->prefix[p];
@@ -436,6 +433,7 @@ static void lane_block(const hash_lane *lane, uint8_t out[64]) {
         uint64_t bits = lane->length * 8;
         for (int i = 0; i < 8; i++) out[63 - i] = (uint8_t)(bits >> (8 * i));
     }
+    return out;
 }
 
 static void write_digest(const uint32_t state[5], uint8_t digest[20]) {
@@ -464,7 +462,6 @@ static void finish_lane(hash_lane *lane, const uint32_t state[5], int features) 
     cgw_sha1dc_ctx ctx;
     cgw_sha1dc_init(&ctx, 1, features);
     memcpy(ctx.state, state, sizeof ctx.state);
-    ctx.attack = lane->attack;
     ctx.total = lane->position;
     cgw_sha1dc_job *job = lane->job;
     if (lane->position <= lane->length) {
@@ -479,8 +476,7 @@ static void finish_lane(hash_lane *lane, const uint32_t state[5], int features) 
     }
     /* Only padding is left: its last block, checked as any other. */
     uint8_t block[64];
-    lane_block(lane, block);
-    process(&ctx, block, 1);
+    process(&ctx, lane_block(lane, block), 1);
     write_digest(ctx.state, job->digest);
     job->attack = ctx.attack;
 }
@@ -493,21 +489,109 @@ static int longer_first(const void *x, const void *y) {
     return la > lb ? -1 : la < lb;
 }
 
+/* Full checks waiting for a vector of their own: one (block, disturbance vector) pair each, all
+ * of vectors testing from one step. */
+typedef struct {
+    int test_step;
+    int count;
+    cgw_sha1dc_job *jobs[LANES];
+    uint32_t vectors[LANES];
+    uint32_t start[5][LANES], output[5][LANES];
+    uint8_t blocks[LANES][64];
+} check_queue;
+
+/* The jobs found to hold an attack, to be hashed again on the streaming path. */
+typedef struct {
+    cgw_sha1dc_job **jobs;
+    size_t count, capacity;
+    int failed; /* no memory for the list: every job is hashed again */
+} redo_list;
+
+static void add_redo(redo_list *redo, cgw_sha1dc_job *job) {
+    for (size_t n = 0; n < redo->count; n++)
+        if (redo->jobs[n] == job) return;
+    if (redo->count == redo->capacity) {
+        size_t capacity = redo->capacity ? 2 * redo->capacity : 8;
+        cgw_sha1dc_job **grown = realloc(redo->jobs, capacity * sizeof *grown);
+        if (!grown) {
+            redo->failed = 1;
+            return;
+        }
+        redo->jobs = grown;
+        redo->capacity = capacity;
+    }
+    redo->jobs[redo->count++] = job;
+}
+
+/* Runs the waiting checks, sixteen lanes at once (lanes left over check the first pair again). */
+static void flush_checks(check_queue *queue, redo_list *redo) {
+    if (queue->count == 0) return;
+    const uint8_t *blocks[LANES];
+    for (int k = 0; k < LANES; k++) {
+        int from = k < queue->count ? k : 0;
+        blocks[k] = queue->blocks[from];
+        if (k >= queue->count) {
+            queue->vectors[k] = queue->vectors[0];
+            for (int i = 0; i < 5; i++) {
+                queue->start[i][k] = queue->start[i][0];
+                queue->output[i][k] = queue->output[i][0];
+            }
+        }
+    }
+    uint32_t attacks = cgw_sha1dc_check16_avx512(
+        blocks, &expanded_differences[0][0], queue->vectors, queue->test_step, queue->start, queue->output);
+    for (int k = 0; k < queue->count; k++)
+        if (attacks >> k & 1) add_redo(redo, queue->jobs[k]);
+    queue->count = 0;
+}
+
+/* Queues the full checks of lane k's block: one per vector of its condition mask. */
+static void queue_checks(check_queue queues[2], redo_list *redo, cgw_sha1dc_job *job, const uint8_t *block,
+    uint32_t mask, int k, uint32_t at58[5][LANES], uint32_t at65[5][LANES], uint32_t state[5][LANES]) {
+    for (; mask; mask &= mask - 1) {
+        int v = __builtin_ctz(mask);
+        check_queue *queue = &queues[vectors[v].test_step == 58 ? 0 : 1];
+        int slot = queue->count++;
+        queue->jobs[slot] = job;
+        queue->vectors[slot] = (uint32_t)v;
+        memcpy(queue->blocks[slot], block, 64);
+        for (int i = 0; i < 5; i++) {
+            queue->start[i][slot] = queue->test_step == 58 ? at58[i][k] : at65[i][k];
+            queue->output[i][slot] = state[i][k];
+        }
+        if (queue->count == LANES) flush_checks(queue, redo);
+    }
+}
+
+/* Hashes the jobs sixteen lanes at a time. A block flagged by its condition mask is not checked
+ * at once: its checks wait until sixteen are queued and then run side by side, while the lane goes
+ * on as if the block were no attack. A job found to hold one (which real data never does) is then
+ * hashed again from the start on the streaming path, which switches to the safe hash where the
+ * attack begins, as the lanes would have. */
 static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
     cgw_sha1dc_job *order_buffer[256], **order = count <= 256 ? order_buffer : malloc(count * sizeof *order);
-    if (!order) {
+    check_queue *queues = malloc(2 * sizeof *queues);
+    if (!order || !queues) {
+        if (order != order_buffer) free(order);
+        free(queues);
         for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
         return;
     }
+    pthread_once(&expanded_once, expand_differences);
+    queues[0].test_step = 58;
+    queues[1].test_step = 65;
+    queues[0].count = queues[1].count = 0;
+    redo_list redo = {NULL, 0, 0, 0};
     for (size_t n = 0; n < count; n++) order[n] = &jobs[n];
     qsort(order, count, sizeof *order, longer_first);
     hash_lane lanes[LANES];
-    uint32_t state[5][LANES], input[5][LANES], at58[5][LANES], at65[5][LANES], masks[LANES];
-    _Alignas(64) uint8_t blocks[LANES * 64];
+    uint32_t state[5][LANES], at58[5][LANES], at65[5][LANES], masks[LANES];
+    _Alignas(64) uint8_t scratch[LANES][64];
+    const uint8_t *blocks[LANES];
     size_t next = 0;
     int busy = 0;
     memset(lanes, 0, sizeof lanes);
-    memset(blocks, 0, sizeof blocks);
+    memset(scratch, 0, sizeof scratch);
     memset(state, 0, sizeof state);
     for (;;) {
         for (int k = 0; k < LANES && next < count; k++) {
@@ -518,41 +602,23 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
             lane->position = 0;
             lane->length = job->prefix_length + job->length;
             lane->padded = (lane->length + 8 + 64) & ~(uint64_t)63;
-            lane->attack = 0;
             for (int i = 0; i < 5; i++) state[i][k] = initial_state[i];
             busy++;
         }
         if (busy == 0) break;
         if (next == count && busy < HANDOFF_LANES) break;
-        for (int k = 0; k < LANES; k++)
-            if (lanes[k].job) lane_block(&lanes[k], blocks + 64 * k);
-        memcpy(input, state, sizeof input);
+        for (int k = 0; k < LANES; k++) blocks[k] = lanes[k].job ? lane_block(&lanes[k], scratch[k]) : scratch[k];
         cgw_sha1dc_compress16_avx512(state, blocks, masks, at58, at65);
         for (int k = 0; k < LANES; k++) {
             hash_lane *lane = &lanes[k];
             if (!lane->job) continue;
-            if (masks[k]) {
-                uint32_t w[80], in[5], out[5], s58[5], s65[5];
-                for (int i = 0; i < 5; i++) {
-                    in[i] = input[i][k];
-                    out[i] = state[i][k];
-                    s58[i] = at58[i][k];
-                    s65[i] = at65[i][k];
-                }
-                load_block(blocks + 64 * k, w);
-                if (completes_attack_from(in, w, masks[k], out, 0, s58, s65)) {
-                    lane->attack = 1;
-                    compress_expanded(out, w);
-                    compress_expanded(out, w);
-                    for (int i = 0; i < 5; i++) state[i][k] = out[i];
-                }
-            }
+            if (masks[k]) queue_checks(queues, &redo, lane->job, blocks[k], masks[k], k, at58, at65, state);
             lane->position += 64;
             if (lane->position == lane->padded) {
                 uint32_t out[5];
                 for (int i = 0; i < 5; i++) out[i] = state[i][k];
                 write_digest(out, lane->job->digest);
-                lane->job->attack = lane->attack;
+                lane->job->attack = 0;
                 lane->job = NULL;
                 busy--;
             }
@@ -564,6 +630,15 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
         for (int i = 0; i < 5; i++) s[i] = state[i][k];
         finish_lane(&lanes[k], s, features);
     }
+    flush_checks(&queues[0], &redo);
+    flush_checks(&queues[1], &redo);
+    if (redo.failed) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    } else {
+        for (size_t n = 0; n < redo.count; n++) hash_job(redo.jobs[n], features);
+    }
+    free(redo.jobs);
+    free(queues);
     if (order != order_buffer) free(order);
 }
 #endif

@@ -37,11 +37,17 @@ static inline void cgw_sha1dc_midway_states(const uint32_t midway[16], uint32_t 
 void cgw_sha1dc_condition_masks_avx2(const uint8_t *blocks, uint32_t masks[8]);
 /* The same for sixteen consecutive blocks with AVX-512F. */
 void cgw_sha1dc_condition_masks_avx512(const uint8_t *blocks, uint32_t masks[16]);
-/* One block of each of sixteen messages, lane k's from blocks + 64k, compressed into state (word
- * i of lane k's state in state[i][k]), with each block's condition mask and its states before
- * steps 58 and 65 (the same layout), for the full check. */
-void cgw_sha1dc_compress16_avx512(
-    uint32_t state[5][16], const uint8_t *blocks, uint32_t masks[16], uint32_t at58[5][16], uint32_t at65[5][16]);
+/* One block of each of sixteen messages, lane k's at blocks[k], compressed into state (word i of
+ * lane k's state in state[i][k]), with each block's condition mask and its states before steps 58
+ * and 65 (the same layout), for the full check. */
+void cgw_sha1dc_compress16_avx512(uint32_t state[5][16], const uint8_t *const blocks[16], uint32_t masks[16],
+    uint32_t at58[5][16], uint32_t at65[5][16]);
+/* The full check of sixteen (block, disturbance vector) pairs whose vectors all test from step
+ * `test_step` (58 or 65): lane k's block at blocks[k], compressed to output[.][k], its state
+ * before the test step in start[.][k], and its vector's expanded difference at differences +
+ * 80 * vectors[k]. Returns the lanes (bit k for lane k) whose block completes an attack. */
+uint32_t cgw_sha1dc_check16_avx512(const uint8_t *const blocks[16], const uint32_t *differences,
+    const uint32_t vectors[16], int test_step, const uint32_t start[5][16], const uint32_t output[5][16]);
 #endif
 
 #endif

@@ -1,11 +1,11 @@
 /// The part of the first pass over a pack that does not decide where its entries end, on a
-/// second thread: the pack's checksum over every byte, and zlib's reading of the delta streams
+/// second thread: the pack's checksum over every byte, and zlib's reading of the entry streams
 /// whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is zlib that
 /// says what a valid stream is, as in git). The parsing thread hands work over in order and asks
 /// for the outcome at the end.
 final class FirstPassHelper {
-    /// A delta's zlib stream, whole, where the pack holds it, and the size it must inflate to.
-    struct DeltaStream: Sendable {
+    /// An entry's zlib stream, whole, where the pack holds it, and the size it must inflate to.
+    struct CheckedStream: Sendable {
         var bytes: ArraySlice<UInt8>
         var offset: UInt64
         var size: UInt64
@@ -13,21 +13,21 @@ final class FirstPassHelper {
 
     private enum Work: Sendable {
         case packBytes(ArraySlice<UInt8>)
-        case deltas([DeltaStream])
+        case streams([CheckedStream])
     }
 
-    /// What the helper found: the pack's checksum so far and the first delta stream zlib refused.
+    /// What the helper found: the pack's checksum so far and the first stream zlib refused.
     private final class Outcome: Sendable {
         let state = Locked<(hash: SHA1, failure: PackError?)>((SHA1(), nil))
     }
 
     /// Work weighs its bytes: the parser waits to hand over pack bytes while 8 MiB wait (so the
-    /// chunks held stay few whatever the two threads' speeds), and checks delta streams itself
+    /// chunks held stay few whatever the two threads' speeds), and checks streams itself
     /// rather than wait.
     private let queue = BlockingQueue<Work>(capacity: 8 << 20)
     private let outcome = Outcome()
     private var thread: JoinableThread?
-    private var pending: [DeltaStream] = []
+    private var pending: [CheckedStream] = []
     private var pendingBytes = 0
     private var finished = false
 
@@ -57,19 +57,19 @@ final class FirstPassHelper {
         submit(.packBytes(bytes), weight: bytes.count)
     }
 
-    /// Has zlib read a delta stream libdeflate measured.
-    func checkDeltaStream(_ stream: DeltaStream) {
+    /// Has zlib read a stream libdeflate read.
+    func checkStream(_ stream: CheckedStream) {
         pending.append(stream)
         pendingBytes += stream.bytes.count
-        if pending.count >= 512 || pendingBytes >= 1 << 20 { flushDeltas() }
+        if pending.count >= 512 || pendingBytes >= 1 << 20 { flushStreams() }
     }
 
     /// Waits for the work handed over; returns the digest of the pack bytes given, ready to
-    /// finish, or throws the first delta stream zlib refused.
+    /// finish, or throws the first stream zlib refused.
     func finish() throws -> SHA1 {
         precondition(!finished, "FirstPassHelper.finish called twice")
         finished = true
-        flushDeltas()
+        flushStreams()
         queue.close()
         thread?.join()
         let (hash, failure) = outcome.state.withLock { $0 }
@@ -79,15 +79,29 @@ final class FirstPassHelper {
         return hash
     }
 
-    /// Hands the pending delta streams to the helper, or checks them here if its queue is full:
+    /// What to report when the parsing thread fails with `error`: a stream zlib refused nearer
+    /// the start of the pack, if there is one, since reading in order would have stopped there.
+    /// Ends the helper's work.
+    func earliestFailure(_ error: PackError) -> PackError {
+        guard !finished else { return error }
+        finished = true
+        flushStreams()
+        queue.close(discardingItems: false)
+        thread?.join()
+        let refused = [outcome.state.withLock { $0.failure }, localFailure].compactMap { $0 }
+        guard let first = refused.min(by: { $0.offset < $1.offset }), first.offset < error.offset else { return error }
+        return first
+    }
+
+    /// Hands the pending streams to the helper, or checks them here if its queue is full:
     /// the two threads share that work as their loads allow.
-    private func flushDeltas() {
+    private func flushStreams() {
         guard !pending.isEmpty else { return }
         defer {
             pending.removeAll(keepingCapacity: true)
             pendingBytes = 0
         }
-        if thread != nil && queue.offer(.deltas(pending), weight: pendingBytes) { return }
+        if thread != nil && queue.offer(.streams(pending), weight: pendingBytes) { return }
         guard localFailure == nil else { return }
         if localInflater == nil { localInflater = try? Inflater() }
         for stream in pending {
@@ -116,7 +130,7 @@ final class FirstPassHelper {
         switch work {
         case .packBytes(let bytes):
             hash.update(bytes)
-        case .deltas(let streams):
+        case .streams(let streams):
             guard failure == nil else { return }
             for stream in streams {
                 if let problem = check(stream, inflater: inflater) {
@@ -128,7 +142,7 @@ final class FirstPassHelper {
     }
 
     /// What is wrong with the stream as zlib reads it, or nil if it is whole and of its size.
-    private static func check(_ stream: DeltaStream, inflater: Inflater?) -> String? {
+    private static func check(_ stream: CheckedStream, inflater: Inflater?) -> String? {
         guard let inflater else { return "inflateInit failed" }
         inflater.reset()
         var produced: UInt64 = 0

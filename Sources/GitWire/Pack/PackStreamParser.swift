@@ -34,12 +34,14 @@ final class PackStreamParser {
     private var holdback: [UInt8] = []
     /// Hashes the pack and has zlib read the delta streams libdeflate measured, on another thread.
     private let helper = FirstPassHelper()
-    /// zlib, the reference for what a valid stream is: every whole object goes through it here,
-    /// so later passes may inflate them with a faster decoder (see ``PackEntryReading``).
+    /// zlib, the reference for what a valid stream is, for streams not whole in the input at hand
+    /// (and larger entries); every other stream is read by zlib on the helper's thread, so later
+    /// passes may inflate any entry with a faster decoder (see ``PackEntryReading``).
     private let inflater: Inflater
-    /// libdeflate, for deltas whose stream is whole in the input at hand: here it only finds
-    /// where the stream ends and checks its size; the helper then has zlib read the stream, which
-    /// refuses the streams libdeflate accepts and zlib does not.
+    /// libdeflate, for entries whose stream is whole in the input at hand: it finds where the
+    /// stream ends and checks its size (and gives a whole object's content to hash); the helper
+    /// then has zlib read the stream, which refuses the streams libdeflate accepts and zlib does
+    /// not.
     private let wholeInflater: WholeInflater
 
     private var entryOffset: UInt64 = 0
@@ -64,6 +66,10 @@ final class PackStreamParser {
 
     /// Takes the next bytes of the pack.
     func append(_ chunk: ArraySlice<UInt8>) throws {
+        do { try take(chunk) } catch let error as PackError { throw helper.earliestFailure(error) }
+    }
+
+    private func take(_ chunk: ArraySlice<UInt8>) throws {
         let trailerLength = ObjectID.byteCount
         if chunk.count >= trailerLength {
             if !holdback.isEmpty {
@@ -87,6 +93,10 @@ final class PackStreamParser {
     /// Ends the input: checks that every announced object was read and the trailer is the pack's
     /// SHA-1. Returns that checksum.
     func finish() throws -> ObjectID {
+        do { return try end() } catch let error as PackError { throw helper.earliestFailure(error) }
+    }
+
+    private func end() throws -> ObjectID {
         links?.record(linkBatch)
         linkBatch.removeAll()
         let read = table.count
@@ -190,11 +200,9 @@ final class PackStreamParser {
         let expected = entryHeader.size
         let hashing: Bool
         if case .object = entryHeader.kind { hashing = true } else { hashing = false }
-        if !hashing, entryProduced == 0, expected <= UInt64(Self.largestWholeDelta),
-            let consumed = wholeInflater.streamLength(input, size: Int(expected))
-        {
+        if entryProduced == 0, expected <= UInt64(Self.largestWholeEntry), let consumed = inflateWhole(input, hashing) {
             let used = input.prefix(consumed)
-            helper.checkDeltaStream(.init(bytes: used, offset: entryOffset, size: expected))
+            helper.checkStream(.init(bytes: used, offset: entryOffset, size: expected))
             entryCRC = crc32(used, continuing: entryCRC)
             offset += UInt64(consumed)
             entryProduced = expected
@@ -228,8 +236,20 @@ final class PackStreamParser {
         return input.dropFirst(progress.consumed)
     }
 
-    /// Deltas up to this size are tried with libdeflate first (their output is not kept).
-    static let largestWholeDelta = 1 << 20
+    /// Entries up to this size are tried with libdeflate first.
+    static let largestWholeEntry = 1 << 20
+
+    /// Has libdeflate read the entry's stream if it is whole in `input`, hashing the content of a
+    /// whole object (`hashing`) and keeping it if ``links`` wants it; returns the stream's length,
+    /// or nil if libdeflate cannot read it there (cut short, or refused: zlib reads it then).
+    private func inflateWhole(_ input: ArraySlice<UInt8>, _ hashing: Bool) -> Int? {
+        let size = Int(entryHeader.size)
+        guard hashing else { return wholeInflater.streamLength(input, size: size) }
+        guard let (content, consumed) = wholeInflater.inflateReusingBuffer(input, size: size) else { return nil }
+        objectHash.update(content)
+        if keepsContent { entryContent.append(contentsOf: content) }
+        return consumed
+    }
 
     private func recordEntry() throws {
         let index = table.count

@@ -261,7 +261,7 @@ package final class WholeInflater {
 
     deinit { libdeflate_free_decompressor(decompressor) }
 
-    /// Reused by ``streamLength(_:size:)``.
+    /// Reused by ``streamLength(_:size:)`` and ``inflateReusingBuffer(_:size:)``.
     private var scratch: [UInt8] = []
 
     /// The number of input bytes the zlib stream at the start of `input` takes, if it decodes to
@@ -278,6 +278,16 @@ package final class WholeInflater {
             }
         }
         return status == LIBDEFLATE_SUCCESS && produced == size ? consumed : nil
+    }
+
+    /// The zlib stream at the start of `input` inflated to exactly `size` bytes, in a buffer kept
+    /// for the next call (let the slice go before then, or the next call copies the buffer), and
+    /// the input bytes it took; nil if it does not decode to exactly that within `input`.
+    package func inflateReusingBuffer(_ input: ArraySlice<UInt8>, size: Int) -> (
+        bytes: ArraySlice<UInt8>, consumed: Int
+    )? {
+        guard let consumed = streamLength(input, size: size) else { return nil }
+        return (scratch[0..<size], consumed)
     }
 
     /// The zlib stream at the start of `input` inflated to exactly `size` bytes and the input

@@ -205,11 +205,17 @@ import Testing
     }
 
     /// zlib streams zlib refuses and libdeflate 1.14 decodes: a fixed-Huffman length code of 286,
-    /// and a distance code of 30 after 30,000 bytes. Every entry is read with zlib first (libdeflate
-    /// only reads again entries zlib accepted, during delta resolution), so gitwire refuses them
-    /// where git does, as whole objects and as deltas.
+    /// and a distance code of 30 after 30,000 bytes. zlib reads every stream in the first pass
+    /// (on the helper's thread when libdeflate read it first), so gitwire refuses them where git
+    /// does, as whole objects and as deltas; and when an entry after them is broken too (of the
+    /// reserved type 5), still at the stream, the first failure in the pack, as git does.
     @Test(arguments: [false, true], [false, true])
     func streamsOnlyLibdeflateDecodes(distanceCode30: Bool, asDelta: Bool) throws {
+        try streamsOnlyLibdeflateDecodes(distanceCode30: distanceCode30, asDelta: asDelta, brokenAfter: false)
+        try streamsOnlyLibdeflateDecodes(distanceCode30: distanceCode30, asDelta: asDelta, brokenAfter: true)
+    }
+
+    private func streamsOnlyLibdeflateDecodes(distanceCode30: Bool, asDelta: Bool, brokenAfter: Bool) throws {
         var bits = DeflateBits()
         var content: [UInt8]
         if distanceCode30 {
@@ -246,6 +252,7 @@ import Testing
             offset = builder.nextOffset
             builder.addRaw(PackEncoding.entryHeader(typeNumber: 3, size: UInt64(content.count)) + stream)
         }
+        if brokenAfter { builder.addRaw(PackEncoding.entryHeader(typeNumber: 5, size: 1) + [0x78, 0x01]) }
         try expectRejected(builder.bytes(), offset: UInt64(offset)) {
             if case .badZlibStream = $0 { return true }
             return false
