@@ -33,6 +33,10 @@ enum FuzzPack {
         var input = FuzzInput(data)
         let base = input.take(input.uint16())
         let delta = input.rest()
+        // The C run of the instructions must agree with the reference, result or error.
+        let reference = Result { () throws(DeltaError) in try Delta.apply(delta[...], to: base[...]) }
+        let native = Result { () throws(DeltaError) in try Delta.applyNative(delta[...], to: base[...]) }
+        fuzzInvariant(reference == native, "applyNative: \(native), apply: \(reference)")
         guard let header = try? Delta.header(delta[...]) else { return }
         guard let result = try? Delta.apply(delta[...], to: base[...]) else { return }
         fuzzInvariant(UInt64(result.count) == header.resultSize, "result size \(result.count) != \(header.resultSize)")

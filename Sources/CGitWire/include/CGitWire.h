@@ -180,6 +180,12 @@ typedef struct {
  * after the other. `features` as for cgw_sha1dc_init. */
 void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features);
 
+/* Runs a git delta's instructions (`length` bytes after its two sizes) on `base`: returns 1 if
+ * they are valid and make exactly `out_length` bytes, written to `out`, else 0 (out is then
+ * partly written). GitWireCore's Delta.apply is the reference for the rules and the errors. */
+int cgw_delta_run(const uint8_t *base, size_t base_length, const uint8_t *instructions, size_t length,
+    uint8_t *out, size_t out_length);
+
 /* Plain SHA-1: the same code with collision detection off (as fast as libcrypto's SHA-1 with the
  * SHA extensions, about 1.4 GB/s here, and no libcrypto to load at start-up). */
 typedef struct {

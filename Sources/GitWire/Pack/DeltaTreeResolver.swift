@@ -266,7 +266,7 @@ final class DeltaTreeResolver {
         let delta = try readEntry(range).data
         statistics.deltasApplied += 1
         do {
-            return try Delta.apply(delta[...], to: base[...])
+            return try Delta.applyNative(delta[...], to: base[...])
         } catch {
             throw PackError(offset: range.lowerBound, .badDelta(error))
         }

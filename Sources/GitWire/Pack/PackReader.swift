@@ -72,7 +72,7 @@ public final class PackReader: ObjectSource {
         }
         for delta in deltas.reversed() {
             do {
-                base.data = try Delta.apply(delta.data[...], to: base.data[...])
+                base.data = try Delta.applyNative(delta.data[...], to: base.data[...])
             } catch {
                 throw PackError(offset: delta.offset, .badDelta(error))
             }
