@@ -61,9 +61,8 @@ final class DeltaTreeResolver {
     private let links: LinkCollector?
     private var linkBatch: [ObjectID] = []
 
-    /// Whether results are named in batches (see ``ObjectHashBatch``) rather than one by one: only
-    /// when nothing is based on an object by name, so no child waits for a parent's name.
-    private let namesInBatches: Bool
+    /// How results are named (see ``Naming``).
+    private let naming: Naming
     /// The results waiting to be named, with their entries.
     private var hashBatch = ObjectHashBatch()
     private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
@@ -72,15 +71,35 @@ final class DeltaTreeResolver {
     static let batchBytes = 8 << 20
     static let batchLargestObject = 1 << 20
 
+    /// How a resolver names the objects it makes.
+    enum Naming {
+        /// One by one, each as it is made, and a tree is done when ``resolveTree(root:type:id:range:data:)``
+        /// returns: the order that decides which error a broken pack fails with.
+        case inOrder
+        /// In batches (see ``ObjectHashBatch``), each result's children taken at once: for packs in
+        /// which nothing is based on an object by name, so no child waits for a parent's name. The
+        /// order of the work is that of `inOrder`.
+        case batched
+        /// In batches too, for packs with reference deltas: a result waits in the batch, and what
+        /// is based on it (found by its name) is resolved once the batch is named, while the
+        /// resolver goes on with other objects and other trees. Call ``finishPending()`` after the
+        /// last tree.
+        case batchedDeferringChildren
+    }
+
     /// Makes a resolver reading the pack of `plan`. `claims` has a flag for each entry of the plan
-    /// and is shared by every resolver of the pack.
-    init(plan: DeltaResolutionPlan, claims: OnceFlags, progress: ProgressCounter?, links: LinkCollector? = nil) throws {
+    /// and is shared by every resolver of the pack. With `inOrder`, objects are named one by one
+    /// in the order that decides errors; otherwise in batches where the pack allows.
+    init(
+        plan: DeltaResolutionPlan, claims: OnceFlags, progress: ProgressCounter?, links: LinkCollector? = nil,
+        inOrder: Bool = false
+    ) throws {
         precondition(claims.count >= plan.offsets.count)
         self.plan = plan
         self.claims = claims
         self.progress = progress
         self.links = links
-        namesInBatches = plan.referenceChildren.isEmpty
+        naming = inOrder ? .inOrder : plan.referenceChildren.isEmpty ? .batched : .batchedDeferringChildren
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()
         wholeInflater = try WholeInflater()
@@ -88,6 +107,8 @@ final class DeltaTreeResolver {
 
     /// Resolves all deltas based on entry `root`, a whole object of `type` at `range` in the pack
     /// whose name is `id`. `data` is its content if the caller has it already.
+    /// With ``Naming/batchedDeferringChildren``, the parts of the tree based on results still
+    /// waiting in the batch are resolved later.
     func resolveTree(root: Int32, type: ObjectType, id: ObjectID, range: Range<UInt64>, data: [UInt8]?) throws {
         stack.removeAll(keepingCapacity: true)
         cachedBytes = 0
@@ -95,6 +116,21 @@ final class DeltaTreeResolver {
         defer { emptySpill() }
         let rootData = try data ?? readEntry(range).data
         try push(index: root, id: id, type: type, data: rootData)
+        try runStack()
+    }
+
+    /// Resolves what is based on the results still waiting in the batch, and on theirs, until
+    /// nothing waits; call after the last tree (nothing waits unless children are deferred).
+    func finishPending() throws {
+        defer { emptySpill() }
+        while !batchEntries.isEmpty {
+            try nameBatch()
+            try runStack()
+        }
+    }
+
+    /// Resolves depth first from the frames on the stack until it is empty.
+    private func runStack() throws {
         while let top = stack.indices.last {
             guard stack[top].hasMoreChildren else {
                 cachedBytes -= stack[top].data?.count ?? 0
@@ -125,12 +161,17 @@ final class DeltaTreeResolver {
             let result = try applyDelta(at: childRange, to: base)
             let type = stack[top].type
             let childID: ObjectID
-            if namesInBatches && result.count <= Self.batchLargestObject {
-                // Named with others later; nothing needs the name before then.
+            if naming != .inOrder && result.count <= Self.batchLargestObject {
+                // Named with others later; nothing needs the name before then (with deferred
+                // children, nothing goes on from this result until then).
                 childID = .zero
                 hashBatch.append(type: type, data: result)
                 batchEntries.append((child, type, result))
                 if hashBatch.count >= Self.batchObjects || hashBatch.bytes >= Self.batchBytes { try nameBatch() }
+                if naming == .batchedDeferringChildren {
+                    progress?.advance()
+                    continue
+                }
             } else {
                 do {
                     childID = try ObjectID.of(type: type, data: result[...])
@@ -153,15 +194,18 @@ final class DeltaTreeResolver {
         }
     }
 
-    /// Names the results waiting in the batch.
+    /// Names the results waiting in the batch; with deferred children, pushes a frame for each
+    /// result something is based on.
     private func nameBatch() throws {
         guard !batchEntries.isEmpty else { return }
         let results = hashBatch.hashAll()
-        defer { batchEntries.removeAll(keepingCapacity: true) }
-        for (entry, result) in zip(batchEntries, results) {
+        let entries = batchEntries
+        batchEntries.removeAll(keepingCapacity: true)
+        for (entry, result) in zip(entries, results) {
             switch result {
             case .success(let id):
                 named(entry.index, type: entry.type, id: id, data: entry.data)
+                if naming == .batchedDeferringChildren { try push(index: entry.index, id: id, type: entry.type, data: entry.data) }
             case .failure(let error):
                 let offset = plan.range(of: Int(entry.index)).lowerBound
                 throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
@@ -185,9 +229,10 @@ final class DeltaTreeResolver {
         linkBatch.removeAll(keepingCapacity: true)
     }
 
-    /// Returns the deltas resolved so far (naming those still waiting in a batch) and forgets them.
+    /// Returns the deltas resolved so far and forgets them; names those still waiting in a batch
+    /// unless their children are deferred (see ``finishPending()``).
     func takeResolved() throws -> [ResolvedDelta] {
-        try nameBatch()
+        if naming != .batchedDeferringChildren { try nameBatch() }
         defer { resolved.removeAll() }
         return resolved
     }

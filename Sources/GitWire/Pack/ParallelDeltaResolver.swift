@@ -8,8 +8,9 @@ enum ParallelDeltaResolver {
     /// together. Each delta is claimed in `claims` before it is resolved. The first error any
     /// thread meets stops all of them. Which error that is depends on how the threads happened to
     /// interleave (two bases of one name reach the same reference delta, and either may claim it
-    /// first), so a failed pack is resolved once more on one thread, roots in order, and the
-    /// error met first there is thrown: the same pack always fails the same way.
+    /// first), and on the order batched naming takes the work in, so a failed pack is resolved
+    /// once more on one thread, roots in order, objects named one by one, and the error met first
+    /// there is thrown: the same pack always fails the same way.
     static func resolve(
         plan: DeltaResolutionPlan, claims: OnceFlags, threads: Int, progress: ProgressCounter?,
         ids: consuming [ObjectID], links: LinkCollector? = nil
@@ -27,6 +28,7 @@ enum ParallelDeltaResolver {
                         range: plan.range(of: Int(plan.roots[next])), data: nil)
                     if resolver.resolved.count >= 4096 { shared.record(try resolver.takeResolved()) }
                 }
+                if !shared.stopped.load(ordering: .relaxed) { try resolver.finishPending() }
                 shared.record(try resolver.takeResolved())
                 resolver.flushLinks()
                 shared.statistics.withLock { $0.add(resolver.statistics) }
@@ -36,7 +38,7 @@ enum ParallelDeltaResolver {
             }
         }
         if let failure = shared.failure.withLock({ $0 }) {
-            guard count > 1 else { throw failure }
+            guard count > 1 || !plan.referenceChildren.isEmpty else { throw failure }
             throw firstFailureInOrder(plan: plan) ?? failure
         }
         let ids = shared.ids.withLock { ids in
@@ -48,11 +50,11 @@ enum ParallelDeltaResolver {
     }
 
     /// The error met first when the trees of `plan` are resolved on one thread in the order of
-    /// its roots, with claims of their own; nil if they all resolve.
+    /// its roots, objects named one by one, with claims of their own; nil if they all resolve.
     private static func firstFailureInOrder(plan: DeltaResolutionPlan) -> (any Error)? {
         do {
             let resolver = try DeltaTreeResolver(
-                plan: plan, claims: OnceFlags(count: plan.offsets.count), progress: nil, links: nil)
+                plan: plan, claims: OnceFlags(count: plan.offsets.count), progress: nil, links: nil, inOrder: true)
             for next in plan.roots.indices {
                 try resolver.resolveTree(
                     root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],

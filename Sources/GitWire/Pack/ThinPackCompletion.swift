@@ -38,7 +38,10 @@ final class ThinPackCompletion {
         let originalEnd = table.endOffset
         try file.truncate(to: Int64(originalEnd))
         let deflater = try Deflater(level: 1)
-        let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
+        // Each tree whole before the next base is looked for (a delta resolved is no longer missing
+        // its base): objects named one by one.
+        let resolver = try DeltaTreeResolver(
+            plan: plan, claims: claims, progress: progress, links: links, inOrder: true)
         defer {
             resolver.flushLinks()
             statistics = resolver.statistics
