@@ -205,7 +205,9 @@ final class DeltaTreeResolver {
             switch result {
             case .success(let id):
                 named(entry.index, type: entry.type, id: id, data: entry.data)
-                if naming == .batchedDeferringChildren { try push(index: entry.index, id: id, type: entry.type, data: entry.data) }
+                if naming == .batchedDeferringChildren {
+                    try push(index: entry.index, id: id, type: entry.type, data: entry.data)
+                }
             case .failure(let error):
                 let offset = plan.range(of: Int(entry.index)).lowerBound
                 throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash))
