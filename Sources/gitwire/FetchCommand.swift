@@ -49,6 +49,11 @@ struct FetchCommand: Subcommand {
             defer { display.finish() }
             return try remote.fetch(into: directory, options: options, progress: display.handler)
         }
+        for change in result.changes where change.kind == .rejectedShallow {
+            // git warns (even with -q), shows no summary line for the ref and still exits 0.
+            Console.writeError(
+                "warning: rejected \(change.localName) because shallow roots are not allowed to be updated\n")
+        }
         if !arguments.quiet {
             let summary = Self.summary(result.changes, url: repository)
             if !summary.isEmpty { Console.writeError(summary) }
@@ -58,10 +63,10 @@ struct FetchCommand: Subcommand {
 
     /// git's report: `From <url>`, then a line for each ref that changed (or was refused).
     static func summary(_ changes: [RefChange], url: String) -> String {
-        let shown = changes.filter { $0.kind != .upToDate }
+        let shown = changes.filter { $0.kind != .upToDate && $0.kind != .rejectedShallow }
         guard !shown.isEmpty else { return "" }
         let width = max(10, shown.map { shortName($0.remoteName ?? "(none)").count }.max() ?? 0)
-        var text = "From \(url)\n"
+        var text = "From \(displayedURL(url))\n"
         for change in shown {
             let (flag, summary, note) = describe(change)
             let source = shortName(change.remoteName ?? "(none)")
@@ -70,6 +75,15 @@ struct FetchCommand: Subcommand {
             text += " \(flag) \(paddedSummary) \(paddedSource) -> \(shortName(change.localName))\(note)\n"
         }
         return text
+    }
+
+    /// The URL as git's `From` line shows it: without trailing slashes, then without a final
+    /// `.git` (fetch.c's `store_updated_refs`).
+    static func displayedURL(_ url: String) -> String {
+        var bytes = Array(url.utf8)
+        while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        if bytes.count > 5 && bytes.suffix(4).elementsEqual(".git".utf8) { bytes.removeLast(4) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func describe(_ change: RefChange) -> (Character, String, String) {
@@ -88,6 +102,7 @@ struct FetchCommand: Subcommand {
         case .rejected:
             let reason = change.localName.hasPrefix("refs/tags/") ? "would clobber existing tag" : "non-fast-forward"
             return ("!", "[rejected]", "  (\(reason))")
+        case .rejectedShallow: return ("!", "[rejected]", "  (shallow update not allowed)")
         case .upToDate: return ("=", "[up to date]", "")
         }
     }

@@ -17,6 +17,10 @@ public struct RefChange: Hashable, Sendable {
         case upToDate
         /// Refused: not a fast-forward and the refspec has no `+`.
         case rejected
+        /// Refused: its new history reaches a commit at which the server's repository is
+        /// shallow, which would make this one shallow too (git: "rejected <ref> because shallow
+        /// roots are not allowed to be updated").
+        case rejectedShallow
     }
 
     /// The remote ref (nil for a pruned ref).

@@ -18,6 +18,10 @@ final class RepositoryFetch {
     private var shallowAdded: [ObjectID] = []
     private var shallowRemoved: [ObjectID] = []
     private var refsBefore: [RefRecord] = []
+    /// The v0 advertisement's `shallow` lines: the server's repository is shallow there.
+    private let advertisedShallow = Locked<[ObjectID]>([])
+    /// Refs a remote's shallow commits keep from being updated (see ``RemoteShallowRule``).
+    private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
 
     /// A clone into a new repository at `path`.
@@ -87,10 +91,12 @@ final class RepositoryFetch {
         let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
         let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
+        let advertisedShallow = advertisedShallow
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
-                Self.wants(
+                advertisedShallow.withLock { $0 = listing.shallow }
+                return Self.wants(
                     listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current,
                     headByTarget: headByTarget)
             })
@@ -166,9 +172,11 @@ final class RepositoryFetch {
             if indexer == nil {
                 var packProgress: PackProgressHandler?
                 if let handler = progress { packProgress = { handler(.pack($0)) } }
-                // The server has said which commits become shallow before the pack starts.
+                // The server has said which commits become shallow before the pack starts (and,
+                // over v0, where its own repository is shallow).
                 var shallow = shallowBefore
                 shallow.formUnion(shallowAdded)
+                shallow.formUnion(advertisedShallow.withLock { $0 })
                 shallow.subtract(shallowRemoved)
                 let links = LinkCollector(shallow: shallow, contentMayBeMissing: options.fetch.filter != nil)
                 self.links = links
@@ -196,6 +204,22 @@ final class RepositoryFetch {
     /// resolution) runs here: call it off the run loop's thread.
     func complete(_ outcome: FetchOutcome) throws -> FetchResult {
         let repository = repository!
+        // What the server said about history, checked against the request: `shallow` lines
+        // answer a request that deepens (v2: or that the server answered with `unshallow`
+        // lines); otherwise they say where the server's own repository is shallow (git's
+        // `receive_shallow_info` and `prepare_shallow_info`).
+        var negotiatedShallow: [ObjectID] = []
+        for id in shallowAdded + outcome.shallow where !negotiatedShallow.contains(id) { negotiatedShallow.append(id) }
+        let unshallowed = Set(shallowRemoved + outcome.unshallow)
+        let deepening = options.fetch.deepens || !unshallowed.isEmpty
+        var remoteShallow = outcome.listing.shallow
+        if !deepening { remoteShallow += negotiatedShallow }
+        var objectsBefore: ObjectDatabase?
+        var hadBefore: Set<ObjectID> = []
+        if !isClone && !remoteShallow.isEmpty {
+            objectsBefore = try ObjectDatabase(gitDirectory: repository.gitDirectory)
+            hadBefore = Set(remoteShallow.filter { repository.objects.contains($0) })
+        }
         if let indexer {
             indexed = try indexer.finish(externalBases: repository.objects)
             self.indexer = nil
@@ -216,9 +240,17 @@ final class RepositoryFetch {
             }
             try repository.objects.reloadPacks()
         }
+        // Only commits that are here become shallow: a line naming anything else (or nothing)
+        // would hide the history of a commit that arrives later.
         var shallow = shallowBefore
-        shallow.formUnion(shallowAdded + outcome.shallow)
-        shallow.subtract(shallowRemoved + outcome.unshallow)
+        if deepening {
+            shallow.formUnion(negotiatedShallow.filter { Self.isCommit($0, in: repository.objects) })
+            shallow.subtract(unshallowed)
+        } else if isClone {
+            // A clone of a shallow repository is shallow where the server is (git's
+            // `update_shallow` for a clone).
+            shallow.formUnion(remoteShallow.filter { Self.isCommit($0, in: repository.objects) })
+        }
 
         var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
         try ConnectivityCheck(objects: repository.objects).verify(
@@ -237,16 +269,17 @@ final class RepositoryFetch {
                 wanted.append((ref.name, ref.name, id))
             }
         }
-        let peeled = Self.peeledValues(outcome.listing)
+        var peeler = TagPeeler(objects: repository.objects)
         var changes: [RefChange] = []
         var head: HeadState?
         if isClone {
-            let records = wanted.map { RefRecord(name: $0.local, id: $0.id, peeled: peeled[$0.remote]) }
+            let records = wanted.map { RefRecord(name: $0.local, id: $0.id, peeled: peeler.peel($0.id)) }
             try repository.refs.writePackedRefs(records)
             changes = wanted.map {
                 RefChange(remoteName: $0.remote, localName: $0.local, oldID: nil, newID: $0.id, kind: .created)
             }
-            switch Self.remoteHead(outcome.listing, fetched: wanted.map { ($0.local, $0.id) }) {
+            let fetched = wanted.map { (remote: $0.remote, local: $0.local, id: $0.id) }
+            switch Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) }) {
             case .symbolic(let target)?:
                 try repository.refs.setSymbolicRef(to: target)
                 head = .symbolic(target)
@@ -262,6 +295,14 @@ final class RepositoryFetch {
                     temporaryPrefix: ".config-")
             }
         } else {
+            if let objectsBefore {
+                let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
+                let rule = RemoteShallowRule(
+                    remoteShallow: remoteShallow, hadBefore: hadBefore, localShallow: shallowBefore,
+                    localTips: refsBefore.map(\.id), objectsBefore: objectsBefore, objects: repository.objects)
+                refusedForShallow = rule.refusedRefs(
+                    wanted.filter { current[$0.local] != $0.id }.map { ($0.local, $0.id) })
+            }
             changes = try updateRefs(
                 wanted, in: repository, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
         }
@@ -279,6 +320,12 @@ final class RepositoryFetch {
         var updates: [RefUpdate] = []
         let refspecs = options.effectiveRefspecs
         for (remote, local, id) in wanted {
+            if refusedForShallow.contains(local) {
+                // git: "rejected <ref> because shallow roots are not allowed to be updated".
+                changes.append(
+                    RefChange(remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
+                continue
+            }
             let force = refspecs.first { $0.destination(for: remote) == local }?.force ?? false
             let kind: RefChange.Kind
             if let old = before[local] {
@@ -331,25 +378,44 @@ final class RepositoryFetch {
         return false
     }
 
-    /// What each annotated tag peels to: from v2's `peeled:` and v0's `^{}` lines.
-    static func peeledValues(_ listing: RefListing) -> [String: ObjectID] {
-        var peeled: [String: ObjectID] = [:]
-        for ref in listing.refs {
-            if let value = ref.peeled { peeled[ref.name] = value }
-            if ref.name.hasSuffix("^{}"), let id = ref.objectID { peeled[String(ref.name.dropLast(3))] = id }
-        }
-        return peeled
+    /// Whether `id` names a commit the repository has.
+    static func isCommit(_ id: ObjectID, in objects: ObjectDatabase) -> Bool {
+        (try? objects.object(id))?.type == .commit
     }
 
-    /// Where a clone's `HEAD` points, as git decides: the remote's `HEAD` symref (also to an
-    /// unborn branch); for a detached remote `HEAD`, a fetched branch at the same commit
-    /// (`master` first, then the first in name order); else the commit itself, detached. Nil
-    /// when the remote has no `HEAD` (an empty repository over v0).
-    static func remoteHead(_ listing: RefListing, fetched: [(name: String, id: ObjectID)]) -> HeadState? {
+    /// Where a clone's `HEAD` points, as git's clone decides (`guess_remote_head`, then
+    /// `update_head`): the branch the remote's `HEAD` names, when that branch was fetched; the
+    /// commit, detached, when it names another fetched ref (a tag); the remote `HEAD`'s commit,
+    /// detached, when it names anything else, a name git refuses included. Over v0/v1 a `symref=`
+    /// whose names git refuses is dropped (connect.c's `parse_one_symref_info`), and `HEAD` is
+    /// guessed as if there were none: a fetched branch at the same commit (`master` first, then
+    /// the first in name order), else the commit itself, detached. An unborn `HEAD` names its
+    /// branch (a valid name under `refs/heads/`). Nil when there is nothing to say (an empty
+    /// repository over v0): `HEAD` stays as the new repository has it. `commit` gives the commit
+    /// an object names through annotated tags.
+    static func remoteHead(
+        _ listing: RefListing, fetched: [(remote: String, local: String, id: ObjectID)],
+        commit: (ObjectID) -> ObjectID? = { $0 }
+    ) -> HeadState? {
         guard let head = listing.refs.first(where: { $0.name == "HEAD" }) else { return nil }
-        if let target = head.symrefTarget { return .symbolic(target) }
-        guard let id = head.objectID else { return nil }
-        let branches = fetched.filter { $0.name.hasPrefix("refs/heads/") && $0.id == id }.map(\.name)
+        var target = head.symrefTarget
+        if listing.protocolVersion != .v2, let name = target,
+            !RefNameFormat.isValid(Array(name.utf8), allowOneLevel: true)
+        {
+            target = nil
+        }
+        guard let id = head.objectID else {
+            guard let target, target.hasPrefix("refs/heads/"), (try? RefStore.checkName(target)) != nil else {
+                return nil
+            }
+            return .symbolic(target)
+        }
+        if let target {
+            guard let ref = fetched.first(where: { $0.remote == target }) else { return .detached(id) }
+            if ref.local.hasPrefix("refs/heads/") { return .symbolic(ref.local) }
+            return commit(ref.id).map { .detached($0) } ?? .detached(id)
+        }
+        let branches = fetched.filter { $0.local.hasPrefix("refs/heads/") && $0.id == id }.map(\.local)
         if branches.contains("refs/heads/master") { return .symbolic("refs/heads/master") }
         if let first = branches.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { return .symbolic(first) }
         return .detached(id)

@@ -179,7 +179,7 @@ public struct FetchExchange: Exchange, Sendable {
         if listing.protocolVersion == .v2 {
             var negotiation = FetchV2Negotiation(
                 negotiator: negotiator, head: try v2RequestHead(capabilities), wants: wants,
-                stateless: !connectionPersists)
+                stateless: !connectionPersists, localShallow: Set(options.localShallow))
             let packets = negotiation.start()
             state = .v2(negotiation, SideBandDemultiplexer())
             return .send(packets)
@@ -191,7 +191,7 @@ public struct FetchExchange: Exchange, Sendable {
         let noDone = multiAck == 2 && !connectionPersists && capabilities.contains("no-done")
         var negotiation = FetchV0Negotiation(
             negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
-            multiAck: multiAck)
+            multiAck: multiAck, localShallow: Set(options.localShallow))
         let packets = negotiation.start(
             request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
         state = .v0(negotiation, SideBandDemultiplexer())

@@ -62,7 +62,7 @@ public struct FetchOptions: Hashable, Sendable {
     var effectiveDepth: Int? { unshallow ? Self.infiniteDepth : depth }
 
     /// Whether the request changes the shallow boundary (git's `args->deepen`).
-    var deepens: Bool { effectiveDepth != nil || shallowSince != nil || !shallowExclude.isEmpty }
+    package var deepens: Bool { effectiveDepth != nil || shallowSince != nil || !shallowExclude.isEmpty }
 
     /// ``agent`` as git sends it: bytes outside printable ASCII, and spaces, become `.`.
     var sanitizedAgent: String {

@@ -51,9 +51,15 @@ struct FetchV0Negotiation: Sendable {
     private(set) var shallow: [ObjectID] = []
     private(set) var unshallow: [ObjectID] = []
     private var shallowSeen: Set<ObjectID> = []
+    /// The repository's shallow commits: the only ones an `unshallow` line may name.
+    private let localShallow: Set<ObjectID>
 
-    init(negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int) {
+    init(
+        negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int,
+        localShallow: Set<ObjectID> = []
+    ) {
         self.negotiator = negotiator
+        self.localShallow = localShallow
         self.stateless = stateless
         self.deepen = deepen
         self.noDone = noDone
@@ -209,7 +215,7 @@ struct FetchV0Negotiation: Sendable {
     /// Takes a `shallow <id>` or `unshallow <id>` line; false if `packet` is neither.
     private mutating func receiveShallowLine(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> Bool {
         guard let line = packet.payload else { return false }
-        let (id, isShallow) = try parseShallowLine(line)
+        let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
         guard let id else { return false }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
@@ -250,8 +256,9 @@ struct FetchV0Negotiation: Sendable {
 }
 
 /// Parses `shallow <id>` or `unshallow <id>` (newline optional): the id (nil if the line is
-/// neither) and whether it is `shallow`. Throws for a malformed id.
-func parseShallowLine(_ line: [UInt8]) throws -> (ObjectID?, Bool) {
+/// neither) and whether it is `shallow`. Throws for a malformed id, and (as git) for an
+/// `unshallow` of a commit that is not one of the repository's shallow commits.
+func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>) throws -> (ObjectID?, Bool) {
     var body = line[...]
     if body.last == 0x0a { body = body.dropLast() }
     let isShallow: Bool
@@ -266,6 +273,9 @@ func parseShallowLine(_ line: [UInt8]) throws -> (ObjectID?, Bool) {
     }
     guard let id = ObjectID(hex: body) else {
         throw ProtocolError("invalid \(isShallow ? "shallow" : "unshallow") line", line: line)
+    }
+    if !isShallow && !localShallow.contains(id) {
+        throw ProtocolError("no shallow found", line: Array(line.last == 0x0a ? line.dropLast() : line[...]))
     }
     return (id, isShallow)
 }

@@ -39,9 +39,15 @@ struct FetchV2Negotiation: Sendable {
     private var commonSet: Set<ObjectID> = []
     private(set) var shallow: [ObjectID] = []
     private(set) var unshallow: [ObjectID] = []
+    /// The repository's shallow commits: the only ones an `unshallow` line may name.
+    private let localShallow: Set<ObjectID>
 
-    init(negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool) {
+    init(
+        negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool,
+        localShallow: Set<ObjectID> = []
+    ) {
         self.negotiator = negotiator
+        self.localShallow = localShallow
         self.head = head
         self.wants = wants
         self.stateless = stateless
@@ -131,7 +137,7 @@ struct FetchV2Negotiation: Sendable {
                 reading = .sectionHeader
                 return []
             }
-            let (id, isShallow) = try parseShallowLine(line)
+            let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
             if isShallow {
                 shallow.append(id)
