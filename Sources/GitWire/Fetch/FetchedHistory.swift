@@ -36,7 +36,7 @@ struct TagPeeler {
             current = link.id
         }
         for tag in chain { known[tag] = .some(result) }
-        return chain.isEmpty ? nil : result
+        return result
     }
 
     /// The commit `id` names, itself or through annotated tags (git's

@@ -323,7 +323,8 @@ final class RepositoryFetch {
             if refusedForShallow.contains(local) {
                 // git: "rejected <ref> because shallow roots are not allowed to be updated".
                 changes.append(
-                    RefChange(remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
+                    RefChange(
+                        remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
                 continue
             }
             let force = refspecs.first { $0.destination(for: remote) == local }?.force ?? false
