@@ -1,8 +1,9 @@
 /// ssh:// and scp-like `[user@]host:path` — runs ssh with the remote command
 /// `git-upload-pack '<path>'`, as git does: the program from `GIT_SSH_COMMAND` (through the
 /// shell), else `GIT_SSH`, else `ssh`; git's option rules for its variants (`ssh`, `plink`,
-/// `putty`, `tortoiseplink`, `simple`); protocol v1/v2 asked for through `GIT_PROTOCOL` in the
-/// environment and `-o SendEnv=GIT_PROTOCOL`. ssh's standard error stays the user's (prompts,
+/// `putty`, `tortoiseplink`, `simple`, and for a program git does not know, its `-G` probe);
+/// protocol v1/v2 asked for through `GIT_PROTOCOL` in the environment and
+/// `-o SendEnv=GIT_PROTOCOL`. A path that starts with `-` is refused, as git refuses it. ssh's standard error stays the user's (prompts,
 /// host-key and permission errors reach the terminal); the process is reaped when the
 /// connection closes.
 public struct SSHTransport: Transport {
@@ -18,6 +19,10 @@ public struct SSHTransport: Transport {
         case tortoiseplink
         /// A program that takes only a host and a command: no port, no options.
         case simple
+        /// A program git does not know by name: before connecting, git runs it as
+        /// `<program> -G <OpenSSH's options> <host>` (no input or output) and takes it for
+        /// ``ssh`` when that succeeds, for ``simple`` otherwise.
+        case auto
     }
 
     /// The host.
@@ -62,34 +67,60 @@ public struct SSHTransport: Transport {
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
+        let (arguments, variant) = try commandLine(for: request, probeTimeout: timeout)
+        // As git: `GIT_PROTOCOL` only for OpenSSH, which is told to send it.
         var environment: [String: String?] = [:]
-        if let value = request.gitProtocolEnvironment { environment["GIT_PROTOCOL"] = .some(value) }
-        let (pair, process, _) = try ByteStreamPair.spawning(
-            try arguments(for: request), environment: environment)
+        if variant == .ssh, let value = request.gitProtocolEnvironment { environment["GIT_PROTOCOL"] = .some(value) }
+        let (pair, process, _) = try ByteStreamPair.spawning(arguments, environment: environment)
         return StreamConnection(pair: pair, process: process, greeting: [], loop: loop)
     }
 
     /// The command line git runs for `request`: the program (or `sh -c` with `GIT_SSH_COMMAND`),
-    /// the variant's options, `[user@]host`, and `<service> '<path>'`.
+    /// the variant's options, `[user@]host`, and `<service> '<path>'`. For the ``Variant/auto``
+    /// variant this first runs git's probe (see there), as git does before every connection.
     public func arguments(for request: ServiceRequest) throws -> [String] {
+        try commandLine(for: request, probeTimeout: nil).arguments
+    }
+
+    /// ``arguments(for:)`` and the variant they are for, the probe of an unknown program given at
+    /// most `probeTimeout` (then it counts as failed).
+    func commandLine(for request: ServiceRequest, probeTimeout: Duration?) throws -> (
+        arguments: [String], variant: Variant
+    ) {
+        // git checks the path before anything else, then `user@host` whole, so that neither part
+        // can be taken for an option.
+        guard !request.path.hasBytePrefix("-") else { throw StrangePathnameError(path: request.path) }
         let target = (user.map { "\($0)@" } ?? "") + host
-        // As git: `user@host` whole, so that neither part can be taken for an option.
         guard !target.hasBytePrefix("-") else { throw StrangePathnameError(path: target, what: "hostname") }
-        let variant = command.variant
+        var variant = command.variant
+        if variant == .auto {
+            var environment: [String: String?] = [:]
+            if let value = request.gitProtocolEnvironment { environment["GIT_PROTOCOL"] = .some(value) }
+            let probe = command.prefix + ["-G"] + (try options(for: .ssh, request)) + [target]
+            let status = try ChildProcess.runSilently(probe, environment: environment, timeout: probeTimeout)
+            variant = status == 0 ? .ssh : .simple
+        }
+        let service = request.service == .uploadPack ? uploadPack : request.service.rawValue
+        let remoteCommand = "\(service) \(LocalTransport.shellQuoted(request.path))"
+        return (command.prefix + (try options(for: variant, request)) + [target, remoteCommand], variant)
+    }
+
+    /// git's `push_ssh_options`: `-o SendEnv=GIT_PROTOCOL` (OpenSSH, v1 and v2), `-4`/`-6`,
+    /// `-batch` (TortoisePlink), then the port.
+    private func options(for variant: Variant, _ request: ServiceRequest) throws -> [String] {
         var options: [String] = []
         if request.protocolVersion != .v0 && variant == .ssh { options += ["-o", "SendEnv=GIT_PROTOCOL"] }
-        if variant == .tortoiseplink { options.append("-batch") }
         if let addressFamily {
-            guard variant != .simple else { throw SSHVariantError(variant: variant, feature: "setting IPv4/IPv6") }
-            options.append(addressFamily == .ipv4 ? "-4" : "-6")
+            let flag = addressFamily == .ipv4 ? "-4" : "-6"
+            guard variant != .simple else { throw SSHVariantError(variant: variant, feature: flag) }
+            options.append(flag)
         }
+        if variant == .tortoiseplink { options.append("-batch") }
         if let port {
             guard variant != .simple else { throw SSHVariantError(variant: variant, feature: "setting port") }
             options += [variant == .ssh ? "-p" : "-P", String(port)]
         }
-        let service = request.service == .uploadPack ? uploadPack : request.service.rawValue
-        let remoteCommand = "\(service) \(LocalTransport.shellQuoted(request.path))"
-        return command.prefix + options + [target, remoteCommand]
+        return options
     }
 }
 
@@ -107,16 +138,19 @@ public struct SSHCommand: Sendable, Hashable {
         self.variant = variant
     }
 
-    /// git's choice: `GIT_SSH_COMMAND` (run through the shell), else `GIT_SSH` (run as it is),
-    /// else `ssh`; the variant from `GIT_SSH_VARIANT`, else from the program's name (`plink`,
-    /// `putty`, `tortoiseplink`; anything else is taken as OpenSSH).
+    /// git's choice (connect.c): `GIT_SSH_COMMAND` (run through the shell), else `GIT_SSH` (run
+    /// as it is), else `ssh`. The variant from `GIT_SSH_VARIANT` (`plink`, `putty`,
+    /// `tortoiseplink`, `simple`; `auto` to decide by name; anything else means OpenSSH), else
+    /// from the program's name (the first word of `GIT_SSH_COMMAND` as git splits it): `ssh`,
+    /// `plink`, `tortoiseplink` (with or without `.exe`, any case); any other name is
+    /// ``SSHTransport/Variant/auto``.
     public static func fromEnvironment(
         _ value: (String) -> String? = { Environment.value($0) }
     ) -> SSHCommand {
-        let program: String
+        let program: String?
         let prefix: [String]
         if let command = value("GIT_SSH_COMMAND"), !command.isEmpty {
-            program = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? command
+            program = firstWord(of: command)
             prefix = ["/bin/sh", "-c", "\(command) \"$@\"", command]
         } else if let ssh = value("GIT_SSH"), !ssh.isEmpty {
             program = ssh
@@ -125,24 +159,55 @@ public struct SSHCommand: Sendable, Hashable {
             program = "ssh"
             prefix = ["ssh"]
         }
-        if let name = value("GIT_SSH_VARIANT"), let variant = SSHTransport.Variant(rawValue: name.lowercased()) {
+        if let name = value("GIT_SSH_VARIANT"), name != "auto" {
+            let variant = SSHTransport.Variant(rawValue: name) ?? .ssh
             return SSHCommand(prefix: prefix, variant: variant)
         }
-        var base = program.split(separator: "/").last.map(String.init) ?? program
-        if base.lowercased().hasSuffix(".exe") { base.removeLast(4) }
+        guard let program else { return SSHCommand(prefix: prefix, variant: .auto) }
+        var name = Substring(program)
+        while name.count > 1 && name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/"), name.count > 1 { name = name[name.index(after: slash)...] }
         let variant: SSHTransport.Variant
-        switch base.lowercased() {
-        case "plink": variant = .plink
-        case "putty": variant = .putty
-        case "tortoiseplink": variant = .tortoiseplink
-        default: variant = .ssh
+        switch name.lowercased() {
+        case "ssh", "ssh.exe": variant = .ssh
+        case "plink", "plink.exe": variant = .plink
+        case "tortoiseplink", "tortoiseplink.exe": variant = .tortoiseplink
+        default: variant = .auto
         }
         return SSHCommand(prefix: prefix, variant: variant)
+    }
+
+    /// The first word of `command` as git's `split_cmdline` reads it (whitespace outside quotes
+    /// ends it; `'` and `"` quote; a backslash escapes the next byte outside single quotes); nil
+    /// when git cannot split the command (an unclosed quote, a backslash at the end).
+    package static func firstWord(of command: String) -> String? {
+        let single = UInt8(ascii: "'")
+        let double = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        var word: [UInt8] = []
+        var quote: UInt8?
+        var wordEnded = false
+        var bytes = Array(command.utf8)[...]
+        while let byte = bytes.popFirst() {
+            if quote == nil && (byte == 0x20 || (0x09...0x0d).contains(byte)) {
+                wordEnded = true
+            } else if quote == nil && (byte == single || byte == double) {
+                quote = byte
+            } else if byte == quote {
+                quote = nil
+            } else if byte == backslash && quote != single {
+                guard let escaped = bytes.popFirst() else { return nil }
+                if !wordEnded { word.append(escaped) }
+            } else if !wordEnded {
+                word.append(byte)
+            }
+        }
+        return quote == nil ? String(decoding: word, as: UTF8.self) : nil
     }
 }
 
 /// An ssh variant that cannot do what the URL or options ask (git: "ssh variant 'simple' does not
-/// support setting port").
+/// support setting port", "... does not support -4").
 public struct SSHVariantError: GitWireError, Hashable, Sendable {
     /// What kind of failure this is: ``GitWireErrorKind/usage``.
     public var kind: GitWireErrorKind { .usage }

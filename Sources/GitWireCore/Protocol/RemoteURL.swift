@@ -49,26 +49,32 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             path = authorityEnd == decoded.endIndex ? "/" : String(decoded[authorityEnd...])
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
-            if let at = authority.lastIndex(ofByte: "@") {
-                user = String(authority[..<at])
-                authority = authority[authority.utf8.index(after: at)...]
+            if scheme == .ssh {
+                (user, host, port) = Self.sshUserHostAndPort(authority)
+            } else {
+                if let at = authority.lastIndex(ofByte: "@") {
+                    user = String(authority[..<at])
+                    authority = authority[authority.utf8.index(after: at)...]
+                }
+                (host, port) = try Self.splitHostAndPort(authority, text: text)
             }
-            (host, port) = try Self.splitHostAndPort(authority, text: text)
             if scheme != .http && scheme != .https && path.hasBytePrefix("/~") {
                 path = String(path[path.utf8.index(after: path.startIndex)...])
             }
-        } else if Self.isScpLike(text), let colon = Self.scpColon(text) {
+        } else if Self.isScpLike(text) {
+            // git's parse_connect_url: the path starts at the first `:` after a bracketed host
+            // (`[host:port]:path`, `user@[host]:path`); git drops the path's first byte when its
+            // second is `~` (`host:/~user/x` names `~user/x`).
             scheme = .ssh
-            var authority = text[..<colon]
-            if let at = authority.lastIndex(ofByte: "@") {
-                user = String(authority[..<at])
-                authority = authority[authority.utf8.index(after: at)...]
+            guard let colon = text[Self.hostEnd(text[...])...].firstIndex(ofByte: ":") else {
+                throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
             }
-            if authority.hasBytePrefix("["), authority.utf8.last == UInt8(ascii: "]") {
-                authority = Substring(authority.utf8.dropFirst().dropLast())
+            (user, host, port) = Self.sshUserHostAndPort(text[..<colon])
+            var pathBytes = text.utf8[text.utf8.index(after: colon)...]
+            if pathBytes.count >= 2, pathBytes.dropFirst().first == UInt8(ascii: "~") {
+                pathBytes = pathBytes.dropFirst()
             }
-            host = String(authority)
-            path = String(text[text.utf8.index(after: colon)...])
+            path = String(Substring(pathBytes))
         } else {
             scheme = .file
             path = text
@@ -120,30 +126,73 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func scpColon(_ text: String) -> String.Index? {
-        // A bracketed host starts the text or follows `user@`, as git's `host_end` has it.
+    /// git's `host_end`: where a bracketed host ends (its `]`), the bracket starting the text or
+    /// following the first `@[` anywhere in it; else the start of the text.
+    private static func hostEnd(_ text: Substring) -> Substring.Index {
         let bytes = text.utf8
-        let bracket =
-            text.hasBytePrefix("[")
-            ? text.startIndex
-            : bytes.indices.first {
-                bytes[$0] == UInt8(ascii: "@") && bytes[bytes.index(after: $0)...].first == UInt8(ascii: "[")
-            }
-            .map { bytes.index($0, offsetBy: 2) }
-        if let bracket, let close = text[bracket...].firstIndex(ofByte: "]") {
-            return text[close...].firstIndex(ofByte: ":")
+        var start = bytes.startIndex
+        if let at = bytes.indices.first(where: {
+            bytes[$0] == UInt8(ascii: "@") && bytes[bytes.index(after: $0)...].first == UInt8(ascii: "[")
+        }) {
+            start = bytes.index(after: at)
         }
-        return text.firstIndex(ofByte: ":")
+        guard bytes[start...].first == UInt8(ascii: "["),
+            let close = bytes[bytes.index(after: start)...].firstIndex(of: UInt8(ascii: "]"))
+        else { return text.startIndex }
+        return close
     }
 
-    /// `host:path` is ssh only when the colon comes before any slash (else it is a local path).
+    /// `host:path` is ssh unless it has no `:` or a `/` comes before the first one (git's
+    /// `url_is_local_not_ssh`).
     private static func isScpLike(_ text: String) -> Bool {
-        guard let colon = scpColon(text) else { return false }
-        if text.hasBytePrefix("[") {
-            guard let close = text.firstIndex(ofByte: "]") else { return false }
-            return text[text.utf8.index(after: close)...].hasBytePrefix(":")
+        guard let colon = text.firstIndex(ofByte: ":"), colon != text.startIndex else { return false }
+        return text[..<colon].firstIndex(ofByte: "/") == nil
+    }
+
+    /// git's `get_host_and_port` and `get_port` for ssh: brackets removed (`[user@host:2222]`,
+    /// `user@[::1]`), a port after them (`[::1]:22`), else a port after the first `:` when only
+    /// digits follow it; a trailing `:` dropped. The user is what comes before the last `@`.
+    private static func sshUserHostAndPort(_ authority: Substring) -> (String?, String, Int?) {
+        var bytes = Array(authority.utf8)
+        var rest: ArraySlice<UInt8> = []
+        let end = hostEnd(authority)
+        if end != authority.startIndex {
+            let close = authority.utf8.distance(from: authority.startIndex, to: end)
+            let open = bytes[..<close].lastIndex(of: UInt8(ascii: "["))!
+            rest = bytes[(close + 1)...]
+            bytes = Array(bytes[..<open] + bytes[(open + 1)..<close])
+        } else {
+            rest = bytes[...]
+            bytes = []
         }
-        return text[..<colon].firstIndex(ofByte: "/") == nil && colon != text.startIndex
+        var port: Int?
+        func portNumber(_ digits: ArraySlice<UInt8>) -> Int? {
+            guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ (0x30...0x39).contains($0) }),
+                let value = Int(String(decoding: digits, as: UTF8.self)), value < 65536
+            else { return nil }
+            return value
+        }
+        if let colon = rest.firstIndex(of: UInt8(ascii: ":")) {
+            if let value = portNumber(rest[(colon + 1)...]) {
+                port = value
+                rest = rest[..<colon]
+            } else if colon + 1 == rest.endIndex {
+                rest = rest[..<colon]
+            }
+        }
+        // Without brackets the host is the whole text; with them, only what they held.
+        var host = end != authority.startIndex ? bytes : Array(rest)
+        if port == nil, let colon = host.firstIndex(of: UInt8(ascii: ":")), let value = portNumber(host[(colon + 1)...])
+        {
+            port = value
+            host = Array(host[..<colon])
+        }
+        var user: String?
+        if let at = host.lastIndex(of: UInt8(ascii: "@")) {
+            user = String(decoding: host[..<at], as: UTF8.self)
+            host = Array(host[(at + 1)...])
+        }
+        return (user, String(decoding: host, as: UTF8.self), port)
     }
 
     private static func splitHostAndPort(_ authority: Substring, text: String) throws -> (String, Int?) {

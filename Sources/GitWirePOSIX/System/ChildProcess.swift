@@ -59,6 +59,21 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Runs `arguments` with standard input, output and error on `/dev/null` and returns its
+    /// exit code (git's `no_stdin`/`no_stdout`/`no_stderr` children, such as its ssh probe). With
+    /// a `timeout`, a child still running then is killed (its code is then 128 + `SIGKILL`).
+    package static func runSilently(
+        _ arguments: [String], environment: [String: String?] = [:], timeout: Duration? = nil
+    ) throws -> Int32 {
+        let process = try launch(arguments, environment: environment) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        guard let timeout else { return try process.wait() }
+        return process.reap(grace: timeout)
+    }
+
     /// `posix_spawnp` with a clean signal state: nothing blocked and `SIGPIPE` back to its
     /// default, whatever the calling thread has (runtimes block signals on their threads, and
     /// children would inherit that and ignore `SIGTERM`).
