@@ -1,8 +1,8 @@
 import GitWire
 
-/// What `clone` and `fetch` show on standard error while they run, as git shows it: the server's
-/// progress as `remote: ...` lines (control characters replaced), then "Receiving objects" with
-/// the bytes and rate, and "Resolving deltas".
+/// What `clone` and `fetch` show on standard error while they run, as git shows it: what the
+/// server says on band 2 as `remote: ...` lines (control characters replaced), then "Receiving
+/// objects" with the bytes and rate, and "Resolving deltas".
 final class FetchDisplay: Sendable {
     private struct State {
         var remoteLine: [UInt8] = []
@@ -22,13 +22,15 @@ final class FetchDisplay: Sendable {
         remoteSuffix = Console.errorIsTerminal ? [0x1b, UInt8(ascii: "["), UInt8(ascii: "K")] : Array("        ".utf8)
     }
 
-    /// The handler to give the fetch, or nil when nothing is shown.
+    /// The handler to give the fetch. What the server says on band 2 (its hooks' output, its
+    /// errors) is shown always, as git shows it, even with `-q` and when standard error is not a
+    /// terminal (then the request asked for no progress, so that is all it sends); the
+    /// "Receiving objects" and "Resolving deltas" lines only when progress is shown.
     var handler: FetchProgressHandler? {
-        guard showsProgress else { return nil }
-        return { [self] progress in
+        { [self] progress in
             switch progress {
             case .remote(let bytes): remote(bytes)
-            case .pack(let pack): show(pack)
+            case .pack(let pack): if showsProgress { show(pack) }
             }
         }
     }

@@ -69,7 +69,9 @@ final class RepositoryFetch {
     func makeExchange() throws -> FetchExchange {
         let repository: Repository
         if let clonePath {
-            let existed = FileSystem.exists(clonePath)
+            // A dangling symbolic link counts as there: a failed clone leaves it (and the
+            // directory made where it points, emptied, as git leaves it).
+            let existed = FileSystem.exists(clonePath) || FileSystem.isSymbolicLink(clonePath)
             repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
             createdDirectory = !existed
         } else {

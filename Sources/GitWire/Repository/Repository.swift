@@ -29,6 +29,8 @@ public final class Repository {
             guard FileSystem.isDirectory(path), try FileSystem.contents(ofDirectory: path).isEmpty else {
                 throw RepositoryError.destinationExists(path)
             }
+        } else if FileSystem.isSymbolicLink(path) {
+            try makeLinkTarget(path)
         } else {
             try FileSystem.makeDirectories(path)
         }
@@ -46,6 +48,37 @@ public final class Repository {
             Array(Self.excludeTemplate.utf8)[...], to: "\(path)/info/exclude", permissions: 0o644,
             temporaryPrefix: ".exclude-")
         return try Repository(gitDirectory: path)
+    }
+
+    /// Makes the directory a dangling symbolic link (or a chain of them) points to, as git's
+    /// clone does; the link stays as it is. As in git, only the last component is made: a
+    /// missing directory before it is an error (`Invalid path '<directory>': No such file or
+    /// directory`).
+    private static func makeLinkTarget(_ link: String) throws {
+        var target = link
+        var links = 0
+        while FileSystem.isSymbolicLink(target), let next = FileSystem.symbolicLinkTarget(target) {
+            links += 1
+            guard links <= 40 else { throw SystemCallError("Invalid path '\(link)'", .tooManyLinks) }
+            target = next.hasPrefix("/") ? next : parent(of: target) + "/" + next
+        }
+        let directory = parent(of: target)
+        if !FileSystem.isDirectory(directory) {
+            // The first directory on the way that is missing, named as git names it.
+            var reached = directory.hasPrefix("/") ? "" : try FileSystem.currentDirectory()
+            for component in directory.split(separator: "/") where component != "." {
+                reached = component == ".." ? parent(of: reached) : reached + "/" + component
+                guard FileSystem.isDirectory(reached) else {
+                    throw SystemCallError("Invalid path '\(reached)'", .noSuchFile)
+                }
+            }
+        }
+        try FileSystem.makeDirectory(target)
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// git's template for `info/exclude`.

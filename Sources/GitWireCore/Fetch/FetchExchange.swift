@@ -26,6 +26,11 @@ public struct FetchExchange: Exchange, Sendable {
     private var state: State
     private var connectionPersists = true
     private var outcome: FetchOutcome?
+    /// Whether the pack comes in side-band packets: always in v2; in v0/v1 when the server offers
+    /// side-band (upload-pack servers that do not, such as go-git's, send the raw pack after the
+    /// last acknowledgment, and there is no progress).
+    private var sideBand = true
+    private var rawPackByteCount = 0
 
     /// A fetch with `options`, from a repository whose refs point at `localTips` (commits in
     /// `graph`). `selectWants` sees the remote's refs and returns the object ids to fetch
@@ -111,8 +116,31 @@ public struct FetchExchange: Exchange, Sendable {
         }
     }
 
-    /// The server closed the connection: an error unless the exchange had finished.
+    /// Whether the raw pack (no side-band) is being read.
+    public var readsRawBytes: Bool {
+        guard !sideBand, case .v0(let negotiation, _) = state else { return false }
+        return negotiation.reading == .pack
+    }
+
+    /// The next bytes of a pack sent without side-band: it ends with the connection.
+    public mutating func receive(raw bytes: [UInt8], emit: (FetchEvent) -> Void) throws -> ExchangeStep<FetchOutcome> {
+        guard readsRawBytes else { throw ProtocolError("unexpected bytes that are not pkt-lines") }
+        rawPackByteCount += bytes.count
+        emit(.packData(bytes))
+        return .readMore
+    }
+
+    /// The server closed the connection: an error unless the exchange had finished (or was
+    /// reading a pack sent without side-band, which ends there).
     public mutating func receiveEnd(emit: (FetchEvent) -> Void) throws -> FetchOutcome {
+        if readsRawBytes, case .v0(let negotiation, _) = state, var result = outcome {
+            result.record(negotiation)
+            result.packByteCount = rawPackByteCount
+            result.receivedPack = rawPackByteCount > 0
+            outcome = result
+            state = .done
+            return result
+        }
         switch state {
         case .listing(var listing):
             return FetchOutcome(listing: try listing.receiveEnd { emit(.ref($0)) })
@@ -198,7 +226,7 @@ public struct FetchExchange: Exchange, Sendable {
         return .send(packets)
     }
 
-    private func checkV0Capabilities(_ capabilities: Capabilities) throws {
+    private mutating func checkV0Capabilities(_ capabilities: Capabilities) throws {
         if !capabilities.contains("shallow") && (options.effectiveDepth != nil || !options.localShallow.isEmpty) {
             throw FetchError(.usage, "Server does not support shallow clients")
         }
@@ -214,11 +242,9 @@ public struct FetchExchange: Exchange, Sendable {
         if options.filter != nil && !capabilities.contains("filter") {
             throw FetchError(.usage, "filtering not recognized by server")
         }
-        // A pack without side-band is raw bytes after the pkt-lines, which the pkt-line engine
-        // does not hand to exchanges; every upload-pack since 2006 offers side-band.
-        if !capabilities.contains("side-band-64k") && !capabilities.contains("side-band") {
-            throw FetchError(.usage, "server does not support side-band")
-        }
+        // Without side-band the pack is raw bytes after the last acknowledgment (git reads it
+        // so too, with no progress).
+        sideBand = capabilities.contains("side-band-64k") || capabilities.contains("side-band")
     }
 
     /// The v0 request: wants (capabilities on the first), shallow and deepen lines, filter, flush.

@@ -24,6 +24,24 @@ public protocol Exchange {
 
     /// The server closed the connection. Returns the output if that is a proper end, else throws.
     mutating func receiveEnd(emit: (Element) -> Void) throws -> Output
+
+    /// Whether what follows is not pkt-lines but raw bytes up to the end of the connection (a
+    /// pack sent without side-band): the codec then hands every byte to
+    /// ``receive(raw:emit:)``. False by default.
+    var readsRawBytes: Bool { get }
+
+    /// Takes raw bytes, once ``readsRawBytes`` is true. By default a ``ProtocolError``.
+    mutating func receive(raw bytes: [UInt8], emit: (Element) -> Void) throws -> ExchangeStep<Output>
+}
+
+extension Exchange {
+    /// Pkt-lines to the end.
+    public var readsRawBytes: Bool { false }
+
+    /// Refuses raw bytes.
+    public mutating func receive(raw bytes: [UInt8], emit: (Element) -> Void) throws -> ExchangeStep<Output> {
+        throw ProtocolError("unexpected bytes that are not pkt-lines")
+    }
 }
 
 /// What an ``Exchange`` needs to know about the connection it runs over.

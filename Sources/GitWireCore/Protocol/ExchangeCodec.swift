@@ -32,22 +32,36 @@ public struct ExchangeCodec<E: Exchange> {
     @inlinable
     public mutating func receive(_ bytes: [UInt8], emit: (E.Element) -> Void) throws -> [UInt8] {
         guard finished == nil else { return [] }
+        if driven.readsRawBytes { return try take(try driven.receive(raw: bytes, emit: emit)) }
         decoder.append(bytes)
         var reply: [UInt8] = []
         while finished == nil, let packet = try decoder.next() {
             observer?.observe(packet, direction: .received)
             if let error = RemoteError.fromErrorPacket(packet) { throw error }
-            switch try driven.receive(packet, emit: emit) {
-            case .readMore:
+            reply += try take(try driven.receive(packet, emit: emit))
+            if finished == nil && driven.readsRawBytes {
+                // The rest is not pkt-lines: what came with the last packet goes as it is.
+                let rest = decoder.takeRawBytes()
+                if !rest.isEmpty { reply += try take(try driven.receive(raw: rest, emit: emit)) }
                 break
-            case .send(let packets):
-                reply += try encode(packets)
-            case .finish(let result, let farewell):
-                reply += try encode(farewell)
-                finished = result
             }
         }
         return reply
+    }
+
+    /// What to send for `step`; ``output`` set when it finishes.
+    @inlinable
+    mutating func take(_ step: ExchangeStep<E.Output>) throws -> [UInt8] {
+        switch step {
+        case .readMore:
+            return []
+        case .send(let packets):
+            return try encode(packets)
+        case .finish(let result, let farewell):
+            let bytes = try encode(farewell)
+            finished = result
+            return bytes
+        }
     }
 
     /// The server closed the connection: the exchange's output, or why the end was premature.

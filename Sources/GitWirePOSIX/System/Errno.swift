@@ -34,6 +34,8 @@ public struct Errno: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     public static let badFileDescriptor = Errno(rawValue: EBADF)
     /// `ENOENT`: no such file or directory.
     public static let noSuchFile = Errno(rawValue: ENOENT)
+    /// `ELOOP`: too many symbolic links.
+    public static let tooManyLinks = Errno(rawValue: ELOOP)
     /// `EADDRINUSE`: the address is already bound.
     public static let addressInUse = Errno(rawValue: EADDRINUSE)
 

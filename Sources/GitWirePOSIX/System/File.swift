@@ -179,6 +179,22 @@ package enum FileSystem {
     /// Whether something exists at `path`.
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// Whether `path` itself is a symbolic link (not followed).
+    package static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    }
+
+    /// What the symbolic link at `path` holds, as written (nil when it is not a link).
+    package static func symbolicLinkTarget(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { raw in
+            raw.baseAddress!.withMemoryRebound(to: CChar.self, capacity: raw.count) { readlink(path, $0, raw.count) }
+        }
+        guard count >= 0, count < buffer.count else { return nil }
+        return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
     /// Whether `path` is a directory.
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -20,7 +20,7 @@ struct UploadPackProxy {
         var after: [After] = []
         /// Packets to put before the n-th flush (counted from 1), keyed by n.
         var beforeFlush: [String: [String?]] = [:]
-        /// Packets to put before the first side-band packet.
+        /// Packets to put before the first side-band packet (in v2, right after `packfile`).
         var beforeSideBand: [String] = []
         /// After this many flushes the proxy copies everything as it is.
         var passthroughAfterFlushes: Int = -1
@@ -123,6 +123,8 @@ struct UploadPackProxy {
                 out.write(b"0000" if p is None else b"0001" if p == "\x01" else packet(p))
             out.flush()
             if payload == b"packfile\n":
+                for p in rules["before_sideband"]:
+                    out.write(packet(p))
                 break
         out.flush()
         while True:
