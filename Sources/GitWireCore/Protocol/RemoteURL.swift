@@ -50,7 +50,11 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
             if scheme == .ssh {
-                (user, host, port) = Self.sshUserHostAndPort(authority)
+                let badPort: Substring?
+                (user, host, port, badPort) = Self.sshUserHostAndPort(authority)
+                // Where git would pass `host:<text>` to ssh as a host name, gitwire names the
+                // port it cannot use (issue #11).
+                if let badPort { throw RemoteURLError(text: text, reason: "invalid port number '\(badPort)'") }
             } else {
                 if let at = authority.lastIndex(ofByte: "@") {
                     user = String(authority[..<at])
@@ -69,7 +73,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             guard let colon = text[Self.hostEnd(text[...])...].firstIndex(ofByte: ":") else {
                 throw RemoteURLError(text: text, reason: "no path specified; see 'git help pull' for valid url syntax")
             }
-            (user, host, port) = Self.sshUserHostAndPort(text[..<colon])
+            (user, host, port, _) = Self.sshUserHostAndPort(text[..<colon])
             var pathBytes = text.utf8[text.utf8.index(after: colon)...]
             if pathBytes.count >= 2, pathBytes.dropFirst().first == UInt8(ascii: "~") {
                 pathBytes = pathBytes.dropFirst()
@@ -151,8 +155,9 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
 
     /// git's `get_host_and_port` and `get_port` for ssh: brackets removed (`[user@host:2222]`,
     /// `user@[::1]`), a port after them (`[::1]:22`), else a port after the first `:` when only
-    /// digits follow it; a trailing `:` dropped. The user is what comes before the last `@`.
-    private static func sshUserHostAndPort(_ authority: Substring) -> (String?, String, Int?) {
+    /// digits follow it; a trailing `:` dropped. The user is what comes before the last `@`. Also
+    /// the text after the host's own `:` when it is no port from 1 to 65535.
+    private static func sshUserHostAndPort(_ authority: Substring) -> (String?, String, Int?, Substring?) {
         var bytes = Array(authority.utf8)
         var rest: ArraySlice<UInt8> = []
         let end = hostEnd(authority)
@@ -172,8 +177,11 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             else { return nil }
             return value
         }
+        var badPort: Substring?
         if let colon = rest.firstIndex(of: UInt8(ascii: ":")) {
-            if let value = portNumber(rest[(colon + 1)...]) {
+            let text = rest[(colon + 1)...]
+            if !text.isEmpty && (portNumber(text) ?? 0) == 0 { badPort = Substring(decoding: text, as: UTF8.self) }
+            if let value = portNumber(text) {
                 port = value
                 rest = rest[..<colon]
             } else if colon + 1 == rest.endIndex {
@@ -192,7 +200,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             user = String(decoding: host[..<at], as: UTF8.self)
             host = Array(host[(at + 1)...])
         }
-        return (user, String(decoding: host, as: UTF8.self), port)
+        return (user, String(decoding: host, as: UTF8.self), port, badPort)
     }
 
     private static func splitHostAndPort(_ authority: Substring, text: String) throws -> (String, Int?) {

@@ -46,14 +46,22 @@ struct CloneTransportCornerTests {
         rules.replace = [[" side-band(-64k)?", ""]]
         rules.passthroughAfterFlushes = 1
         let proxy = try UploadPackProxy(rules, in: sides.work)
-        let listing = try gitwire(["ls-remote", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url])
+        let listing = try gitwire([
+            "ls-remote", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url,
+        ])
         #expect(listing.status == 0)
 
         let gitClone = try git(
-            ["-c", "protocol.version=\(version)", "clone", "--bare", "--upload-pack=\(proxy.command)", history.url, "c.git"],
+            [
+                "-c", "protocol.version=\(version)", "clone", "--bare", "--upload-pack=\(proxy.command)", history.url,
+                "c.git",
+            ],
             in: sides.gitDirectory)
         let ourClone = try gitwire(
-            ["clone", "--bare", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url, "c.git"],
+            [
+                "clone", "--bare", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url,
+                "c.git",
+            ],
             in: sides.ourDirectory)
         #expect(ourClone.status == 0, "\(ourClone.errorText)")
         #expect(ourClone.errorText == gitClone.errorText)
@@ -124,7 +132,8 @@ struct CloneTransportCornerTests {
         var rules = UploadPackProxy.Rules()
         rules.beforeSideBand = ["\u{2}bell\u{7} colour\u{1b}[31m red\n"]
         let proxy = try UploadPackProxy(rules, in: sides.work)
-        let ours = try gitwire(["clone", "-q", "--bare", "--upload-pack=\(proxy.command)", history.url, "c.git"], in: sides.ourDirectory)
+        let ours = try gitwire(
+            ["clone", "-q", "--bare", "--upload-pack=\(proxy.command)", history.url, "c.git"], in: sides.ourDirectory)
         #expect(ours.status == 0)
         #expect(ours.errorText.hasPrefix("remote: bell"), "\(ours.errorText)")
         #expect(ours.errorText.contains(" red"))
@@ -145,7 +154,8 @@ struct CloneTransportCornerTests {
             try FileManager.default.createSymbolicLink(atPath: "\(directory)/deep", withDestinationPath: "a/b/c")
         }
         func both(_ arguments: [String], _ target: String) throws -> (ProcessOutput, ProcessOutput) {
-            let theirs = try git(["clone", "--bare"] + arguments + [history.url, target], in: sides.gitDirectory, check: false)
+            let theirs = try git(
+                ["clone", "--bare"] + arguments + [history.url, target], in: sides.gitDirectory, check: false)
             let ours = try gitwire(["clone", "--bare"] + arguments + [history.url, target], in: sides.ourDirectory)
             return (theirs, ours)
         }
@@ -154,7 +164,9 @@ struct CloneTransportCornerTests {
             #expect(theirs.status == 0)
             #expect(ours.status == 0, "\(ours.errorText)")
             #expect(ours.errorText == theirs.errorText)
-            #expect(try sides.file("\(target)/packed-refs", inOurs: true) == sides.file("\(target)/packed-refs", inOurs: false))
+            #expect(
+                try sides.file("\(target)/packed-refs", inOurs: true)
+                    == sides.file("\(target)/packed-refs", inOurs: false))
             try git(["fsck", "--no-dangling"], in: "\(sides.ourDirectory)/\(target)")
         }
         let (theirs, ours) = try both([], "deep")

@@ -441,7 +441,11 @@ struct HostileFetchTests {
         _ = server.finish()
         let (_, text) = try #require(HostileFetch.missingObject.expectedError(fixture, .fetch))
         #expect(output.status == 128)
-        #expect(output.errorText == "fatal: \(text)\n", "\(output.errorText)")
+        // What the server said on band 2 comes first, as git shows it.
+        var lines = output.errorText.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.popLast() == "")
+        #expect(lines.popLast().map(String.init) == "fatal: \(text)", "\(output.errorText)")
+        #expect(lines.allSatisfy { $0.hasPrefix("remote: ") }, "\(output.errorText)")
         #expect(try RepositorySnapshot(local) == before)
         let left = try leftovers(in: local)
         #expect(left.isEmpty, "\(left)")
