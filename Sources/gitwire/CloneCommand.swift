@@ -53,7 +53,8 @@ struct CloneCommand: Subcommand {
             defer { display.finish() }
             return try remote.clone(into: target, options: options, progress: display.handler)
         }
-        if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) && !arguments.quiet {
+        // A warning: git shows it with -q too.
+        if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")
         }
         return 0

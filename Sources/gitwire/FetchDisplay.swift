@@ -16,7 +16,7 @@ final class FetchDisplay: Sendable {
     /// erase-to-end-of-line sequence on a terminal, eight spaces elsewhere.
     private let remoteSuffix: [UInt8]
 
-    /// A display that shows progress when `showsProgress`, and nothing otherwise.
+    /// A display that shows the pack's progress when `showsProgress`, and band 2 always.
     init(showsProgress: Bool) {
         self.showsProgress = showsProgress
         remoteSuffix = Console.errorIsTerminal ? [0x1b, UInt8(ascii: "["), UInt8(ascii: "K")] : Array("        ".utf8)

@@ -287,4 +287,37 @@ struct HostileHistoryTests {
         }
         #expect(!FileManager.default.fileExists(atPath: work.appending("x")))
     }
+
+    /// An empty repository whose unborn `HEAD` (v2 `unborn`) names a branch, a tag, or a name
+    /// outside `refs/`: git and gitwire clone it with the same messages (the empty-repository
+    /// warning even with `-q`) and point `HEAD` at the branch; a tag leaves the default. Where
+    /// git writes `ref: refs/heads/../x` into `HEAD` as told, gitwire keeps the default.
+    @Test(arguments: ["refs/heads/ok", "refs/tags/x", "refs/heads/../x"], [false, true])
+    func emptyRepositoryWithUnbornHead(target: String, quiet: Bool) throws {
+        let work = try TemporaryDirectory(prefix: "gitwire-history")
+        let empty = work.appending("empty.git")
+        try git(["init", "-q", "--bare", "--initial-branch=main", empty])
+        var rules = UploadPackProxy.Rules()
+        rules.replace = [["symref-target:refs/heads/main", "symref-target:\(target)"]]
+        let proxy = try UploadPackProxy(rules, in: work)
+        let (theirs, ours) = try Self.cloneDirectories(work)
+        let flags = quiet ? ["-q"] : []
+        let gitOutput = try git(
+            ["clone"] + flags + ["--bare", "--upload-pack=\(proxy.command)", "file://\(empty)", "clone.git"],
+            in: theirs.parent)
+        let ourOutput = try gitwire(
+            ["clone"] + flags + ["--bare", "--upload-pack=\(proxy.command)", "file://\(empty)", "clone.git"],
+            in: ours.parent)
+        #expect(ourOutput.status == 0, "\(ourOutput.errorText)")
+        #expect(ourOutput.errorText == gitOutput.errorText)
+        #expect(ourOutput.errorText.contains("warning: You appear to have cloned an empty repository.\n"))
+        let ourHead = try String(contentsOfFile: "\(ours.path)/HEAD", encoding: .utf8)
+        let gitHead = try String(contentsOfFile: "\(theirs.path)/HEAD", encoding: .utf8)
+        if target.contains("..") {
+            #expect(gitHead == "ref: \(target)\n")
+            #expect(ourHead == "ref: refs/heads/master\n")
+        } else {
+            #expect(ourHead == gitHead)
+        }
+    }
 }
