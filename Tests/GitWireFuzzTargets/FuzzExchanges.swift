@@ -38,8 +38,8 @@ enum FuzzExchanges {
             Array(listing.refs.compactMap(\.objectID).prefix(wantCount))
         }
         let stream = input.rest()
-        let whole = drive(exchange, [stream], context: context, describe: describe)
-        let pieces = drive(exchange, fuzzChunks(stream, size: size), context: context, describe: describe)
+        let whole = drive(exchange, [stream], context: context, describeAll: describe)
+        let pieces = drive(exchange, fuzzChunks(stream, size: size), context: context, describeAll: describe)
         fuzzInvariant(whole == pieces, "fetch differs in pieces of \(size):\n\(whole)\n---\n\(pieces)")
     }
 
@@ -70,13 +70,25 @@ enum FuzzExchanges {
         fuzzInvariant(outcomes[0] == outcomes[1], "smart HTTP differs in pieces of \(size): \(outcomes)")
     }
 
-    /// Pack bytes arrive per packet, so pieces of the input cannot split them differently; a
-    /// checksum stands for them.
-    private static func describe(_ event: FetchEvent) -> String {
-        switch event {
-        case .packData(let bytes): return "pack \(bytes.count) \(bytes.reduce(0) { $0 &* 31 &+ Int($1) })"
-        default: return "\(event)"
+    /// Pack bytes arrive per packet, but a pack sent without side-band arrives as the pieces of
+    /// the input do: consecutive pack bytes are taken together, and a checksum stands for them.
+    private static func describe(_ events: [FetchEvent]) -> [String] {
+        var described: [String] = []
+        var pack: [UInt8]?
+        func flushPack() {
+            if let bytes = pack { described.append("pack \(bytes.count) \(bytes.reduce(0) { $0 &* 31 &+ Int($1) })") }
+            pack = nil
         }
+        for event in events {
+            if case .packData(let bytes) = event {
+                pack = (pack ?? []) + bytes
+            } else {
+                flushPack()
+                described.append("\(event)")
+            }
+        }
+        flushPack()
+        return described
     }
 
     /// Runs `exchange` on server bytes arriving in `chunks`; describes what it emitted, what it
@@ -84,23 +96,30 @@ enum FuzzExchanges {
     static func drive<E: Exchange>(
         _ exchange: E, _ chunks: [[UInt8]], context: ExchangeContext, describe: (E.Element) -> String
     ) -> String {
+        drive(exchange, chunks, context: context, describeAll: { $0.map(describe) })
+    }
+
+    /// ``drive(_:_:context:describe:)`` with every element described at once.
+    static func drive<E: Exchange>(
+        _ exchange: E, _ chunks: [[UInt8]], context: ExchangeContext, describeAll: ([E.Element]) -> [String]
+    ) -> String {
         var codec = ExchangeCodec(exchange)
-        var events: [String] = []
+        var elements: [E.Element] = []
         var sent: [UInt8] = []
         var outcome: String
         do {
             sent += try codec.opening(greeting: [], context: context)
             for chunk in chunks where codec.output == nil {
-                sent += try codec.receive(chunk) { events.append(describe($0)) }
+                sent += try codec.receive(chunk) { elements.append($0) }
             }
-            outcome = "\(try codec.receiveEnd { events.append(describe($0)) })"
+            outcome = "\(try codec.receiveEnd { elements.append($0) })"
         } catch {
             outcome = "error: \(error)"
         }
         // A reply made in the same call that then throws is dropped with the call (the exchange has
         // failed; nothing more is sent), so what was sent is compared only when the exchange ended well.
         let sentText = outcome.hasPrefix("error: ") ? "" : String(decoding: sent, as: UTF8.self)
-        return events.joined(separator: "\n") + "\nsent: \(sentText)\noutcome: \(outcome)"
+        return describeAll(elements).joined(separator: "\n") + "\nsent: \(sentText)\noutcome: \(outcome)"
     }
 }
 
