@@ -409,8 +409,7 @@ final class RepositoryFetch {
             id.appendHex(to: &text)
             text.append(0x0a)
         }
-        let lock = try RefLock(path)
-        try lock.write(text)
+        let lock = try RefLock(path, content: text)
         try lock.commit()
     }
 }

@@ -37,6 +37,8 @@ package final class File {
             try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
         }
         let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Removed if a signal kills the process before it is renamed into place or removed.
+        SignalCleanup.removeFileOnSignal(path)
         return File(path: path, descriptor: FileDescriptor(rawValue: fd))
     }
 
@@ -147,6 +149,7 @@ package enum FileSystem {
     /// Renames `from` to `to`, replacing `to`.
     package static func rename(_ from: String, to: String) throws {
         _ = try retryingInterrupts("rename \(from) to \(to)") { Glibc.rename(from, to) }
+        SignalCleanup.forget(from)
     }
 
     /// Writes `bytes` to `path` through a temporary file in the same directory (named with
@@ -174,6 +177,7 @@ package enum FileSystem {
         if unlink(path) == -1 && Errno.current != .noSuchFile {
             throw SystemCallError("unlink \(path)", Errno.current)
         }
+        SignalCleanup.forget(path)
     }
 
     /// Whether something exists at `path`.
