@@ -53,6 +53,9 @@ struct CloneCommand: Subcommand {
             defer { display.finish() }
             return try remote.clone(into: target, options: options, progress: display.handler)
         }
+        for name in result.ignoredRefs {
+            Console.writeError("error: * Ignoring funny ref '\(escapedForDisplay(name))' locally\n")
+        }
         if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) && !arguments.quiet {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")
         }

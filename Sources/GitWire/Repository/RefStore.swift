@@ -336,8 +336,13 @@ public struct RefStore: Sendable {
         }
         let content = update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
         do {
-            if update.newID != nil { try FileSystem.makeDirectories(Self.parent(of: path)) }
-            return try RefLock(path, content: content)
+            try FileSystem.makeDirectories(Self.parent(of: path))
+            do {
+                return try RefLock(path, content: content)
+            } catch {
+                if update.newID == nil { removeEmptyParents(of: update.name) }
+                throw error
+            }
         } catch let error as LockHeldError {
             throw RefUpdateError(name: update.name, reason: .lockHeld(error.lockPath))
         } catch let error as SystemCallError {
