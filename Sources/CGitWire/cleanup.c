@@ -164,7 +164,10 @@ static void cleanup_handler(int signal_number) {
 }
 
 int cgw_cleanup_install(int signal_number) {
-    struct sigaction action;
+    struct sigaction action, previous;
+    /* A signal the parent ignores (a background job's SIGINT, nohup's SIGHUP) stays ignored. */
+    if (sigaction(signal_number, NULL, &previous) == -1) return -1;
+    if (previous.sa_handler == SIG_IGN) return 0;
     memset(&action, 0, sizeof action);
     action.sa_handler = cleanup_handler;
     sigemptyset(&action.sa_mask);

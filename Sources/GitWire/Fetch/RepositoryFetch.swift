@@ -68,7 +68,10 @@ final class RepositoryFetch {
             let existed = FileSystem.exists(clonePath)
             // A signal that kills the process removes what the clone made, as git's clone does
             // (a directory that existed, empty, is emptied and kept).
-            if !existed || (FileSystem.isDirectory(clonePath) && (try? FileSystem.contents(ofDirectory: clonePath))?.isEmpty == true) {
+            if !existed
+                || (FileSystem.isDirectory(clonePath)
+                    && (try? FileSystem.contents(ofDirectory: clonePath))?.isEmpty == true)
+            {
                 SignalCleanup.removeTreeOnSignal(clonePath, keepDirectory: existed)
             }
             repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))

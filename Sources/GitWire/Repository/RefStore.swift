@@ -295,7 +295,9 @@ public struct RefStore: Sendable {
         guard (try? Self.checkName(name)) != nil else { throw RefUpdateError(name: name, reason: .badName) }
         if let expected = update.expectedOldID {
             let actual = try currentValue(name, state: state)
-            if actual != expected { throw RefUpdateError(name: name, reason: .changed(expected: expected, actual: actual)) }
+            if actual != expected {
+                throw RefUpdateError(name: name, reason: .changed(expected: expected, actual: actual))
+            }
         }
         if update.newID != nil && !state.contains(name) {
             for prefix in Self.directories(of: name) {

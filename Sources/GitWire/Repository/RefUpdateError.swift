@@ -54,11 +54,11 @@ public struct RefUpdateError: GitWireError, Hashable, Sendable {
         }
     }
 
-    /// Whether git counts this as a name conflict (after which `git fetch` suggests
-    /// `git remote prune`).
+    /// Whether git counts this as a name conflict with an existing ref (after which `git fetch`
+    /// suggests `git remote prune`); two refs of one transaction in conflict are not.
     public var isNameConflict: Bool {
         switch reason {
-        case .exists, .sameTime, .blockingDirectory: return true
+        case .exists, .blockingDirectory: return true
         default: return false
         }
     }
@@ -71,10 +71,12 @@ public struct RefUpdateError: GitWireError, Hashable, Sendable {
         case .exists(let other):
             return lock + "'\(escapedForDisplay(other.utf8))' exists; cannot create '\(shown)'"
         case .sameTime(let first, let second):
-            let text = "cannot process '\(escapedForDisplay(first.utf8))' and '\(escapedForDisplay(second.utf8))' at the same time"
+            let text =
+                "cannot process '\(escapedForDisplay(first.utf8))' and '\(escapedForDisplay(second.utf8))' at the same time"
             return initial ? text : lock + text
         case .blockingDirectory(let path):
-            return lock + "there is a non-empty directory '\(escapedForDisplay(path.utf8))' blocking reference '\(shown)'"
+            return lock
+                + "there is a non-empty directory '\(escapedForDisplay(path.utf8))' blocking reference '\(shown)'"
         case .lockHeld(let path):
             return lock + LockHeldError(lockPath: path).description
         case .cannotCreateLock(let path, let reason):
