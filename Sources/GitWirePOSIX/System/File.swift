@@ -33,13 +33,16 @@ package final class File {
     /// Creates a new, uniquely named file in `directory` whose name starts with `prefix`.
     package static func createTemporary(in directory: String, prefix: String) throws -> File {
         var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
-        let fd = try template.withUnsafeMutableBufferPointer { buffer in
-            try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
+        // Removed if a signal kills the process before it is renamed into place or removed; the
+        // signals wait until it is registered.
+        return try SignalCleanup.deferringSignals {
+            let fd = try template.withUnsafeMutableBufferPointer { buffer in
+                try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
+            }
+            let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            SignalCleanup.removeFileOnSignal(path)
+            return File(path: path, descriptor: FileDescriptor(rawValue: fd))
         }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // Removed if a signal kills the process before it is renamed into place or removed.
-        SignalCleanup.removeFileOnSignal(path)
-        return File(path: path, descriptor: FileDescriptor(rawValue: fd))
     }
 
     /// Standard input, for reading (not closed by this value).
