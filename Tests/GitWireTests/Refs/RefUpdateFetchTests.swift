@@ -179,9 +179,9 @@ struct RefUpdateFetchTests {
         let source = try Self.makeSource(directory)
         let (theirs, ours) = try Self.clonePair(source, directory)
         let head = try Self.revParse("HEAD", in: source)
-        let commands = (1...3000).map { "create refs/heads/b\(String(format: "%05d", $0)) \(head)\n" }.joined()
-        try run(["git", "update-ref", "--stdin"], in: source, input: Array(commands.utf8))
-        try git(["pack-refs", "--all"], in: source)
+        try Self.setPackedRefs(
+            source, [("refs/heads/main", head)] + (1...3000).map { ("refs/heads/b\(String(format: "%05d", $0))", head) }
+        )
         let refspec = "'+refs/heads/*:refs/heads/*'"
         for command in [
             "git --git-dir=\(theirs) fetch -q \(source) \(refspec)",
