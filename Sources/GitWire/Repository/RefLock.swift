@@ -55,11 +55,12 @@ final class RefLock {
         }
     }
 
-    /// Removes ``path`` (a deleted ref's loose file), then the lock.
+    /// Removes ``path`` (a deleted ref's loose file; a directory there, made for the locks of
+    /// refs below it, is not one), then the lock.
     func commitDeletion() throws {
         guard isHeld else { return }
         defer { rollback() }
-        try FileSystem.remove(path)
+        if !FileSystem.isDirectory(path) { try FileSystem.remove(path) }
     }
 
     /// Drops the lock and its content; ``path`` stays as it was.

@@ -252,10 +252,16 @@ public struct RefStore: Sendable {
         var failures: [RefUpdateError] = []
         var locks: [(RefLock, RefUpdate)] = []
         defer { for (lock, _) in locks { lock.rollback() } }
+        // Checked one after the other, each against the refs as the ones before leave them.
+        var checking = state
         for update in deletions {
             do {
-                try check(update, state: state, others: [], objectType: nil)
+                try check(update, state: checking, others: [], objectType: nil)
+                // A ref that is not there has nothing to delete once checked (git would take and
+                // drop its lock; its directory may be a ref deleted just before, still on disk).
+                guard checking.contains(update.name) else { continue }
                 locks.append((try lock(update), update))
+                checking.remove(update.name)
             } catch let error as RefUpdateError {
                 failures.append(error)
             }
@@ -286,7 +292,8 @@ public struct RefStore: Sendable {
     }
 
     /// What git checks before it locks a ref: a valid name, the expected old value, no name
-    /// conflict for a new ref (with refs that exist or with `others` in the same transaction),
+    /// conflict for a ref that does not exist (with refs that exist or with `others` in the same
+    /// transaction),
     /// and for a new value that the object exists and, for a branch, is a commit.
     private func check(
         _ update: RefUpdate, state: RefNames, others: Set<String>, objectType: ((ObjectID) throws -> ObjectType?)?
@@ -299,7 +306,8 @@ public struct RefStore: Sendable {
                 throw RefUpdateError(name: name, reason: .changed(expected: expected, actual: actual))
             }
         }
-        if update.newID != nil && !state.contains(name) {
+        // A ref that does not exist is locked as a new one, a deletion too (as git does).
+        if !state.contains(name) {
             for prefix in Self.directories(of: name) {
                 if state.contains(prefix) { throw RefUpdateError(name: name, reason: .exists(prefix)) }
                 if others.contains(prefix) { throw RefUpdateError(name: name, reason: .sameTime(prefix, name)) }
