@@ -19,6 +19,7 @@ final class RepositoryFetch {
     private var shallowRemoved: [ObjectID] = []
     private var refsBefore: [RefRecord] = []
     private(set) var failure: (any Error)?
+    private let cancellation = Locked(false)
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
@@ -251,6 +252,9 @@ final class RepositoryFetch {
         try ConnectivityCheck(objects: repository.objects).verify(
             tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
 
+        // A cancellation that arrived while the pack was completed stops here, before anything
+        // of the repository changes; abandon() then removes what was made.
+        if cancellation.withLock({ $0 }) { throw CancelledError() }
         if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
         if singleBranch {
             // Tags the server sent along (include-tag), or whose commits came: git follows them.
@@ -417,6 +421,10 @@ final class RepositoryFetch {
         if let first = branches.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) { return .symbolic(first) }
         return .detached(id)
     }
+
+    /// Asks the fetch to stop (from any thread): once the transfer is over, it fails with
+    /// ``CancelledError`` before it changes the repository, if it has not begun to already.
+    func cancel() { cancellation.withLock { $0 = true } }
 
     /// Removes everything this fetch created: the new repository, or the new pack.
     func abandon() {
