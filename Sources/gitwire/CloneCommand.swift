@@ -53,9 +53,7 @@ struct CloneCommand: Subcommand {
             defer { display.finish() }
             return try remote.clone(into: target, options: options, progress: display.handler)
         }
-        for name in result.ignoredRefs {
-            Console.writeError("error: * Ignoring funny ref '\(escapedForDisplay(name))' locally\n")
-        }
+        for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) && !arguments.quiet {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")
         }

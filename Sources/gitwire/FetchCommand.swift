@@ -63,9 +63,7 @@ struct FetchCommand: Subcommand {
             Console.writeError("error: \(error)\n")
             return error.isNameConflict ? 255 : 254
         }
-        for name in result.ignoredRefs {
-            Console.writeError("error: * Ignoring funny ref '\(escapedForDisplay(name))' locally\n")
-        }
+        for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         if !arguments.quiet {
             let summary = Self.summary(result.changes, url: repository)
             if !summary.isEmpty { Console.writeError(summary) }

@@ -156,9 +156,9 @@ final class RepositoryFetch {
     /// text, and the replacement character would name another ref).
     static func mapRefs(
         _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, keepDuplicates: Bool = false
-    ) -> (wanted: [(remote: String, local: String, id: ObjectID)], ignored: [[UInt8]]) {
+    ) -> (wanted: [(remote: String, local: String, id: ObjectID)], ignored: [IgnoredRef]) {
         var result: [(String, String, ObjectID)] = []
-        var ignored: [[UInt8]] = []
+        var ignored: [IgnoredRef] = []
         var taken = Set<String>()
         let headBranch = listing.refs.first { $0.name == "HEAD" }?.symrefTarget
         for ref in listing.refs {
@@ -168,14 +168,14 @@ final class RepositoryFetch {
             for spec in refspecs {
                 guard let local = spec.destination(for: name) else { continue }
                 if String(validating: ref.nameBytes, as: UTF8.self) == nil {
-                    ignored.append(ref.nameBytes)
+                    ignored.append(IgnoredRef(name: ref.nameBytes, reason: .notUTF8))
                     break
                 }
                 if taken.insert(local).inserted || keepDuplicates {
                     if (try? RefStore.checkName(local)) != nil {
                         result.append((name, local, id))
                     } else {
-                        ignored.append(Array(local.utf8))
+                        ignored.append(IgnoredRef(name: Array(local.utf8), reason: .badName))
                     }
                 }
                 break

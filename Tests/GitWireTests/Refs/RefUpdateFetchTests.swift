@@ -272,3 +272,35 @@ struct RefUpdateFetchTests {
         #expect(try Self.refs(ours) == Self.refs(theirs))
     }
 }
+
+extension RefUpdateFetchTests {
+    /// A remote ref whose name is not UTF-8 (git takes it as bytes): gitwire, whose names are
+    /// text, leaves it out and says so, rather than write it under another name (its bad byte
+    /// replaced by U+FFFD), which the next fetch could not match.
+    @Test func aNameThatIsNotUTF8IsLeftOutAndSaid() throws {
+        let directory = try TemporaryDirectory()
+        let source = try Self.makeSource(directory)
+        let (theirs, ours) = try Self.clonePair(source, directory)
+        try git(["commit", "-q", "--allow-empty", "-m", "three"], in: source)
+        try run(["sh", "-c", "cp .git/refs/heads/main \".git/refs/heads/caf$(printf '\\351')\""], in: source)
+        let (gitOutput, ourOutput) = try Self.fetchBoth(source, theirs, ours, refspecs: ["+refs/heads/*:refs/heads/*"])
+        #expect(gitOutput.status == 0)
+        #expect(ourOutput.status == 0)
+        #expect(
+            ourOutput.errorText.hasPrefix(
+                "error: * Ignoring ref 'refs/heads/caf\\xe9' locally: its name is not UTF-8\n"))
+        let ourRefs = try Self.refs(ours)
+        #expect(!ourRefs.contains("\u{FFFD}"))
+        // Every other ref as git has it.
+        let theirRefs = try run(
+            ["git", "for-each-ref", "--format=%(objectname) %(objecttype)\t%(refname)"], in: theirs)
+        let kept = theirRefs.standardOutput.split(separator: 0x0a).filter { !$0.contains(0xe9) }
+        #expect(
+            ourRefs.trimmingCharacters(in: .newlines)
+                == String(decoding: Array(kept.joined(separator: [0x0a])), as: UTF8.self))
+        // A second fetch has nothing to do but say it again.
+        let again = try gitwire(["fetch", source, ours, "+refs/heads/*:refs/heads/*"])
+        #expect(again.status == 0)
+        #expect(!again.errorText.contains("From "))
+    }
+}
