@@ -12,7 +12,9 @@ final class RefLock {
     let path: String
     /// The lock file.
     var lockPath: String { "\(path).lock" }
-    private var isHeld = true
+    /// Set only once this value has created the lock file: a lock someone else holds is never
+    /// removed (deinit runs for an initializer that throws, too).
+    private var isHeld = false
 
     /// Takes the lock on `path` and writes `content` into it; throws ``LockHeldError`` if another
     /// process holds it, a ``SystemCallError`` if it cannot be created or written (the lock is
@@ -30,6 +32,7 @@ final class RefLock {
         } catch let error as SystemCallError where error.errno == .fileExists {
             throw LockHeldError(lockPath: lockPath)
         }
+        isHeld = true
         do {
             if !content.isEmpty { try file.write(content[...]) }
             try file.close()

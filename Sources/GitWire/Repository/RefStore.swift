@@ -208,7 +208,7 @@ public struct RefStore: Sendable {
         }
         for update in updates {
             try check(update, state: state, others: names, objectType: objectType)
-            locks.append((try lock(update), update))
+            locks.append((try lock(update, exists: state.contains(update.name)), update))
         }
         let deleted = Set(updates.filter { $0.newID == nil && state.packed.contains($0.name) }.map(\.name))
         if !deleted.isEmpty {
@@ -254,13 +254,18 @@ public struct RefStore: Sendable {
         defer { for (lock, _) in locks { lock.rollback() } }
         // Checked one after the other, each against the refs as the ones before leave them.
         var checking = state
+        var missing: [RefUpdate] = []
         for update in deletions {
             do {
                 try check(update, state: checking, others: [], objectType: nil)
-                // A ref that is not there has nothing to delete once checked (git would take and
-                // drop its lock; its directory may be a ref deleted just before, still on disk).
-                guard checking.contains(update.name) else { continue }
-                locks.append((try lock(update), update))
+                // A ref that is not there has nothing to delete once checked; git takes and drops
+                // its lock, which fails on a directory that cannot be emptied: looked at below,
+                // once the deletions before it are made.
+                guard checking.contains(update.name) else {
+                    missing.append(update)
+                    continue
+                }
+                locks.append((try lock(update, exists: true), update))
                 checking.remove(update.name)
             } catch let error as RefUpdateError {
                 failures.append(error)
@@ -288,6 +293,26 @@ public struct RefStore: Sendable {
             }
         }
         locks = []
+        for update in missing {
+            let path = "\(gitDirectory)/\(update.name)"
+            if FileSystem.isDirectory(path) {
+                Self.removeEmptyDirectories(path)
+                if FileSystem.exists(path) {
+                    failures.append(RefUpdateError(name: update.name, reason: .blockingDirectory(path)))
+                    continue
+                }
+            }
+            // Taken and dropped, as git does: another process's lock fails the deletion.
+            guard FileSystem.isDirectory(Self.parent(of: path)) else { continue }
+            do {
+                try RefLock(path, content: []).rollback()
+            } catch let error as LockHeldError {
+                failures.append(RefUpdateError(name: update.name, reason: .lockHeld(error.lockPath)))
+            } catch let error as SystemCallError {
+                failures.append(
+                    RefUpdateError(name: update.name, reason: .cannotCreateLock("\(path).lock", "\(error.errno)")))
+            }
+        }
         return failures
     }
 
@@ -336,9 +361,9 @@ public struct RefStore: Sendable {
 
     /// Takes `update`'s lock, its new value written (empty for a deletion). An empty directory
     /// where the ref's file goes (left by refs once below it) is removed first, as git does.
-    private func lock(_ update: RefUpdate) throws -> RefLock {
+    private func lock(_ update: RefUpdate, exists: Bool) throws -> RefLock {
         let path = "\(gitDirectory)/\(update.name)"
-        if update.newID != nil && FileSystem.isDirectory(path) {
+        if (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
             Self.removeEmptyDirectories(path)
             if FileSystem.exists(path) {
                 throw RefUpdateError(name: update.name, reason: .blockingDirectory(path))
