@@ -26,7 +26,7 @@ jobs=2
 replay_only=0
 targets=()
 all_targets=(pkt-line ls-remote fetch smart-http pack-entry delta index-pack index-pack-built pack-index
-    loose-object object-links fixture url gunzip)
+    loose-object object-links fixture url gunzip ref-transaction)
 for argument in "$@"; do
     case "$argument" in
         --time=*) time_per_target=${argument#--time=} ;;
@@ -130,6 +130,7 @@ run_target() {
     case "$target" in
         index-pack | pack-index | fetch | ls-remote | smart-http | pkt-line | fixture) max_len=65536 ;;
         delta) max_len=16384 ;;
+        ref-transaction) max_len=64 ;;
     esac
     GITWIRE_FUZZ_TARGET=$target nice "$fuzzer" "$corpus" "$seeds/$target" -max_total_time="$time_per_target" \
         -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$artifacts" \

@@ -53,6 +53,7 @@ struct CloneCommand: Subcommand {
             defer { display.finish() }
             return try remote.clone(into: target, options: options, progress: display.handler)
         }
+        for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         // A warning: git shows it with -q too.
         if result.outcome.listing.refs.allSatisfy({ $0.objectID == nil }) {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")

@@ -6,8 +6,10 @@ struct FetchCommand: Subcommand {
     static let abstract = "Fetch refs and objects into an existing bare repository, as git fetch does."
     static let discussion = """
         Default refspecs: +refs/heads/*:refs/heads/* and +refs/tags/*:refs/tags/*. Prints git's \
-        summary (`From <url>`, ` * [new branch] ...`) on standard error. Exit status: 0, 1 when a \
-        ref was rejected, 128 on errors (refs and files are then left as they were).
+        summary (`From <url>`, ` * [new branch] ...`) on standard error. A ref that cannot be \
+        updated (a name conflict, a lock held by another process, ...) is reported and the others \
+        are updated, unless --atomic. Exit status: 0, 1 when a ref was rejected or could not be \
+        updated, 128 on errors (refs and files are then left as they were).
         """
 
     static var options: [CommandOption<Self>] {
@@ -15,6 +17,9 @@ struct FetchCommand: Subcommand {
             .flag(
                 nil, "prune", \.prune, help: "Remove local refs the refspecs cover that the remote no longer has."),
             .flag(nil, "unshallow", \.unshallow, help: "Fetch the whole history of a shallow repository."),
+            .flag(
+                nil, "atomic", \.atomic,
+                help: "Update the local refs all or nothing: if one cannot be updated, none is."),
         ] + FetchArguments.options(at: \.arguments)
     }
 
@@ -28,6 +33,7 @@ struct FetchCommand: Subcommand {
 
     var prune = false
     var unshallow = false
+    var atomic = false
     var arguments = FetchArguments()
     var repository = ""
     var directory = ""
@@ -44,11 +50,20 @@ struct FetchCommand: Subcommand {
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         let fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
         let options = RepositoryFetchOptions(
-            fetch: fetchOptions, refspecs: try refspecs.map { try Refspec($0) }, prune: prune)
-        let result = try recording.saving {
-            defer { display.finish() }
-            return try remote.fetch(into: directory, options: options, progress: display.handler)
+            fetch: fetchOptions, refspecs: try refspecs.map { try Refspec($0) }, prune: prune, atomic: atomic)
+        let result: FetchResult
+        do {
+            result = try recording.saving {
+                defer { display.finish() }
+                return try remote.fetch(into: directory, options: options, progress: display.handler)
+            }
+        } catch let error as RefUpdateError where atomic {
+            // git's --atomic: `error: <why>`, and no ref changed; git exits with its transaction's
+            // code (-1 for a name conflict, -2 otherwise).
+            Console.writeError("error: \(error)\n")
+            return error.isNameConflict ? 255 : 254
         }
+        for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         for change in result.changes where change.kind == .rejectedShallow {
             // git warns (even with -q), shows no summary line for the ref and still exits 0.
             Console.writeError(
@@ -57,18 +72,51 @@ struct FetchCommand: Subcommand {
         if !arguments.quiet {
             let summary = Self.summary(result.changes, url: repository)
             if !summary.isEmpty { Console.writeError(summary) }
+        } else {
+            for change in result.changes {
+                if let error = change.error { Console.writeError("error: \(error)\n") }
+            }
         }
-        return result.changes.contains { $0.kind == .rejected } ? 1 : 0
+        if result.changes.contains(where: { $0.error?.isNameConflict == true }) {
+            Console.writeError(
+                "error: some local refs could not be updated; try running\n"
+                    + " 'git remote prune \(repository)' to remove any old, conflicting branches\n")
+        }
+        return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 
-    /// git's report: `From <url>`, then a line for each ref that changed (or was refused).
+    /// git's report: `From <url>`, then a line for each ref that changed (or was refused); the
+    /// error of a ref that could not be updated on the line before its own, as git prints it
+    /// when it meets it.
     static func summary(_ changes: [RefChange], url: String) -> String {
         let shown = changes.filter { $0.kind != .upToDate && $0.kind != .rejectedShallow }
         guard !shown.isEmpty else { return "" }
-        let width = max(10, shown.map { shortName($0.remoteName ?? "(none)").count }.max() ?? 0)
-        var text = "From \(displayedURL(url))\n"
+        // git's adjust_refcol_width: a line that would not fit the terminal (80 columns unless
+        // COLUMNS says) does not widen the column.
+        let columns = Environment.value("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
+        let widths = shown.compactMap { change -> Int? in
+            guard change.kind != .deleted else { return nil }
+            let remote = shortName(change.remoteName ?? "").count
+            return 21 + remote + 4 + shortName(change.localName).count >= columns ? nil : remote
+        }
+        let width = max(10, widths.max() ?? 0)
+        var text = ""
+        var shownURL = false
+        // Deletions are made (and fail) before any line is printed.
+        for change in shown where change.kind == .deleted {
+            if let error = change.error { text += "error: \(error)\n" }
+        }
         for change in shown {
-            let (flag, summary, note) = describe(change)
+            if change.kind != .deleted, let error = change.error { text += "error: \(error)\n" }
+            if !shownURL {
+                text += "From \(displayedURL(url))\n"
+                shownURL = true
+            }
+            var (flag, summary, note) = describe(change)
+            if change.error != nil && change.kind != .deleted {
+                flag = "!"
+                note = "  (unable to update local ref)"
+            }
             let source = shortName(change.remoteName ?? "(none)")
             let paddedSummary = summary + String(repeating: " ", count: max(0, 17 - summary.count))
             let paddedSource = source + String(repeating: " ", count: max(0, width - source.count))

@@ -29,6 +29,8 @@ enum GitWireCommand {
     }
 
     static func main() {
+        // A signal removes the lock and temporary files (and a clone's new repository) first.
+        try? SignalCleanup.install()
         Console.exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 

@@ -39,6 +39,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case url
     /// gzip bodies (as the HTTP recording proxy takes them from a server).
     case gunzip
+    /// Ref transactions on a repository, compared with `git update-ref` (runs git: slow).
+    case refTransaction = "ref-transaction"
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -57,6 +59,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fixture: FuzzText.fixture(data)
         case .url: FuzzText.url(data)
         case .gunzip: FuzzText.gunzip(data)
+        case .refTransaction: FuzzRefs.run(data)
         }
     }
 }

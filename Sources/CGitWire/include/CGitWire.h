@@ -30,6 +30,15 @@ int cgw_pidfd_open(int pid);
  * inherits none that another thread opened without close-on-exec. */
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
+/* Paths removed when the process is killed by a signal (see cleanup.c). `kind` is one of the
+ * CGW_CLEANUP_ values; register returns a slot for unregister, or -1 (nothing registered). */
+enum : int { CGW_CLEANUP_FILE = 0, CGW_CLEANUP_TREE = 1, CGW_CLEANUP_CONTENTS = 2 };
+int cgw_cleanup_register(const char *path, int kind);
+void cgw_cleanup_unregister(int slot);
+/* Installs the handler for `signal_number`: it removes every registered path, then dies by the
+ * signal with its default action. 0, or -1 with errno set. */
+int cgw_cleanup_install(int signal_number);
+
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);
 int cgw_deflate_init(z_streamp stream, int level);

@@ -10,6 +10,11 @@ public struct RepositoryFetchOptions: Sendable {
     public var mirror: Bool
     /// Removes local refs the refspecs cover that the remote no longer has (`--prune`).
     public var prune: Bool
+    /// Updates the local refs all or nothing (`git fetch --atomic`): if one cannot be updated,
+    /// the fetch fails with its ``RefUpdateError`` and no ref changes. Without it (git's
+    /// default), a ref that cannot be updated is reported in its ``RefChange/error`` and the
+    /// others are updated.
+    public var atomic: Bool
     /// How `remote.origin.url` is written into a new repository's configuration (by default the
     /// remote's URL as given).
     public var configuredURL: String?
@@ -19,8 +24,9 @@ public struct RepositoryFetchOptions: Sendable {
     /// Options for a fetch with `fetch`'s negotiation and `refspecs`.
     public init(
         fetch: FetchOptions = FetchOptions(), refspecs: [Refspec] = [], mirror: Bool = false, prune: Bool = false,
-        configuredURL: String? = nil, index: PackIndexOptions = PackIndexOptions()
+        configuredURL: String? = nil, index: PackIndexOptions = PackIndexOptions(), atomic: Bool = false
     ) {
+        self.atomic = atomic
         self.fetch = fetch
         self.refspecs = refspecs
         self.mirror = mirror

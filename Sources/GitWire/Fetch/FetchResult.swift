@@ -6,8 +6,43 @@ public struct FetchResult: Sendable {
     public var outcome: FetchOutcome
     /// The pack written into `objects/pack`, if one came.
     public var pack: PackIndexResult?
-    /// Each local ref the fetch considered, in name order, with what happened to it.
+    /// Each local ref the fetch considered, with what happened to it, in the order git reports
+    /// them: deletions, then refs to commits, then the others, each in the remote's order.
     public var changes: [RefChange]
+    /// Remote refs the refspecs took but the fetch left out, with why.
+    public var ignoredRefs: [IgnoredRef] = []
     /// Where `HEAD` points after a clone.
     public var head: HeadState?
+}
+
+/// A remote ref a clone or fetch left out.
+public struct IgnoredRef: Hashable, Sendable {
+    /// Why it was left out.
+    public enum Reason: Hashable, Sendable {
+        /// Its local name is one git refuses (git: `error: * Ignoring funny ref '…' locally`).
+        case badName
+        /// Its name is not UTF-8: gitwire's ref names are text, and the name with its bad bytes
+        /// replaced would be another ref's (git takes such names as bytes).
+        case notUTF8
+    }
+
+    /// The local name for ``Reason/badName``, the remote name for ``Reason/notUTF8``, as bytes.
+    public var name: [UInt8]
+    /// Why it was left out.
+    public var reason: Reason
+
+    /// A ref named `name` left out for `reason`.
+    public init(name: [UInt8], reason: Reason) {
+        self.name = name
+        self.reason = reason
+    }
+
+    /// The line the command line prints for it (git's words for a bad name).
+    public var message: String {
+        switch reason {
+        case .badName: return "error: * Ignoring funny ref '\(escapedForDisplay(name))' locally"
+        case .notUTF8:
+            return "error: * Ignoring ref '\(escapedForDisplay(name))' locally: its name is not UTF-8"
+        }
+    }
 }

@@ -33,9 +33,16 @@ public struct RefChange: Hashable, Sendable {
     public var newID: ObjectID?
     /// How it changed.
     public var kind: Kind
+    /// Why the ref could not be updated, when it could not (it then keeps its old value; `git
+    /// fetch` shows it with `!` and `unable to update local ref`).
+    public var error: RefUpdateError?
 
     /// A change of `localName` (from `remoteName`) of `kind`.
-    public init(remoteName: String?, localName: String, oldID: ObjectID?, newID: ObjectID?, kind: Kind) {
+    public init(
+        remoteName: String?, localName: String, oldID: ObjectID?, newID: ObjectID?, kind: Kind,
+        error: RefUpdateError? = nil
+    ) {
+        self.error = error
         self.remoteName = remoteName
         self.localName = localName
         self.oldID = oldID

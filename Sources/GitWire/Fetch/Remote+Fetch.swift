@@ -72,7 +72,7 @@ extension Remote {
         _ operation: RepositoryFetch, _ identity: String, _ loop: EpollRunLoop,
         _ completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
-        startExchange(operation, identity: identity, in: loop) { result in
+        let running = startExchange(operation, identity: identity, in: loop) { result in
             switch result {
             case .failure(let error):
                 operation.abandon()
@@ -90,6 +90,12 @@ extension Remote {
                         }
                     }, completion: completion)
             }
+        }
+        // Cancelled after the transfer (while deltas are resolved), the operation still stops
+        // before it changes the repository, and removes what it made.
+        return RunningExchange {
+            operation.cancel()
+            running.cancel()
         }
     }
 

@@ -23,6 +23,7 @@ final class RepositoryFetch {
     /// Refs a remote's shallow commits keep from being updated (see ``RemoteShallowRule``).
     private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
+    private let cancellation = Locked(false)
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
@@ -72,6 +73,14 @@ final class RepositoryFetch {
             // A dangling symbolic link counts as there: a failed clone leaves it (and the
             // directory made where it points, emptied, as git leaves it).
             let existed = FileSystem.exists(clonePath) || FileSystem.isSymbolicLink(clonePath)
+            // A signal that kills the process removes what the clone made, as git's clone does
+            // (a directory that existed, empty, is emptied and kept).
+            if !existed || !FileSystem.exists(clonePath)
+                || (FileSystem.isDirectory(clonePath)
+                    && (try? FileSystem.contents(ofDirectory: clonePath))?.isEmpty == true)
+            {
+                SignalCleanup.removeTreeOnSignal(clonePath, keepDirectory: existed)
+            }
             repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
             createdDirectory = !existed
         } else {
@@ -143,10 +152,21 @@ final class RepositoryFetch {
     }
 
     /// The remote refs the refspecs take, with their local names, in the remote's order.
-    static func wantedRefs(_ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false) -> [(
-        remote: String, local: String, id: ObjectID
-    )] {
+    static func wantedRefs(
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, keepDuplicates: Bool = false
+    ) -> [(remote: String, local: String, id: ObjectID)] {
+        mapRefs(listing, refspecs: refspecs, singleBranch: singleBranch, keepDuplicates: keepDuplicates).wanted
+    }
+
+    /// The refspecs applied to the remote's refs: the refs taken, and the names of those left out
+    /// because git refuses their local names (git's get_fetch_map: `* Ignoring funny ref
+    /// '<local>' locally`, not an error) or because they are not UTF-8 (gitwire's names are
+    /// text, and the replacement character would name another ref).
+    static func mapRefs(
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, keepDuplicates: Bool = false
+    ) -> (wanted: [(remote: String, local: String, id: ObjectID)], ignored: [IgnoredRef]) {
         var result: [(String, String, ObjectID)] = []
+        var ignored: [IgnoredRef] = []
         var taken = Set<String>()
         let headBranch = listing.refs.first { $0.name == "HEAD" }?.symrefTarget
         for ref in listing.refs {
@@ -154,14 +174,22 @@ final class RepositoryFetch {
             guard let id = ref.objectID, !name.hasSuffix("^{}") else { continue }
             if singleBranch && name != headBranch { continue }
             for spec in refspecs {
-                if let local = spec.destination(for: name), taken.insert(local).inserted {
-                    // git's get_fetch_map: "* Ignoring funny ref '<local>' locally", not an error.
-                    if (try? RefStore.checkName(local)) != nil { result.append((name, local, id)) }
+                guard let local = spec.destination(for: name) else { continue }
+                if String(validating: ref.nameBytes, as: UTF8.self) == nil {
+                    ignored.append(IgnoredRef(name: ref.nameBytes, reason: .notUTF8))
                     break
                 }
+                if taken.insert(local).inserted || keepDuplicates {
+                    if (try? RefStore.checkName(local)) != nil {
+                        result.append((name, local, id))
+                    } else {
+                        ignored.append(IgnoredRef(name: Array(local.utf8), reason: .badName))
+                    }
+                }
+                break
             }
         }
-        return result
+        return (result, ignored)
     }
 
     // MARK: During the exchange
@@ -258,6 +286,9 @@ final class RepositoryFetch {
         try ConnectivityCheck(objects: repository.objects).verify(
             tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
 
+        // A cancellation that arrived while the pack was completed stops here, before anything
+        // of the repository changes; abandon() then removes what was made.
+        if cancellation.withLock({ $0 }) { throw CancelledError() }
         if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
         if singleBranch {
             // Tags the server sent along (include-tag), or whose commits came: git follows them.
@@ -275,6 +306,12 @@ final class RepositoryFetch {
         var changes: [RefChange] = []
         var head: HeadState?
         if isClone {
+            // git's clone writes every ref in one transaction, which refuses a name given twice.
+            let all = Self.wantedRefs(
+                outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch, keepDuplicates: true)
+            let allNames = all.map(\.local)
+            let followed = Set(allNames)
+            try RefStore.checkInitialNames(allNames + wanted.map(\.local).filter { !followed.contains($0) })
             let records = wanted.map { RefRecord(name: $0.local, id: $0.id, peeled: peeler.peel($0.id)) }
             try repository.refs.writePackedRefs(records)
             changes = wanted.map {
@@ -308,9 +345,12 @@ final class RepositoryFetch {
             changes = try updateRefs(
                 wanted, in: repository, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
         }
-        let result = FetchResult(
+        var result = FetchResult(
             gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: changes, head: head)
+        result.ignoredRefs =
+            Self.mapRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch).ignored
         indexed = nil  // kept from now on
+        if let clonePath { SignalCleanup.forget(clonePath) }
         return result
     }
 
@@ -318,13 +358,15 @@ final class RepositoryFetch {
         _ wanted: [(remote: String, local: String, id: ObjectID)], in repository: Repository, graph: DatabaseCommitGraph
     ) throws -> [RefChange] {
         let before = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        var changes: [RefChange] = []
-        var updates: [RefUpdate] = []
+        var deletions: [RefChange] = []
+        var toCommits: [RefChange] = []
+        var others: [RefChange] = []
         let refspecs = options.effectiveRefspecs
+        let objects = repository.objects
         for (remote, local, id) in wanted {
             if refusedForShallow.contains(local) {
                 // git: "rejected <ref> because shallow roots are not allowed to be updated".
-                changes.append(
+                others.append(
                     RefChange(
                         remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
                 continue
@@ -344,26 +386,52 @@ final class RepositoryFetch {
             } else {
                 kind = .created
             }
-            let applied = kind != .rejected && kind != .upToDate
-            if applied { updates.append(RefUpdate(name: local, newID: id, expectedOldID: before[local])) }
-            changes.append(
-                RefChange(
-                    remoteName: remote, localName: local, oldID: before[local], newID: kind == .rejected ? nil : id,
-                    kind: kind))
+            let change = RefChange(
+                remoteName: remote, localName: local, oldID: before[local], newID: kind == .rejected ? nil : id,
+                kind: kind)
+            // git reports (and updates) the refs whose values are or peel to commits first.
+            if Self.peelsToCommit(id, in: objects) { toCommits.append(change) } else { others.append(change) }
         }
         if options.prune {
             let kept = Set(wanted.map(\.local))
             for record in refsBefore where !kept.contains(record.name) {
                 guard refspecs.contains(where: { $0.destinationMatches(record.name) }) else { continue }
-                updates.append(RefUpdate(name: record.name, newID: nil, expectedOldID: record.id))
-                changes.append(
+                deletions.append(
                     RefChange(remoteName: nil, localName: record.name, oldID: record.id, newID: nil, kind: .deleted))
             }
         }
-        try repository.refs.apply(updates)
-        return changes.sorted {
-            ($0.kind == .deleted ? 0 : 1, $0.localName) < ($1.kind == .deleted ? 0 : 1, $1.localName)
+        var changes = deletions + toCommits + others
+        let notApplied: Set<RefChange.Kind> = [.rejected, .upToDate, .rejectedShallow]
+        let updates = changes.filter { !notApplied.contains($0.kind) }.map {
+            RefUpdate(name: $0.localName, newID: $0.newID, expectedOldID: $0.oldID)
         }
+        let failures = try repository.refs.apply(
+            updates, atomic: options.atomic, objectType: { try objects.object($0)?.type })
+        if !failures.isEmpty {
+            let byName = Dictionary(failures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for index in changes.indices where !notApplied.contains(changes[index].kind) {
+                changes[index].error = byName[changes[index].localName]
+            }
+        }
+        return changes
+    }
+
+    /// Whether `id` names a commit, or a tag that peels to one.
+    private static func peelsToCommit(_ id: ObjectID, in objects: ObjectDatabase) -> Bool {
+        var current = id
+        for _ in 0..<64 {
+            guard let object = try? objects.object(current) else { return false }
+            switch object.type {
+            case .commit: return true
+            case .tag:
+                guard let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
+                    let target = ObjectID(hex: line.dropFirst(7))
+                else { return false }
+                current = target
+            default: return false
+            }
+        }
+        return false
     }
 
     /// Whether `old` is an ancestor of `new` (or equal), walking `new`'s history newest first
@@ -424,6 +492,10 @@ final class RepositoryFetch {
         return .detached(id)
     }
 
+    /// Asks the fetch to stop (from any thread): once the transfer is over, it fails with
+    /// ``CancelledError`` before it changes the repository, if it has not begun to already.
+    func cancel() { cancellation.withLock { $0 = true } }
+
     /// Removes everything this fetch created: the new repository, or the new pack.
     func abandon() {
         indexer = nil  // its temporary files go with it
@@ -439,6 +511,7 @@ final class RepositoryFetch {
             try? FileSystem.remove(String(indexed.packPath.dropLast(5)) + ".promisor")
         }
         indexed = nil
+        if let clonePath { SignalCleanup.forget(clonePath) }
     }
 
     // MARK: Files
@@ -478,8 +551,7 @@ final class RepositoryFetch {
             id.appendHex(to: &text)
             text.append(0x0a)
         }
-        let lock = try RefLock(path)
-        try lock.write(text)
+        let lock = try RefLock(path, content: text)
         try lock.commit()
     }
 }

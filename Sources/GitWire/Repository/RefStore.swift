@@ -91,26 +91,41 @@ public struct RefStore: Sendable {
     /// Points `HEAD` (or another symbolic ref) at `target`, through its lock file.
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
-        let lock = try RefLock("\(gitDirectory)/\(name)")
-        try lock.write(Array("ref: \(target)\n".utf8))
+        let lock = try RefLock("\(gitDirectory)/\(name)", content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
 
     /// Points `HEAD` at the commit `id` itself (a detached `HEAD`), through its lock file.
     public func setDetachedHead(_ id: ObjectID) throws {
-        let lock = try RefLock("\(gitDirectory)/HEAD")
-        try lock.write(Array("\(id.hex)\n".utf8))
+        let lock = try RefLock("\(gitDirectory)/HEAD", content: Array("\(id.hex)\n".utf8))
         try lock.commit()
     }
 
     /// Writes `packed-refs` with exactly `records`, as git does: the
     /// `# pack-refs with: peeled fully-peeled sorted ` header, records sorted by name, and a `^`
-    /// line after each annotated tag with what it peels to.
+    /// line after each annotated tag with what it peels to. Refuses, as git's clone refuses them,
+    /// records that name the same ref twice or a ref and another below it (`x` and `x/y`).
     public func writePackedRefs(_ records: [RefRecord]) throws {
         for record in records { try Self.checkName(record.name) }
-        let lock = try RefLock(packedRefsPath)
-        try lock.write(Self.packedRefsText(records))
+        try Self.checkInitialNames(records.map(\.name))
+        let lock = try RefLock(packedRefsPath, content: Self.packedRefsText(records))
         try lock.commit()
+    }
+
+    /// Checks the names of a new repository's refs as git's initial ref transaction does: no
+    /// name twice (`multiple updates for ref '…' not allowed`), no name that is a directory of
+    /// another (`cannot process 'x' and 'x/y' at the same time`).
+    static func checkInitialNames(_ names: [String]) throws {
+        let sorted = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for (previous, name) in zip(sorted, sorted.dropFirst()) where previous == name {
+            throw RefUpdateError(name: name, reason: .duplicate)
+        }
+        let all = Set(names)
+        for name in sorted {
+            for prefix in Self.directories(of: name) where all.contains(prefix) {
+                throw RefUpdateError(name: prefix, reason: .sameTime(prefix, name), initial: true)
+            }
+        }
     }
 
     /// The text of a `packed-refs` file holding `records`.
@@ -130,43 +145,277 @@ public struct RefStore: Sendable {
         return text
     }
 
-    /// Applies `updates` all or nothing: every ref's lock is taken first (and `packed-refs.lock`
-    /// when a ref is deleted), every expected old value checked, and only then are the new values
-    /// made visible. A held lock or an old value that changed leaves every ref as it was.
+    /// Applies `updates` all or nothing, as one git ref transaction: every ref is checked and
+    /// locked (its new value written into its lock file) before anything is made visible, and
+    /// `packed-refs` is rewritten only after that; a failure leaves every ref as it was and no
+    /// lock behind. Throws the first ``RefUpdateError`` (refs in name order).
     public func apply(_ updates: [RefUpdate]) throws {
-        guard !updates.isEmpty else { return }
-        for update in updates { try Self.checkName(update.name) }
-        let current = Dictionary(try all().map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        var locks: [RefLock] = []
-        defer { for lock in locks { lock.rollback() } }
-        for update in updates.sorted(by: { $0.name < $1.name }) {
-            try FileSystem.makeDirectories(Self.parent(of: "\(gitDirectory)/\(update.name)"))
-            let lock = try RefLock("\(gitDirectory)/\(update.name)")
-            locks.append(lock)
-            if let expected = update.expectedOldID, current[update.name] != expected {
-                throw RepositoryError.refChanged(update.name)
+        _ = try apply(updates, atomic: true)
+    }
+
+    /// Applies `updates` as git does.
+    ///
+    /// With `atomic`, all or nothing (see ``apply(_:)``; throws the ``RefUpdateError``). Without,
+    /// as `git fetch` does without `--atomic`: the deletions first, together (so a ref renamed
+    /// from `x/y` to `x`, or back, can be deleted and created), then each other update on its own,
+    /// in the order given; one that fails (a name conflict, a lock held by another process, a
+    /// name too long for the file system, ...) leaves that ref as it was, the others are made,
+    /// and its error is returned. Either way no lock file is left behind.
+    ///
+    /// `objectType` tells the type of a new value: a branch (`refs/heads/`) that would name
+    /// anything but a commit, or a ref that would name a missing object, is refused as git
+    /// refuses them. Without it, values are not checked.
+    @discardableResult
+    public func apply(
+        _ updates: [RefUpdate], atomic: Bool, objectType: ((ObjectID) throws -> ObjectType?)? = nil
+    ) throws -> [RefUpdateError] {
+        guard !updates.isEmpty else { return [] }
+        var state = try RefNames(store: self)
+        if atomic {
+            let sorted = updates.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            for (previous, update) in zip(sorted, sorted.dropFirst()) where previous.name == update.name {
+                throw RefUpdateError(name: update.name, reason: .duplicate)
             }
-            if let new = update.newID { try lock.write(Array("\(new.hex)\n".utf8)) }
+            try transaction(sorted, state: &state, objectType: objectType)
+            return []
         }
-        let deletions = Set(updates.filter { $0.newID == nil }.map(\.name))
+        var failures: [RefUpdateError] = []
+        let deletions = updates.filter { $0.newID == nil }
         if !deletions.isEmpty {
-            let packed = try packedRefs()
-            if packed.contains(where: { deletions.contains($0.name) }) {
-                let packedLock = try RefLock(packedRefsPath)
-                locks.append(packedLock)
-                try packedLock.write(Self.packedRefsText(packed.filter { !deletions.contains($0.name) }))
-                try packedLock.commit()
+            failures += try deleteEach(deletions, state: &state)
+        }
+        for update in updates where update.newID != nil {
+            do {
+                try transaction([update], state: &state, objectType: objectType)
+            } catch let error as RefUpdateError {
+                failures.append(error)
             }
         }
-        for (lock, update) in zip(locks, updates.sorted(by: { $0.name < $1.name })) {
-            if update.newID != nil {
+        return failures
+    }
+
+    /// One transaction: checks and locks every update, rewrites `packed-refs` for deletions,
+    /// then commits. On a failure before the commit, every lock is removed.
+    private func transaction(
+        _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?
+    ) throws {
+        let names = Set(updates.map(\.name))
+        var locks: [(RefLock, RefUpdate)] = []
+        var packedLock: RefLock?
+        defer {
+            for (lock, _) in locks { lock.rollback() }
+            packedLock?.rollback()
+        }
+        for update in updates {
+            try check(update, state: state, others: names, objectType: objectType)
+            locks.append((try lock(update, exists: state.contains(update.name)), update))
+        }
+        let deleted = Set(updates.filter { $0.newID == nil && state.packed.contains($0.name) }.map(\.name))
+        if !deleted.isEmpty {
+            packedLock = try lockPackedRefs(without: deleted, names: updates.map(\.name))
+        }
+        // Made visible: new values first, then packed-refs, then deleted loose files (as git's
+        // files backend orders them, so a ref is never missing while a deletion is under way).
+        var commitError: RefUpdateError?
+        for (lock, update) in locks where update.newID != nil {
+            do {
                 try lock.commit()
-            } else {
-                try FileSystem.remove(lock.path)
-                lock.rollback()
-                removeEmptyParents(of: update.name)
+                state.add(update.name)
+            } catch {
+                commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
         }
+        if let packedLock {
+            do {
+                try packedLock.commit()
+            } catch {
+                commitError = commitError ?? RefUpdateError(name: deleted.min()!, reason: .packedRefs("\(error)"))
+            }
+        }
+        for (lock, update) in locks where update.newID == nil {
+            do {
+                try lock.commitDeletion()
+                state.remove(update.name)
+                removeEmptyParents(of: update.name)
+            } catch {
+                commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
+            }
+        }
+        locks = []
+        if let commitError { throw commitError }
+    }
+
+    /// Deletes `deletions` as git's `delete_refs` does: each loose ref locked (a ref that cannot
+    /// be is reported and kept), `packed-refs` rewritten without the locked ones, then their loose
+    /// files removed.
+    private func deleteEach(_ deletions: [RefUpdate], state: inout RefNames) throws -> [RefUpdateError] {
+        var failures: [RefUpdateError] = []
+        var locks: [(RefLock, RefUpdate)] = []
+        defer { for (lock, _) in locks { lock.rollback() } }
+        // Checked one after the other, each against the refs as the ones before leave them.
+        var checking = state
+        var missing: [RefUpdate] = []
+        for update in deletions {
+            do {
+                try check(update, state: checking, others: [], objectType: nil)
+                // A ref that is not there has nothing to delete once checked; git takes and drops
+                // its lock, which fails on a directory that cannot be emptied: looked at below,
+                // once the deletions before it are made.
+                guard checking.contains(update.name) else {
+                    missing.append(update)
+                    continue
+                }
+                locks.append((try lock(update, exists: true), update))
+                checking.remove(update.name)
+            } catch let error as RefUpdateError {
+                failures.append(error)
+            }
+        }
+        let deleted = Set(locks.map(\.1.name).filter { state.packed.contains($0) })
+        if !deleted.isEmpty {
+            do {
+                let packedLock = try lockPackedRefs(without: deleted, names: locks.map(\.1.name))
+                try packedLock.commit()
+            } catch let error as RefUpdateError {
+                // None of them is deleted: each keeps its packed value, so its loose file stays.
+                return failures + locks.map { RefUpdateError(name: $0.1.name, reason: error.reason) }
+            } catch {
+                return failures + locks.map { RefUpdateError(name: $0.1.name, reason: .packedRefs("\(error)")) }
+            }
+        }
+        for (lock, update) in locks {
+            do {
+                try lock.commitDeletion()
+                state.remove(update.name)
+                removeEmptyParents(of: update.name)
+            } catch {
+                failures.append(RefUpdateError(name: update.name, reason: .cannotCommit("\(error)")))
+            }
+        }
+        locks = []
+        for update in missing {
+            let path = "\(gitDirectory)/\(update.name)"
+            if FileSystem.isDirectory(path) {
+                Self.removeEmptyDirectories(path)
+                if FileSystem.exists(path) {
+                    failures.append(RefUpdateError(name: update.name, reason: .blockingDirectory(path)))
+                    continue
+                }
+            }
+            // Taken and dropped, as git does: another process's lock fails the deletion.
+            guard FileSystem.isDirectory(Self.parent(of: path)) else { continue }
+            do {
+                try RefLock(path, content: []).rollback()
+            } catch let error as LockHeldError {
+                failures.append(RefUpdateError(name: update.name, reason: .lockHeld(error.lockPath)))
+            } catch let error as SystemCallError {
+                failures.append(
+                    RefUpdateError(name: update.name, reason: .cannotCreateLock("\(path).lock", "\(error.errno)")))
+            }
+        }
+        return failures
+    }
+
+    /// What git checks before it locks a ref: a valid name, the expected old value, no name
+    /// conflict for a ref that does not exist (with refs that exist or with `others` in the same
+    /// transaction),
+    /// and for a new value that the object exists and, for a branch, is a commit.
+    private func check(
+        _ update: RefUpdate, state: RefNames, others: Set<String>, objectType: ((ObjectID) throws -> ObjectType?)?
+    ) throws {
+        let name = update.name
+        guard (try? Self.checkName(name)) != nil else { throw RefUpdateError(name: name, reason: .badName) }
+        if let expected = update.expectedOldID {
+            let actual = try currentValue(name, state: state)
+            if actual != expected {
+                throw RefUpdateError(name: name, reason: .changed(expected: expected, actual: actual))
+            }
+        }
+        // A ref that does not exist is locked as a new one, a deletion too (as git does).
+        if !state.contains(name) {
+            for prefix in Self.directories(of: name) {
+                if state.contains(prefix) { throw RefUpdateError(name: name, reason: .exists(prefix)) }
+                if others.contains(prefix) { throw RefUpdateError(name: name, reason: .sameTime(prefix, name)) }
+            }
+            if let below = state.firstBelow(name) { throw RefUpdateError(name: name, reason: .exists(below)) }
+            if let below = others.filter({ $0.hasPrefix(name + "/") }).min() {
+                throw RefUpdateError(name: name, reason: .sameTime(name, below))
+            }
+        }
+        if let new = update.newID, let objectType {
+            guard let type = try objectType(new) else { throw RefUpdateError(name: name, reason: .missingObject(new)) }
+            if type != .commit && name.hasPrefix("refs/heads/") {
+                throw RefUpdateError(name: name, reason: .nonCommitToBranch(new))
+            }
+        }
+    }
+
+    /// The value of `name` now: its loose file, else its packed record.
+    private func currentValue(_ name: String, state: RefNames) throws -> ObjectID? {
+        switch try readLoose(name) {
+        case .detached(let id)?: return id
+        case .symbolic(let target)?: return target == name ? nil : try resolve(target)
+        case nil: return state.packedIDs[name]
+        }
+    }
+
+    /// Takes `update`'s lock, its new value written (empty for a deletion). An empty directory
+    /// where the ref's file goes (left by refs once below it) is removed first, as git does.
+    private func lock(_ update: RefUpdate, exists: Bool) throws -> RefLock {
+        let path = "\(gitDirectory)/\(update.name)"
+        if (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
+            Self.removeEmptyDirectories(path)
+            if FileSystem.exists(path) {
+                throw RefUpdateError(name: update.name, reason: .blockingDirectory(path))
+            }
+        }
+        let content = update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
+        do {
+            try FileSystem.makeDirectories(Self.parent(of: path))
+            do {
+                return try RefLock(path, content: content)
+            } catch {
+                if update.newID == nil { removeEmptyParents(of: update.name) }
+                throw error
+            }
+        } catch let error as LockHeldError {
+            throw RefUpdateError(name: update.name, reason: .lockHeld(error.lockPath))
+        } catch let error as SystemCallError {
+            throw RefUpdateError(name: update.name, reason: .cannotCreateLock("\(path).lock", "\(error.errno)"))
+        }
+    }
+
+    /// Takes `packed-refs.lock` with the file's new content: the records but `deleted`.
+    private func lockPackedRefs(without deleted: Set<String>, names: [String]) throws -> RefLock {
+        let records = try packedRefs().filter { !deleted.contains($0.name) }
+        do {
+            return try RefLock(packedRefsPath, content: Self.packedRefsText(records))
+        } catch let error as LockHeldError {
+            throw RefUpdateError(name: deleted.min() ?? names[0], reason: .lockHeld(error.lockPath))
+        } catch let error as SystemCallError {
+            throw RefUpdateError(
+                name: deleted.min() ?? names[0], reason: .cannotCreateLock("\(packedRefsPath).lock", "\(error.errno)"))
+        }
+    }
+
+    /// The directories a ref name lies in: `refs/heads/x` for `refs/heads/x/y`, and so on up,
+    /// `refs/` itself left out.
+    static func directories(of name: String) -> [String] {
+        var result: [String] = []
+        var index = name.startIndex
+        var first = true
+        while let slash = name[index...].firstIndex(of: "/") {
+            if !first { result.append(String(name[..<slash])) }
+            first = false
+            index = name.index(after: slash)
+        }
+        return result
+    }
+
+    private static func removeEmptyDirectories(_ path: String) {
+        guard FileSystem.isDirectory(path), let names = try? FileSystem.contents(ofDirectory: path) else { return }
+        for name in names { removeEmptyDirectories("\(path)/\(name)") }
+        FileSystem.removeDirectoryIfEmpty(path)
     }
 
     private func removeEmptyParents(of name: String) {
@@ -206,5 +455,60 @@ public struct RefUpdate: Hashable, Sendable {
         self.name = name
         self.newID = newID
         self.expectedOldID = expectedOldID
+    }
+}
+
+/// The names of a repository's refs, loose and packed, for the name-conflict checks of a
+/// transaction: which exist, and whether any lies below a name (`refs/heads/x/y` below
+/// `refs/heads/x`).
+struct RefNames {
+    private(set) var names: Set<String> = []
+    /// The names in `packed-refs`.
+    private(set) var packed: Set<String> = []
+    /// The values in `packed-refs`.
+    private(set) var packedIDs: [String: ObjectID] = [:]
+    /// How many refs lie below each directory.
+    private var below: [String: Int] = [:]
+
+    init(store: RefStore) throws {
+        for record in try store.packedRefs() {
+            packed.insert(record.name)
+            packedIDs[record.name] = record.id
+            add(record.name)
+        }
+        try collectLoose(store.gitDirectory, "refs")
+    }
+
+    private mutating func collectLoose(_ gitDirectory: String, _ directory: String) throws {
+        let path = "\(gitDirectory)/\(directory)"
+        guard FileSystem.isDirectory(path) else { return }
+        for entry in try FileSystem.contents(ofDirectory: path) where !entry.hasSuffix(".lock") {
+            let name = "\(directory)/\(entry)"
+            if FileSystem.isDirectory("\(gitDirectory)/\(name)") {
+                try collectLoose(gitDirectory, name)
+            } else {
+                add(name)
+            }
+        }
+    }
+
+    func contains(_ name: String) -> Bool { names.contains(name) }
+
+    /// The first ref (in name order) below `name`, if any.
+    func firstBelow(_ name: String) -> String? {
+        guard below[name, default: 0] > 0 else { return nil }
+        return names.filter { $0.hasPrefix(name + "/") }.min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    mutating func add(_ name: String) {
+        guard names.insert(name).inserted else { return }
+        for directory in RefStore.directories(of: name) { below[directory, default: 0] += 1 }
+    }
+
+    mutating func remove(_ name: String) {
+        packed.remove(name)
+        packedIDs[name] = nil
+        guard names.remove(name) != nil else { return }
+        for directory in RefStore.directories(of: name) { below[directory, default: 0] -= 1 }
     }
 }

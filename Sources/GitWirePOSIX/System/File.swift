@@ -33,11 +33,16 @@ package final class File {
     /// Creates a new, uniquely named file in `directory` whose name starts with `prefix`.
     package static func createTemporary(in directory: String, prefix: String) throws -> File {
         var template = Array("\(directory)/\(prefix)XXXXXX".utf8CString)
-        let fd = try template.withUnsafeMutableBufferPointer { buffer in
-            try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
+        // Removed if a signal kills the process before it is renamed into place or removed; the
+        // signals wait until it is registered.
+        return try SignalCleanup.deferringSignals {
+            let fd = try template.withUnsafeMutableBufferPointer { buffer in
+                try retryingInterrupts("mkostemp \(directory)") { cgw_mkstemp_cloexec(buffer.baseAddress!) }
+            }
+            let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            SignalCleanup.removeFileOnSignal(path)
+            return File(path: path, descriptor: FileDescriptor(rawValue: fd))
         }
-        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return File(path: path, descriptor: FileDescriptor(rawValue: fd))
     }
 
     /// Standard input, for reading (not closed by this value).
@@ -147,6 +152,7 @@ package enum FileSystem {
     /// Renames `from` to `to`, replacing `to`.
     package static func rename(_ from: String, to: String) throws {
         _ = try retryingInterrupts("rename \(from) to \(to)") { Glibc.rename(from, to) }
+        SignalCleanup.forget(from)
     }
 
     /// Writes `bytes` to `path` through a temporary file in the same directory (named with
@@ -174,6 +180,7 @@ package enum FileSystem {
         if unlink(path) == -1 && Errno.current != .noSuchFile {
             throw SystemCallError("unlink \(path)", Errno.current)
         }
+        SignalCleanup.forget(path)
     }
 
     /// Whether something exists at `path`.

@@ -78,13 +78,16 @@ struct RepositoryTests {
         let before = try gitText(["for-each-ref"], in: bare)
         try git(["update-ref", "refs/heads/held", main.id.hex], in: bare)
         #expect(FileManager.default.createFile(atPath: "\(bare)/refs/heads/topic.lock", contents: Data()))
-        let error = try #require(throws: LockHeldError.self) {
+        let error = try #require(throws: RefUpdateError.self) {
             try repository.refs.apply([
                 RefUpdate(name: "refs/heads/aaa", newID: main.id),
                 RefUpdate(name: "refs/heads/topic", newID: main.id),
             ])
         }
-        #expect(error.description.hasPrefix("Unable to create '\(bare)/refs/heads/topic.lock': File exists."))
+        #expect(error.reason == .lockHeld("\(bare)/refs/heads/topic.lock"))
+        #expect(
+            error.description.hasPrefix(
+                "cannot lock ref 'refs/heads/topic': Unable to create '\(bare)/refs/heads/topic.lock': File exists."))
         try FileManager.default.removeItem(atPath: "\(bare)/refs/heads/topic.lock")
         try git(["update-ref", "-d", "refs/heads/held"], in: bare)
         #expect(try gitText(["for-each-ref"], in: bare) == before)
@@ -96,7 +99,7 @@ struct RepositoryTests {
         let repository = try Repository.create(
             at: directory.appending("x.git"), config: GitConfig([GitConfig.bareCore]))
         for name in ["refs/heads/../../config", "refs/heads/a..b", "HEAD", "refs/heads/x.lock", "refs/heads/a\u{1}"] {
-            #expect(throws: RepositoryError.badRefName(name)) {
+            #expect(throws: RefUpdateError(name: name, reason: .badName)) {
                 try repository.refs.apply([RefUpdate(name: name, newID: .zero)])
             }
         }
