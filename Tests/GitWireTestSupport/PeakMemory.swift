@@ -11,13 +11,17 @@ public struct MeasuredRun: Sendable {
 
 /// Runs `arguments` under `/usr/bin/time` (installed by `Tools/setup.sh`) and reports its peak
 /// resident memory: for tests that bound what a child process holds, never how long it took.
+/// With `killAfter`, a run that has not ended after that many seconds (scaled by
+/// ``testSlowness``) is killed, so that a hang fails the test rather than stalling it.
 public func measuringPeakMemory(
-    _ arguments: [String], environment: [String: String] = [:], input: [UInt8] = []
+    _ arguments: [String], environment: [String: String] = [:], input: [UInt8] = [], killAfter: Int? = nil
 ) throws -> MeasuredRun {
     let directory = try TemporaryDirectory(prefix: "gitwire-peak")
     let report = directory.appending("time")
+    let limit = killAfter.map { ["timeout", "--signal=KILL", String(scaledForSlowRuns(seconds: $0))] } ?? []
     let output = try run(
-        ["/usr/bin/time", "-f", "%M", "-o", report] + arguments, environment: environment, input: input, check: false)
+        limit + ["/usr/bin/time", "-f", "%M", "-o", report] + arguments, environment: environment, input: input,
+        check: false)
     let text = try String(contentsOfFile: report, encoding: .utf8)
     // A command that fails makes time write "Command exited with non-zero status N" first.
     guard let kibibytes = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })

@@ -247,7 +247,9 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
                 }
                 let passed = try preamble.take(bytes)
                 let inside = advertisementEnd.count(in: passed)
-                if inside > 0 { handler?.connection(self, didReceive: inside == passed.count ? passed : Array(passed[..<inside])) }
+                if inside > 0 {
+                    handler?.connection(self, didReceive: inside == passed.count ? passed : Array(passed[..<inside]))
+                }
                 if inside < passed.count, transfer === current, !isClosed {
                     // The advertisement ended and the server goes on: what follows answers no
                     // request (git reads past it too, or takes it for the next answer). Nothing

@@ -25,7 +25,7 @@ import Testing
     @Test(arguments: chunkSizes)
     func stopsAfterTheFirstFlush(size: Int) {
         // Packets, a delimiter and a response end (which end nothing), a flush, then more.
-        let advertisement = Array("000eversion 2\n0001000Bls-refs\n00020000".utf8)
+        let advertisement = Array("000eversion 2\n0001000Cls-refs\n00020000".utf8)
         let after = Array("0000zzzz0009more".utf8) + [UInt8](repeating: 0, count: 3000)
         #expect(Self.counted(advertisement + after, size: size) == advertisement.count)
         #expect(Self.counted(advertisement, size: size) == advertisement.count)
