@@ -32,7 +32,6 @@ http-backend are streamed with chunked transfer encoding; connections are kept a
 """
 import argparse
 import base64
-import zlib
 import os
 import shutil
 import socket
@@ -41,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 

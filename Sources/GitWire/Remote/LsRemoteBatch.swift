@@ -79,7 +79,7 @@ public struct BatchListing: Sendable {
 /// Lists the refs of many remotes concurrently on one ``EpollRunLoop``: at most
 /// ``LsRemoteBatchOptions/jobs`` exchanges at a time, at most
 /// ``LsRemoteBatchOptions/jobsPerHost`` of them with any one server, each over its own transport
-/// (git://, file://, ssh://, http(s)://), each with its own timeout and its own error.
+/// (git://, file://, ssh://, http(s)://), each with its own timeout, deadline and error.
 ///
 /// URLs come in as they are needed (from a sequence given to ``start(_:)``, or pushed with
 /// ``add(_:)`` when ``onNeedsInput`` asks), so neither the input nor the results are ever held
