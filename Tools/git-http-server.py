@@ -9,7 +9,19 @@ Routes (ROOT is --root, a folder of repositories):
   /dumb/<repo>/...       static files only: a dumb-HTTP server
   /status/<code>/...     answers <code> with a short text body
   /hostile/<kind>/...    misbehaves (tests of hostile servers): redirect-loop, garbage,
-                         truncated, stall, html-post, huge-header, no-flush, control-text
+                         truncated, stall, html-post, huge-header, no-flush, control-text;
+                         and, before the repository's path:
+    gzip-bomb-post/<filler>/<MiB>/<repo>   smart HTTP, but each POST (with keepalive, each fetch
+                         request) is answered with Content-Encoding: gzip and a body that
+                         expands to <MiB> MiB of <filler>
+    gzip-bomb-advertisement/<filler>/<MiB>/<repo>   the real advertisement followed by <MiB>
+                         MiB of <filler>, all gzip-encoded; POSTs served normally
+    gzip-bomb-refs/<MiB>/<repo>   the real v0 advertisement with <MiB> MiB of ref lines before
+                         its closing flush, all gzip-encoded: an enormous advertisement
+        fillers: flush ("0000" packets), keepalive ("packfile" then empty band-1 packets),
+                 ref (one ref line over and over, then a flush), zero (NUL bytes)
+    trickle/<seconds>/<repo>   the real v0 advertisement one packet every <seconds>, then
+                         one more made-up ref every <seconds>, never ending
   anything else          404
 A request for an absolute http:// URL (the server used as an HTTP proxy) is served as the same
 path asked directly, and logged as PROXY <url>.
@@ -28,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -140,8 +153,103 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
         elif kind == "control-text":
             self.send_text(500, "\x1b]0;TITLE\x07\x1b[31mred\x1b[0m\rover\n")
+        elif kind in ("gzip-bomb-post", "gzip-bomb-advertisement"):
+            _, filler, size, repo = rest.strip("/").split("/", 3)
+            mebibytes = int(size)
+            plain = zlib.decompress(body, 47) if body.startswith(b"\x1f\x8b") else body
+            fetching = b"command=fetch" in plain or b"want " in plain
+            if (kind == "gzip-bomb-post") == (self.command == "POST") and (filler != "keepalive" or fetching):
+                prefix = b""
+                content_type = "application/x-git-upload-pack-result"
+                if kind == "gzip-bomb-advertisement":
+                    status, headers, prefix = self.backend_output("/" + repo, query, body)
+                    content_type = dict((name.lower(), value) for name, value in headers).get(
+                        "content-type", advertisement)
+                self.send_gzip_bomb(content_type, prefix, filler, mebibytes)
+            else:
+                self.backend("/" + repo, query, body)
+        elif kind == "gzip-bomb-refs":
+            _, size, repo = rest.strip("/").split("/", 2)
+            if self.command == "GET":
+                _, _, data = self.backend_output("/" + repo, query, body, protocol=False)
+                self.send_gzip_bomb(advertisement, data[:-4], "ref", int(size))
+            else:
+                self.backend("/" + repo, query, body)
+        elif kind == "trickle":
+            _, seconds, repo = rest.strip("/").split("/", 2)
+            self.trickle("/" + repo, query, float(seconds))
         else:
             self.send_text(404, "no such hostile kind\n")
+
+    FILLERS = {
+        "flush": (b"", b"0000", b""),
+        "keepalive": (b"000dpackfile\n", b"0005\x01", b""),
+        "ref": (b"", b"%04x%s refs/heads/bomb-ref-with-a-longer-name\n" % (84, b"1" * 40), b"0000"),
+        "zero": (b"", b"\0", b""),
+    }
+    bombs = {}
+    bombs_lock = threading.Lock()
+
+    def send_gzip_bomb(self, content_type, prefix, filler, mebibytes):
+        """Answers 200 with Content-Encoding: gzip: `prefix`, then the filler's own start and its
+        unit repeated to `mebibytes` MiB, compressed at level 9 (about 1,000 to 1); each body is
+        made once and kept."""
+        key = (prefix, filler, mebibytes)
+        with Handler.bombs_lock:
+            body = Handler.bombs.get(key)
+            if body is None:
+                start, unit, end = self.FILLERS[filler]
+                compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+                block = (unit * (65536 // len(unit) + 1))[:65536 // len(unit) * len(unit)]
+                parts = [compressor.compress(prefix + start)]
+                produced = 0
+                while produced < mebibytes << 20:
+                    parts.append(compressor.compress(block))
+                    produced += len(block)
+                parts.append(compressor.compress(end))
+                parts.append(compressor.flush())
+                body = b"".join(parts)
+                Handler.bombs[key] = body
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def trickle(self, rest, query, seconds):
+        """The real v0 advertisement, one packet every `seconds`, then a made-up ref every
+        `seconds` for as long as the client reads: a server that never finishes."""
+        _, _, data = self.backend_output(rest, query, b"", protocol=False)
+        packets = []
+        while data:
+            length = int(data[:4], 16)
+            packets.append(data[:max(length, 4)])
+            data = data[max(length, 4):]
+        oid = next((p[4:44] for p in packets[2:] if len(p) > 44), b"0" * 40)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-git-upload-pack-advertisement")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for packet in packets[:-1]:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(packet), packet))
+                self.wfile.flush()
+                time.sleep(seconds)
+            number = 0
+            while True:
+                line = oid + b" refs/heads/trickle-%d\n" % number
+                packet = b"%04x" % (len(line) + 4) + line
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(packet), packet))
+                self.wfile.flush()
+                number += 1
+                time.sleep(seconds)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
     def send_raw(self, status, content_type, data, close=False):
         self.send_response(status)
@@ -170,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def backend(self, rest, query, body, user=None):
+    def backend_process(self, rest, query, body, user=None, protocol=True):
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "GIT_PROJECT_ROOT": self.server.root,
@@ -185,14 +293,32 @@ class Handler(BaseHTTPRequestHandler):
             "REMOTE_ADDR": self.client_address[0],
             "HOME": self.server.root,
         }
-        for header in ("Git-Protocol", "Content-Encoding", "Accept-Encoding"):
+        for header in ("Git-Protocol", "Content-Encoding", "Accept-Encoding") if protocol else ():
             value = self.headers.get(header)
             if value is not None:
                 environment["HTTP_" + header.upper().replace("-", "_")] = value
         if user:
             environment["REMOTE_USER"] = user
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [self.server.git, "http-backend"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment)
+
+    def backend_output(self, rest, query, body, protocol=True):
+        """What http-backend answers, whole: (status, headers, body)."""
+        process = self.backend_process(rest, query, body, protocol=protocol)
+        output, _ = process.communicate(body)
+        head, _, data = output.partition(b"\r\n\r\n")
+        status = 200
+        headers = []
+        for line in head.decode("latin-1").split("\r\n"):
+            name, _, value = line.partition(":")
+            if name.lower() == "status":
+                status = int(value.strip().split()[0])
+            elif name:
+                headers.append((name, value.strip()))
+        return status, headers, data
+
+    def backend(self, rest, query, body, user=None):
+        process = self.backend_process(rest, query, body, user)
         writer = threading.Thread(target=self.feed, args=(process, body))
         writer.start()
         status = 200
@@ -234,6 +360,12 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False
+
+    def handle_error(self, request, client_address):
+        # A client that hangs up early (one that stops reading a hostile answer) is no error.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def main():

@@ -60,6 +60,7 @@ _Static_assert(CGW_CURL_CSELECT_OUT == CURL_CSELECT_OUT, "CURL_CSELECT_OUT");
 _Static_assert(CGW_CURL_CSELECT_ERR == CURL_CSELECT_ERR, "CURL_CSELECT_ERR");
 _Static_assert(CGW_CURL_SOCKET_TIMEOUT == CURL_SOCKET_TIMEOUT, "CURL_SOCKET_TIMEOUT");
 _Static_assert(CGW_CURL_ERROR_SIZE == CURL_ERROR_SIZE, "CURL_ERROR_SIZE");
+_Static_assert(CGW_CURL_WRITEFUNC_PAUSE == CURL_WRITEFUNC_PAUSE, "CURL_WRITEFUNC_PAUSE");
 
 static struct {
     CURLcode (*global_init)(long flags);
@@ -68,6 +69,7 @@ static struct {
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     const char *(*easy_strerror)(CURLcode);
+    CURLcode (*easy_pause)(CURL *, int);
     CURLM *(*multi_init)(void);
     CURLMcode (*multi_cleanup)(CURLM *);
     CURLMcode (*multi_setopt)(CURLM *, CURLMoption, ...);
@@ -107,6 +109,7 @@ static void load(void) {
     LOAD(easy_setopt, "curl_easy_setopt");
     LOAD(easy_getinfo, "curl_easy_getinfo");
     LOAD(easy_strerror, "curl_easy_strerror");
+    LOAD(easy_pause, "curl_easy_pause");
     LOAD(multi_init, "curl_multi_init");
     LOAD(multi_cleanup, "curl_multi_cleanup");
     LOAD(multi_setopt, "curl_multi_setopt");
@@ -152,6 +155,7 @@ int cgw_curl_easy_getinfo_string(void *easy, int info, const char **value) {
     return api.easy_getinfo(easy, (CURLINFO)info, value);
 }
 const char *cgw_curl_easy_strerror(int code) { return api.easy_strerror((CURLcode)code); }
+int cgw_curl_easy_unpause(void *easy) { return api.easy_pause(easy, CURLPAUSE_CONT); }
 long cgw_curl_auth_any(void) { return (long)CURLAUTH_ANY; }
 
 void *cgw_curl_multi_init(void) { return api.multi_init(); }

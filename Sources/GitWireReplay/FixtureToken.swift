@@ -17,27 +17,33 @@ enum FixtureToken: Hashable {
     /// the listing always turns back into the original bytes.
     static func tokens(for bytes: [UInt8]) -> [FixtureToken] {
         var tokens: [FixtureToken] = []
+        forEachToken(in: bytes) { tokens.append($0) }
+        return tokens
+    }
+
+    /// Hands the tokens of `bytes` (see ``tokens(for:)``) to `body` one by one, none of them held
+    /// after its call.
+    static func forEachToken(in bytes: [UInt8], _ body: (FixtureToken) throws -> Void) rethrows {
         var index = 0
         while index < bytes.count {
             guard bytes.count - index >= 4, let length = canonicalLength(bytes[index..<(index + 4)]) else { break }
             switch length {
-            case 0: tokens.append(.flush)
-            case 1: tokens.append(.delimiter)
-            case 2: tokens.append(.responseEnd)
+            case 0: try body(.flush)
+            case 1: try body(.delimiter)
+            case 2: try body(.responseEnd)
             default:
                 guard length > 4, bytes.count - index >= length else {
-                    tokens += rawTokens(bytes[index...])
-                    return tokens
+                    try forEachRawToken(bytes[index...], body)
+                    return
                 }
                 let payload = Array(bytes[(index + 4)..<(index + length)])
-                tokens.append(looksLikeText(payload) ? .packetText(payload) : .packetBase64(payload))
+                try body(looksLikeText(payload) ? .packetText(payload) : .packetBase64(payload))
                 index += length
                 continue
             }
             index += 4
         }
-        if index < bytes.count { tokens += rawTokens(bytes[index...]) }
-        return tokens
+        if index < bytes.count { try forEachRawToken(bytes[index...], body) }
     }
 
     /// The bytes the token stands for.
@@ -92,9 +98,9 @@ enum FixtureToken: Hashable {
         }
     }
 
-    private static func rawTokens(_ bytes: ArraySlice<UInt8>) -> [FixtureToken] {
-        stride(from: bytes.startIndex, to: bytes.endIndex, by: 57).map {
-            .raw(Array(bytes[$0..<min($0 + 57, bytes.endIndex)]))
+    private static func forEachRawToken(_ bytes: ArraySlice<UInt8>, _ body: (FixtureToken) throws -> Void) rethrows {
+        for start in stride(from: bytes.startIndex, to: bytes.endIndex, by: 57) {
+            try body(.raw(Array(bytes[start..<min(start + 57, bytes.endIndex)])))
         }
     }
 

@@ -7,6 +7,11 @@ import GitWire
 /// (gzip undone) and the answers as pkt-lines (the discovery answer without its `# service=`
 /// preamble). Credentials (`Authorization`) are forwarded and never recorded.
 ///
+/// What it holds is bounded: a session records at most `recordingLimit` bytes (compressed
+/// bodies counted as decoded; beyond, the connection is closed and fails with
+/// ``RecordingLimitError``, no fixture written), and an upstream answer is read only as fast as
+/// the client takes it (at most about 1 MiB waits for the client).
+///
 /// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
 public final class HTTPRecordingProxy: SessionRecordingProxy {
     private let recorder: ProxyRecorder
@@ -18,18 +23,24 @@ public final class HTTPRecordingProxy: SessionRecordingProxy {
         set { recorder.onFinishedConnection = newValue }
     }
 
+    /// The default most bytes one session records: 256 MiB (a fixture of that is already far
+    /// larger than any a test should carry).
+    public static let defaultRecordingLimit = 256 << 20
+
     /// Listens on `listenHost`:`listenPort` and forwards to `upstream` (`http://host[:port]` or
     /// `https://…`; request paths are appended to it), writing fixtures into `outputDirectory` as
-    /// `connection-001.session`, ….
-    public init(listenHost: String, listenPort: Int, upstream: String, outputDirectory: String, loop: EpollRunLoop)
-        throws
-    {
+    /// `connection-001.session`, …, each of at most `recordingLimit` bytes of session data.
+    public init(
+        listenHost: String, listenPort: Int, upstream: String, outputDirectory: String, loop: EpollRunLoop,
+        recordingLimit: Int = HTTPRecordingProxy.defaultRecordingLimit
+    ) throws {
         var base = upstream
         while base.hasSuffix("/") { base.removeLast() }
         _ = try SmartHTTP.Location(base + "/")
         recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
             [base] client, finished in
-            HTTPProxyConnection(client: client, upstream: base, loop: loop, onFinish: finished)
+            HTTPProxyConnection(
+                client: client, upstream: base, loop: loop, limit: recordingLimit, onFinish: finished)
         }
     }
 
@@ -74,14 +85,20 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     private var recording = Session(transport: "http", service: "", path: "", protocolVersion: .v0)
     private var discovered = false
     private var finished = false
+    private var budget: RecordingBudget
+    private var failure: (any Error)?
     private let onFinish: (HTTPProxyConnection) -> Void
+    /// Answer bytes waiting for the client beyond which the upstream transfer is suspended.
+    private static let clientBacklogLimit = 1 << 20
 
     init(
-        client: ByteStreamPair, upstream: String, loop: EpollRunLoop, onFinish: @escaping (HTTPProxyConnection) -> Void
+        client: ByteStreamPair, upstream: String, loop: EpollRunLoop, limit: Int,
+        onFinish: @escaping (HTTPProxyConnection) -> Void
     ) {
         self.client = client
         self.upstream = upstream
         self.loop = loop
+        self.budget = RecordingBudget(limit: limit)
         self.onFinish = onFinish
         recording.transport = upstream.lowercased().hasPrefix("https:") ? "https" : "http"
         client.input.delegate = self
@@ -91,6 +108,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
 
     /// The recorded session; its header comes from the first discovery request.
     func session() throws -> Session {
+        if let failure { throw failure }
         guard discovered else { throw ProtocolError("the client made no smart HTTP discovery request") }
         return recording
     }
@@ -112,9 +130,24 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
             if current == nil && queued.isEmpty { closeAll() }
         case .errorOccurred:
             closeAll()
-        case .openCompleted, .hasSpaceAvailable:
+        case .hasSpaceAvailable:
+            // The client took what waited: read on from upstream.
+            if stream === client.output { current?.resume() }
+        case .openCompleted:
             break
         }
+    }
+
+    /// Records `bytes` from `direction` if the session has room for them; otherwise fails the
+    /// recording and closes everything. Returns whether they were recorded.
+    private func record(_ bytes: [UInt8], from direction: Session.Direction) -> Bool {
+        guard budget.take(bytes.count) else {
+            failure = RecordingLimitError(limit: budget.limit)
+            closeAll()
+            return false
+        }
+        recording.append(bytes, from: direction)
+        return true
     }
 
     private func startNext() {
@@ -140,8 +173,19 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         }
         var body = request.body
         let gzipped = request.header("Content-Encoding")?.lowercased() == "gzip"
-        if gzipped, let plain = try? gunzip(body, limit: 1 << 30) { body = plain }
-        recording.append(body, from: .client)
+        if gzipped {
+            do {
+                // What the session still has room for, and one byte more to tell "too much".
+                body = try gunzip(body, limit: budget.remaining + 1)
+            } catch is GzipExpansionError {
+                failure = RecordingLimitError(limit: budget.limit)
+                closeAll()
+                return
+            } catch {
+                // Not gzip after all: recorded as sent.
+            }
+        }
+        guard record(body, from: .client) else { return }
         var line = "\(request.method) \(request.target)"
         if let protocolHeader { line += " git-protocol=\(protocolHeader)" }
         if gzipped { line += " content-encoding=gzip" }
@@ -174,12 +218,16 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     func transfer(_ transfer: HTTPTransfer, didReceive bytes: [UInt8]) {
         guard transfer === current else { return }
         if var filter = preamble {
-            if let passed = try? filter.take(bytes) { recording.append(passed, from: .server) }
+            if let passed = try? filter.take(bytes) {
+                guard record(passed, from: .server) else { return }
+            }
             preamble = filter
         } else {
-            recording.append(bytes, from: .server)
+            guard record(bytes, from: .server) else { return }
         }
         write(Array(String(bytes.count, radix: 16).utf8) + [0x0d, 0x0a] + bytes + [0x0d, 0x0a])
+        // A client slower than the upstream: read no further until it has taken this.
+        if !finished, client.output.queuedByteCount >= Self.clientBacklogLimit { transfer.suspend() }
     }
 
     func transfer(_ transfer: HTTPTransfer, didFinishWith error: HTTPTransferError?) {

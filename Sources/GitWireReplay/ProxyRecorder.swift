@@ -2,7 +2,7 @@ import GitWire
 
 /// One forwarded client connection of a recording proxy.
 protocol ProxiedConnection: AnyObject {
-    /// The recorded session.
+    /// The recorded session, or why there is none (``RecordingLimitError`` among others).
     func session() throws -> Session
     /// Closes both sides; the connection reports its end.
     func closeAll()
@@ -56,5 +56,44 @@ final class ProxyRecorder {
         } catch {
             onFinishedConnection?(.failure(error))
         }
+    }
+}
+
+/// A recording proxy's session grew past its limit (``HTTPRecordingProxy/defaultRecordingLimit``
+/// unless the proxy was given another): the proxy closed both sides of the connection and wrote
+/// no fixture for it.
+public struct RecordingLimitError: GitWireError, Hashable, Sendable {
+    /// The most bytes a session may record (both directions, compressed bodies as decoded).
+    public let limit: Int
+
+    /// Makes the error.
+    public init(limit: Int) { self.limit = limit }
+
+    /// What kind of failure this is: ``GitWireErrorKind/protocol``, a peer sent more than the
+    /// recording may hold.
+    public var kind: GitWireErrorKind { .protocol }
+
+    /// The text shown to users and in logs.
+    public var description: String {
+        let size = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+        return "the session grew past the recording limit of \(size); the connection was closed and nothing written"
+    }
+}
+
+/// The bytes a recording proxy's connection has recorded, within its limit.
+struct RecordingBudget {
+    /// The most bytes the session may hold.
+    let limit: Int
+    /// Bytes recorded so far.
+    private(set) var used = 0
+
+    /// The bytes left.
+    var remaining: Int { limit - used }
+
+    /// Counts `count` more bytes; false (counting nothing) when they would pass the limit.
+    mutating func take(_ count: Int) -> Bool {
+        guard count <= remaining else { return false }
+        used += count
+        return true
     }
 }

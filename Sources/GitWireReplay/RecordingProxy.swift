@@ -2,7 +2,9 @@ import GitWire
 
 /// A git:// proxy that records every connection it forwards: any client (git itself included)
 /// connects to it, it connects to the upstream daemon, passes the bytes through unchanged both
-/// ways, and when both sides have closed writes the session as a fixture.
+/// ways, and when both sides have closed writes the session as a fixture. A session records at
+/// most `recordingLimit` bytes; beyond, the connection is closed and fails with
+/// ``RecordingLimitError``, and no fixture is written.
 ///
 /// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
 public final class RecordingProxy {
@@ -16,16 +18,18 @@ public final class RecordingProxy {
     }
 
     /// Listens on `host`:`port` and forwards to `upstreamHost`:`upstreamPort`, writing fixtures
-    /// into `outputDirectory` as `connection-001.session`, `connection-002.session`, ….
+    /// into `outputDirectory` as `connection-001.session`, `connection-002.session`, …, each of at
+    /// most `recordingLimit` bytes of session data.
     public init(
         listenHost: String, listenPort: Int, upstreamHost: String, upstreamPort: Int, outputDirectory: String,
-        loop: EpollRunLoop
+        loop: EpollRunLoop, recordingLimit: Int = HTTPRecordingProxy.defaultRecordingLimit
     ) throws {
         recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
             client, finished in
             let upstream = ByteStreamPair.connecting(
                 toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
-            let connection = ProxyConnection(client: client, upstream: upstream, loop: loop, onFinish: finished)
+            let connection = ProxyConnection(
+                client: client, upstream: upstream, loop: loop, limit: recordingLimit, onFinish: finished)
             connection.start()
             return connection
         }
@@ -53,13 +57,16 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
     private var upstreamEnded = false
     private var finished = false
     private let onFinish: (any ProxiedConnection) -> Void
+    private var budget: RecordingBudget
+    private var failure: (any Error)?
 
     init(
-        client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop,
+        client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop, limit: Int,
         onFinish: @escaping (any ProxiedConnection) -> Void
     ) {
         self.client = client
         self.upstream = upstream
+        self.budget = RecordingBudget(limit: limit)
         self.onFinish = onFinish
         for stream in [client.input, client.output, upstream.input, upstream.output] as [ByteStream] {
             stream.delegate = self
@@ -78,6 +85,7 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
 
     /// The recorded session, with the header taken from the client's request line.
     func session() throws -> Session {
+        if let failure { throw failure }
         var decoder = PktLineDecoder()
         decoder.append(events.bytes(from: .client))
         guard let first = try decoder.next()?.payload, let request = DaemonRequestLine(payload: first) else {
@@ -97,6 +105,11 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
         case .hasBytesAvailable:
             guard let input = stream as? ByteInputStream else { return }
             guard let bytes = try? input.read(), !bytes.isEmpty else { return }
+            guard budget.take(bytes.count) else {
+                failure = RecordingLimitError(limit: budget.limit)
+                closeAll()
+                return
+            }
             events.append(bytes, from: fromClient ? .client : .server)
             try? (fromClient ? upstream.output : client.output).write(bytes)
         case .endEncountered:

@@ -8,28 +8,50 @@ extension Session {
     /// `key value` lines, then each event as a `client` or `server` line followed by its bytes,
     /// one pkt-line per line.
     public var fixtureText: String {
-        var lines = [
-            Self.magic, "transport \(Self.headerText(transport))", "service \(Self.headerText(service))",
-            "path \(Self.headerText(path))",
-        ]
-        lines.append("protocol-version \(protocolVersion.rawValue)")
-        if let host { lines.append("host \(Self.headerText(host))") }
-        if let command { lines.append("command \(Self.headerText(command))") }
-        lines.append("")
+        var text: [UInt8] = []
+        writeFixtureText { text += $0 }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Hands ``fixtureText`` to `write` in pieces of about 1 MiB, in order, so that writing a
+    /// large session never holds its whole text (nor a line or token of it per packet) at once.
+    func writeFixtureText(_ write: (ArraySlice<UInt8>) throws -> Void) rethrows {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20 + 128 * 1024)
+        func line(_ text: String) {
+            buffer += text.utf8
+            buffer.append(0x0a)
+        }
+        func token(_ token: FixtureToken) throws {
+            buffer += "  ".utf8
+            line(token.line)
+            if buffer.count >= 1 << 20 {
+                try write(buffer[...])
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        line(Self.magic)
+        line("transport \(Self.headerText(transport))")
+        line("service \(Self.headerText(service))")
+        line("path \(Self.headerText(path))")
+        line("protocol-version \(protocolVersion.rawValue)")
+        if let host { line("host \(Self.headerText(host))") }
+        if let command { line("command \(Self.headerText(command))") }
+        line("")
         for event in events {
             switch event {
             case .bytes(let direction, let bytes):
-                lines.append(direction.rawValue)
-                lines += FixtureToken.tokens(for: bytes).map { "  \($0.line)" }
+                line(direction.rawValue)
+                try FixtureToken.forEachToken(in: bytes, token)
             case .end(let direction):
-                lines.append(direction.rawValue)
-                lines.append("  \(FixtureToken.end.line)")
-            case .http(let direction, let line):
-                lines.append(direction.rawValue)
-                lines.append("  \(FixtureToken.http(line).line)")
+                line(direction.rawValue)
+                try token(.end)
+            case .http(let direction, let text):
+                line(direction.rawValue)
+                try token(.http(text))
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        try write(buffer[...])
     }
 
     /// Reads a session from fixture text.
@@ -113,7 +135,8 @@ extension Session {
 
     /// Writes the fixture to `path` (through a temporary file, so a reader never sees half of it).
     public func write(toFile path: String) throws {
-        try FileSystem.writeAtomically(
-            Array(fixtureText.utf8)[...], to: path, permissions: 0o644, temporaryPrefix: ".session-")
+        try FileSystem.writeAtomically(to: path, permissions: 0o644, temporaryPrefix: ".session-") { write in
+            try writeFixtureText(write)
+        }
     }
 }

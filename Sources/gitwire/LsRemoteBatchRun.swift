@@ -16,6 +16,9 @@ extension LsRemoteCommand {
         let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 6)
         let version = try connection.version()
         let timeout = try parseTimeout(connection.timeout)
+        let deadline: Duration? =
+            try deadline.map { $0 == "0" ? nil : try parseSeconds($0, option: "--deadline") }
+            ?? LsRemoteBatchOptions.defaultDeadline
         let file: File
         if path == "-" {
             file = File.standardInput()
@@ -32,7 +35,7 @@ extension LsRemoteCommand {
             jobs: jobs, jobsPerHost: jobsPerHost, ordering: completionOrder ? .completion : .input,
             listing: LsRemoteOptions(
                 protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
-            timeout: timeout)
+            timeout: timeout, deadline: deadline)
         // Each job holds a few descriptors (a socket; pipes and a pidfd for a local remote).
         ResourceLimits.raiseOpenFileLimit()
         let loop = try EpollRunLoop.current()
@@ -76,9 +79,9 @@ private final class BatchRun {
     private let loop: EpollRunLoop
     private var batch: LsRemoteBatch!
     private var input: BatchInput?
-    /// URLs of the last chunk read, not yet given to the batch (from `pendingHead` on): they go
-    /// in only as the batch has room, so it makes no more remotes than its window holds.
-    private var pending: [String] = []
+    /// Entries of the last chunk read, not yet given to the batch (from `pendingHead` on): they
+    /// go in only as the batch has room, so it makes no more remotes than its window holds.
+    private var pending: [BatchInput.Entry] = []
     private var pendingHead = 0
     private var inputEnded = false
     private var inputRequested = true
@@ -145,9 +148,14 @@ private final class BatchRun {
     /// used up.
     private func feedBatch() {
         while batch.wantsInput && pendingHead < pending.count {
-            let url = pending[pendingHead]
+            let entry = pending[pendingHead]
             pendingHead += 1
-            batch.add(url)
+            switch entry {
+            case .url(let url):
+                batch.add(url)
+            case .tooLong(let start, let line, let length):
+                batch.add(start + "...", failure: BatchLineTooLongError(line: line, length: length))
+            }
         }
         guard pendingHead == pending.count, !inputRequested else { return }
         if inputEnded {

@@ -17,7 +17,10 @@ struct LsRemoteCommand: Subcommand {
         line; a remote that failed prints `error: <message>` in place of its refs. With --json, \
         one JSON object per line: {"url", "refs": [{"name", "oid", "peeled", "symref"}]} or \
         {"url", "error": {"kind", "message"}}. Blocks come in input order (a finished remote \
-        waits only for earlier ones), or as remotes finish with --completion-order. Exit status: \
+        waits only for earlier ones), or as remotes finish with --completion-order. Each remote \
+        must be listed within --deadline seconds (default 60) from the start of its connect to \
+        its last byte, however steadily its server sends; --timeout bounds each wait for data \
+        as well. A line of over 65536 bytes is an error for that line. Exit status: \
         0 when every remote was listed, 1 when any failed, 128 when the list could not be read \
         or the options are wrong.
         """
@@ -45,6 +48,11 @@ struct LsRemoteCommand: Subcommand {
                 nil, "jobs-per-host", valueName: "n", \.jobsPerHost,
                 help:
                     "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6)."
+            ),
+            .value(
+                nil, "deadline", valueName: "seconds", \.deadline,
+                help:
+                    "With --batch: the most one remote may take in all, connect to last byte (default 60; 0: no deadline)."
             ),
             .flag(nil, "json", \.json, help: "With --batch: print one JSON object per remote and line."),
             .flag(
@@ -75,6 +83,7 @@ struct LsRemoteCommand: Subcommand {
     var batch: String?
     var jobs: String?
     var jobsPerHost: String?
+    var deadline: String?
     var json = false
     var completionOrder = false
     var repository: String?
@@ -87,7 +96,8 @@ struct LsRemoteCommand: Subcommand {
     func execute() throws -> Int32 {
         if let batch { return try listBatch(batch) }
         for (set, name) in [
-            (jobs != nil, "--jobs"), (jobsPerHost != nil, "--jobs-per-host"), (json, "--json"),
+            (jobs != nil, "--jobs"), (jobsPerHost != nil, "--jobs-per-host"), (deadline != nil, "--deadline"),
+            (json, "--json"),
             (completionOrder, "--completion-order"),
         ] where set {
             throw ValidationError("\(name) needs --batch")

@@ -11,7 +11,9 @@ struct RecordProxyCommand: Subcommand {
         byte for byte for git://; for HTTP each request and status line, the request bodies and \
         the answers as pkt-lines, never credentials. It stops after --connections sessions, \
         after --idle-timeout seconds without a connection, or on SIGINT/SIGTERM. Needs --listen, \
-        --upstream and --out.
+        --upstream and --out. A session may record at most --max-session-size MiB (default 256, \
+        compressed bodies counted as decoded): a connection that goes past it is closed, its \
+        fixture not written, and the command fails.
         """
 
     static var options: [CommandOption<Self>] {
@@ -30,6 +32,9 @@ struct RecordProxyCommand: Subcommand {
             .value(
                 nil, "idle-timeout", valueName: "seconds", \.idleTimeout,
                 help: "Stop after this many seconds without any connection open (default 300)."),
+            .integer(
+                nil, "max-session-size", valueName: "MiB", \.maxSessionSize,
+                help: "The most one session may record, in MiB (default 256); a larger one fails."),
         ]
     }
 
@@ -42,6 +47,7 @@ struct RecordProxyCommand: Subcommand {
     var out: String?
     var connections: Int?
     var idleTimeout = "300"
+    var maxSessionSize: Int?
 
     func validate() throws {
         for (value, name) in [(listen, "--listen"), (upstream, "--upstream"), (out, "--out")] where value == nil {
@@ -56,6 +62,10 @@ struct RecordProxyCommand: Subcommand {
         if let connections, connections < 1 {
             throw ValidationError("--connections takes a positive number, not \(connections)")
         }
+        let limit = maxSessionSize.map { $0 << 20 } ?? HTTPRecordingProxy.defaultRecordingLimit
+        if let maxSessionSize, !(1...(1 << 20)).contains(maxSessionSize) {
+            throw ValidationError("--max-session-size takes a number of MiB from 1 to 1048576, not \(maxSessionSize)")
+        }
         let upstreamURL = try RemoteURL(upstream.hasSuffix("/") ? upstream : upstream + "/")
         let loop = try EpollRunLoop()
         let proxy: any SessionRecordingProxy
@@ -64,10 +74,11 @@ struct RecordProxyCommand: Subcommand {
             guard let upstreamHost = upstreamURL.host else { throw ValidationError("--upstream has no host") }
             proxy = try RecordingProxy(
                 listenHost: host, listenPort: port, upstreamHost: upstreamHost,
-                upstreamPort: upstreamURL.port ?? 9418, outputDirectory: out, loop: loop)
+                upstreamPort: upstreamURL.port ?? 9418, outputDirectory: out, loop: loop, recordingLimit: limit)
         case .http, .https:
             proxy = try HTTPRecordingProxy(
-                listenHost: host, listenPort: port, upstream: upstream, outputDirectory: out, loop: loop)
+                listenHost: host, listenPort: port, upstream: upstream, outputDirectory: out, loop: loop,
+                recordingLimit: limit)
         default:
             throw ValidationError("--upstream must be a git://, http:// or https:// URL")
         }

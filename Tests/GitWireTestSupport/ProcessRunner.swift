@@ -10,6 +10,13 @@ public struct ProcessOutput: Sendable {
     /// Everything written to standard error.
     public var standardError: [UInt8]
 
+    /// Makes an output from its parts.
+    public init(status: Int32, standardOutput: [UInt8], standardError: [UInt8]) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
     /// Standard output as text.
     public var text: String { String(decoding: standardOutput, as: UTF8.self) }
     /// Standard error as text.

@@ -109,6 +109,8 @@ enum : int {
     CGW_CURL_CSELECT_ERR = 4,
     CGW_CURL_SOCKET_TIMEOUT = -1,
     CGW_CURL_ERROR_SIZE = 256,
+    /* What a write callback returns to stop the transfer's reading until cgw_curl_easy_unpause. */
+    CGW_CURL_WRITEFUNC_PAUSE = 0x10000001,
 };
 
 int cgw_curl_load(char *error, size_t error_size);
@@ -123,6 +125,9 @@ int cgw_curl_easy_setopt_data_callback(void *easy, int option, cgw_curl_data_cal
 int cgw_curl_easy_getinfo_long(void *easy, int info, long *value);
 int cgw_curl_easy_getinfo_string(void *easy, int info, const char **value);
 const char *cgw_curl_easy_strerror(int code);
+/* curl_easy_pause(easy, CURLPAUSE_CONT): reading goes on; what libcurl held back while paused
+ * may reach the write callback before this returns. */
+int cgw_curl_easy_unpause(void *easy);
 /* CURLAUTH_ANY, a macro Swift cannot import. */
 long cgw_curl_auth_any(void);
 

@@ -4,21 +4,25 @@
 /// The connection bounds its own connect (host lookup included); from the moment it is open, the
 /// engine bounds every wait for data with one deadline that each arrival moves forward (one timer,
 /// re-armed only when it fires early), maps a broken connection to ``ConnectionLostError`` with
-/// what the exchange was doing, and calls `completion` exactly once.
+/// what the exchange was doing, and calls `completion` exactly once. A deadline, if given, bounds
+/// the whole exchange from the start of the connect, however steadily data arrives.
 final class ExchangeEngine<E: Exchange>: ConnectionHandler {
     private var codec: ExchangeCodec<E>
     private let connection: any Connection
     private let context: ExchangeContext
     private let loop: EpollRunLoop
     private let timeout: Duration?
+    private let deadline: Duration?
     private var timer: RunLoopTimer?
-    private var deadline = ContinuousClock.now
+    private var deadlineTimer: RunLoopTimer?
+    private var isOpen = false
+    private var readDeadline = ContinuousClock.now
     private var onElement: ((E.Element) -> Void)?
     private var completion: ((Result<E.Output, any Error>) -> Void)?
 
     init(
         exchange: E, connection: any Connection, context: ExchangeContext, loop: EpollRunLoop, timeout: Duration?,
-        observer: (any PacketObserver)?, onElement: @escaping (E.Element) -> Void,
+        deadline: Duration? = nil, observer: (any PacketObserver)?, onElement: @escaping (E.Element) -> Void,
         completion: @escaping (Result<E.Output, any Error>) -> Void
     ) {
         self.codec = ExchangeCodec(exchange, observer: observer)
@@ -26,6 +30,7 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
         self.context = context
         self.loop = loop
         self.timeout = timeout
+        self.deadline = deadline
         self.onElement = onElement
         self.completion = completion
     }
@@ -35,6 +40,15 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
 
     /// Connects and queues the opening packets; they leave once the connection opens.
     func start() {
+        if let deadline {
+            deadlineTimer = loop.addTimer(after: deadline) { [weak self] _ in
+                guard let self, !self.isFinished else { return }
+                self.finish(
+                    .failure(
+                        ExchangeDeadlineError(
+                            after: deadline, activity: self.isOpen ? self.codec.activity : "connecting")))
+            }
+        }
         connection.start(handler: self)
         guard !isFinished else { return }
         do {
@@ -54,8 +68,8 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
     private func timerFired() {
         guard !isFinished, let timeout else { return }
         let now = ContinuousClock.now
-        if now < deadline {
-            armTimer(after: deadline - now)
+        if now < readDeadline {
+            armTimer(after: readDeadline - now)
         } else {
             finish(.failure(StreamTimeoutError(after: timeout, activity: codec.activity)))
         }
@@ -65,14 +79,15 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
     // through `self.connection`, the outermost, never through the one that called.
 
     func connectionDidOpen(_ connection: any Connection) {
+        isOpen = true
         guard !isFinished, timer == nil, let timeout else { return }
-        deadline = ContinuousClock.now + timeout
+        readDeadline = ContinuousClock.now + timeout
         armTimer(after: timeout)
     }
 
     func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
         guard !isFinished else { return }
-        if let timeout { deadline = ContinuousClock.now + timeout }
+        if let timeout { readDeadline = ContinuousClock.now + timeout }
         do {
             let reply = try codec.receive(bytes) { onElement?($0) }
             if !reply.isEmpty { self.connection.send(reply) }
@@ -101,6 +116,8 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
         onElement = nil
         timer?.invalidate()
         timer = nil
+        deadlineTimer?.invalidate()
+        deadlineTimer = nil
         connection.close()
         completion(result)
     }

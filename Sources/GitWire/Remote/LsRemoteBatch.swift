@@ -28,22 +28,33 @@ public struct LsRemoteBatchOptions: Sendable {
     public var listing: LsRemoteOptions
     /// Bounds each remote's connect and every wait for its data; nil waits forever.
     public var timeout: Duration?
+    /// Bounds each remote's exchange as a whole, from the start of its connect to its last byte
+    /// (``Remote/deadline``), so that no server, silent or trickling, holds its job and (in
+    /// input order) the listings after it for longer; nil: no deadline. By default
+    /// ``defaultDeadline``. A remote whose own ``Remote/deadline`` is set keeps it.
+    public var deadline: Duration?
+    /// The default ``deadline``: 60 seconds, far more than listing even a large repository's
+    /// refs takes (git.git over the internet: well under a second).
+    public static let defaultDeadline: Duration = .seconds(60)
     /// How many remotes the batch holds at most between reading their URL and handing out their
     /// listing: queued (this is how far it looks ahead for a remote on a server with a free
     /// job), running, and, with ``LsRemoteBatchOrdering/input``, finished but waiting for an
     /// earlier one. Never fewer than ``jobs``.
     public var window: Int
 
-    /// Makes options. The window defaults to four times `jobs`.
+    /// Makes options. The window defaults to four times `jobs`, the deadline to
+    /// ``defaultDeadline``.
     public init(
         jobs: Int = 64, jobsPerHost: Int = 6, ordering: LsRemoteBatchOrdering = .input,
-        listing: LsRemoteOptions = LsRemoteOptions(), timeout: Duration? = nil, window: Int? = nil
+        listing: LsRemoteOptions = LsRemoteOptions(), timeout: Duration? = nil,
+        deadline: Duration? = LsRemoteBatchOptions.defaultDeadline, window: Int? = nil
     ) {
         self.jobs = max(1, jobs)
         self.jobsPerHost = max(1, jobsPerHost)
         self.ordering = ordering
         self.listing = listing
         self.timeout = timeout
+        self.deadline = deadline
         self.window = max(self.jobs, window ?? self.jobs * 4)
     }
 }
@@ -68,7 +79,7 @@ public struct BatchListing: Sendable {
 /// Lists the refs of many remotes concurrently on one ``EpollRunLoop``: at most
 /// ``LsRemoteBatchOptions/jobs`` exchanges at a time, at most
 /// ``LsRemoteBatchOptions/jobsPerHost`` of them with any one server, each over its own transport
-/// (git://, file://, ssh://, http(s)://), each with its own timeout and its own error.
+/// (git://, file://, ssh://, http(s)://), each with its own timeout, deadline and error.
 ///
 /// URLs come in as they are needed (from a sequence given to ``start(_:)``, or pushed with
 /// ``add(_:)`` when ``onNeedsInput`` asks), so neither the input nor the results are ever held
@@ -175,6 +186,17 @@ public final class LsRemoteBatch {
         pump()
     }
 
+    /// Adds an entry of the input that fails without a remote (a line too long to be a URL, say):
+    /// it keeps its place in the input order and is handed out as a listing failed with `error`.
+    package func add(_ url: String, failure error: any Error) {
+        guard !inputFinished else { return }
+        let index = nextIndex
+        nextIndex += 1
+        running[index] = Slot(host: nil)
+        complete(index: index, url: url, result: .failure(error))
+        pump()
+    }
+
     /// Says that no more URLs will come; `completion` follows the last listing.
     public func finishInput() {
         guard !inputFinished else { return }
@@ -265,7 +287,9 @@ public final class LsRemoteBatch {
         if let host = entry.host { runningPerHost[host, default: 0] += 1 }
         let index = entry.index
         let url = entry.url
-        let exchange = entry.remote.lsRemote(options.listing, in: loop) { [weak self] result in
+        var remote = entry.remote
+        if remote.deadline == nil { remote.deadline = options.deadline }
+        let exchange = remote.lsRemote(options.listing, in: loop) { [weak self] result in
             self?.complete(index: index, url: url, result: result)
         }
         // The exchange may have ended already (a transport that fails at once).

@@ -9,6 +9,10 @@ public struct Remote: Sendable {
     public var transport: any Transport
     /// Bounds the connect and every wait for data; nil waits forever (as git does).
     public var timeout: Duration?
+    /// Bounds each exchange as a whole, from the start of the connect to the last byte, however
+    /// steadily data arrives (a server trickling one ref a second never trips ``timeout``); past
+    /// it the exchange fails with ``ExchangeDeadlineError``. nil (the default): no deadline.
+    public var deadline: Duration?
 
     /// A remote at `url` (any form git accepts), with the transport its scheme calls for.
     public init(_ url: String, timeout: Duration? = nil) throws {
@@ -88,7 +92,7 @@ public struct Remote: Sendable {
         let engine = ExchangeEngine(
             exchange: exchange, connection: connection,
             context: ExchangeContext(connectionPersists: transport.connectionPersists), loop: loop,
-            timeout: timeout, observer: PacketTrace(identity: traceIdentity), onElement: onElement,
+            timeout: timeout, deadline: deadline, observer: PacketTrace(identity: traceIdentity), onElement: onElement,
             completion: completion)
         engine.start()
         return RunningExchange { engine.cancel(with: CancelledError()) }

@@ -87,6 +87,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private var queued: [[UInt8]] = []
     private var isClosed = false
     private var preamble: SmartHTTPPreamble
+    /// Where the discovery answer's advertisement ends (its first flush after the preamble).
+    private var advertisementEnd = PktLineFlushFinder()
     private var passing = false
     private var failedHead: HTTPResponseHead?
     private var errorBody: [UInt8] = []
@@ -239,8 +241,22 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         guard transfer === current else { return }
         if passing {
             do {
-                let passed = currentIsDiscovery ? try preamble.take(bytes) : bytes
-                if !passed.isEmpty { handler?.connection(self, didReceive: passed) }
+                guard currentIsDiscovery else {
+                    handler?.connection(self, didReceive: bytes)
+                    return
+                }
+                let passed = try preamble.take(bytes)
+                let inside = advertisementEnd.count(in: passed)
+                if inside > 0 {
+                    handler?.connection(self, didReceive: inside == passed.count ? passed : Array(passed[..<inside]))
+                }
+                if inside < passed.count, transfer === current, !isClosed {
+                    // The advertisement ended and the server goes on: what follows answers no
+                    // request (git reads past it too, or takes it for the next answer). Nothing
+                    // more is read; the session goes on as if the answer had ended there.
+                    transfer.cancel()
+                    self.transfer(transfer, didFinishWith: nil)
+                }
             } catch {
                 fail(error)
             }

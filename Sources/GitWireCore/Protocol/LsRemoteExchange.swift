@@ -2,8 +2,9 @@
 public struct LsRemoteOptions: Hashable, Sendable {
     /// The protocol version to ask for (the server may answer with an older one).
     public var protocolVersion: ProtocolVersion
-    /// Protocol v2: list only refs under these prefixes, such as `refs/heads/`. v0 servers send
-    /// every ref regardless.
+    /// Protocol v2: list only refs under these prefixes, such as `refs/heads/`; refs a server
+    /// sends outside them anyway are not kept (nor emitted). v0 servers send every ref
+    /// regardless, and the listing has them all.
     public var refPrefixes: [String]
     /// Protocol v2 `server-option`s; an error with older protocols, as in git.
     public var serverOptions: [String]
@@ -129,6 +130,11 @@ public struct LsRemoteExchange: Exchange, Sendable {
             switch packet {
             case .data(let line):
                 let ref = try LsRefsCommand.parseRef(line)
+                // What was not asked for is not held, whatever the server sends.
+                guard
+                    options.refPrefixes.isEmpty
+                        || options.refPrefixes.contains(where: { ref.nameBytes.starts(with: $0.utf8) })
+                else { return .readMore }
                 refs.append(ref)
                 emit(ref)
                 return .readMore

@@ -6,8 +6,11 @@ public struct RefAdvertisement: Hashable, Sendable {
     public var capabilities = Capabilities()
     /// `shallow` lines: the server's repository is shallow at these commits.
     public var shallow: [ObjectID] = []
-    /// Warnings to show the user, in git's words.
+    /// Warnings to show the user, in git's words: at most ``warningLimit`` of them.
     public var warnings: [String] = []
+
+    /// The most warnings an advertisement keeps (git prints one per offending line, however many).
+    public static let warningLimit = 100
 }
 
 /// Parses a protocol v0/v1 ref advertisement one packet at a time, as git's `get_remote_heads`
@@ -57,7 +60,10 @@ public struct RefAdvertisementParser: Sendable {
         let isFirstLine = state == .firstRef
         if !isFirstLine, let nul = line.firstIndex(of: 0) {
             // git quotes the text from the end of the C string, that is from the NUL: always empty.
-            advertisement.warnings.append("ignoring capabilities after first line ''")
+            // git warns once for each such line; a listing keeps the first few.
+            if advertisement.warnings.count < RefAdvertisement.warningLimit {
+                advertisement.warnings.append("ignoring capabilities after first line ''")
+            }
             text = line[..<nul]
         }
         if isFirstLine {

@@ -14,12 +14,21 @@ package enum VersionDiscovery {
 /// Collects a protocol v2 capability advertisement: lines up to a flush.
 package struct CapabilityAdvertisementParser {
     private(set) var capabilities = Capabilities()
+    private var lines = 0
+    /// The most capability lines taken (servers send about ten; git sets no limit): an endless
+    /// advertisement is an error, not an endless list.
+    package static let lineLimit = 1000
 
     /// Adds one packet; true when the advertisement is complete.
     package mutating func receive(_ packet: PktLine) throws -> Bool {
         switch packet {
         case .flush: return true
-        case .data: capabilities.add(packet.text ?? "")
+        case .data:
+            lines += 1
+            guard lines <= Self.lineLimit else {
+                throw ProtocolError("capability advertisement of more than \(Self.lineLimit) lines")
+            }
+            capabilities.add(packet.text ?? "")
         case .delimiter, .responseEnd: throw ProtocolError("expected flush after capabilities")
         }
         return false

@@ -86,7 +86,19 @@ package protocol HTTPTransferDelegate: AnyObject {
 /// One request and its response, run by libcurl on an ``EpollRunLoop``: many transfers share the
 /// loop's thread (libcurl's multi-socket interface, driven by the loop's epoll and timers) and
 /// reuse its connections.
+///
+/// The body reaches the delegate in pieces of at most about ``deliveryLimit`` bytes, however much
+/// libcurl reads or decodes at once: once that much waits for the delegate, libcurl is paused
+/// (its write callback answers `CURL_WRITEFUNC_PAUSE`) and reads no more from the server until
+/// the delegate has taken it, so a compressed answer that expands a thousandfold is never held
+/// whole. What libcurl itself holds meanwhile is bounded by what it decodes from one read of the
+/// socket (16 KiB, at most about 16.5 MiB decoded). A delegate that cannot keep up can
+/// ``suspend()`` deliveries and ``resume()`` them later.
 package final class HTTPTransfer {
+    /// The most body bytes held for the delegate at once (plus one write of libcurl's, at most
+    /// 16 KiB); beyond it libcurl is paused until the delegate has taken them.
+    package static let deliveryLimit = 1 << 20
+
     package let request: HTTPRequest
     private weak var delegate: (any HTTPTransferDelegate)?
     fileprivate var easy: UnsafeMutableRawPointer?
@@ -94,6 +106,13 @@ package final class HTTPTransfer {
     private var bodyCopy: UnsafeMutableRawBufferPointer?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CGW_CURL_ERROR_SIZE) + 1)
     fileprivate var pending: [UInt8] = []
+    /// Whether libcurl was told to stop reading (the write callback answered pause).
+    fileprivate var isReceivePaused = false
+    /// Whether the delegate asked for no more body bytes for now.
+    fileprivate private(set) var isSuspended = false
+    private var isDelivering = false
+    /// libcurl's result, once it finished, while body bytes still wait for a suspended delegate.
+    private var completedCode: CInt?
     fileprivate var headLines: [(name: String, value: String)] = []
     fileprivate var headDelivered = false
     fileprivate var isDirty = false
@@ -124,6 +143,19 @@ package final class HTTPTransfer {
         if let headerList { cgw_curl_slist_free_all(headerList) }
         bodyCopy?.deallocate()
         errorBuffer.deallocate()
+    }
+
+    /// Delivers no more body bytes until ``resume()``: libcurl stops reading from the server once
+    /// ``deliveryLimit`` bytes wait. For a delegate that passes the body on to a slower reader.
+    package func suspend() { isSuspended = true }
+
+    /// Delivers body bytes again (what waits, at once) and lets libcurl read on.
+    package func resume() {
+        guard isSuspended else { return }
+        isSuspended = false
+        guard !isFinished else { return }
+        markDirty()
+        driver?.deliverDirty()
     }
 
     /// Stops the transfer; the delegate hears nothing more.
@@ -204,18 +236,34 @@ package final class HTTPTransfer {
         }
     }
 
-    /// Hands what libcurl gave during its last call to the delegate.
+    /// Hands what libcurl gave to the delegate, then lets libcurl read on if it was paused (what
+    /// it held back may arrive during that call; the driver delivers it next).
     fileprivate func deliverPending() {
         isDirty = false
-        guard !isFinished else { return }
+        // A delivery already under way (this was reached from inside a delegate call) hands on
+        // whatever arrives meanwhile.
+        guard !isFinished, !isDelivering else { return }
+        isDelivering = true
+        defer { isDelivering = false }
         if !headDelivered {
             headDelivered = true
             delegate?.transfer(self, didReceive: head())
         }
-        if !pending.isEmpty, !isFinished {
+        while !pending.isEmpty, !isFinished, !isSuspended {
             let bytes = pending
             pending = []
             delegate?.transfer(self, didReceive: bytes)
+        }
+        guard !isFinished, !isSuspended else { return }
+        if let completedCode {
+            finish(completedCode == CGW_CURLE_OK ? nil : error(for: completedCode))
+        } else if isReceivePaused, let easy {
+            isReceivePaused = false
+            let code = cgw_curl_easy_unpause(easy)
+            if code != CGW_CURLE_OK {
+                driver?.remove(self)
+                finish(error(for: code))
+            }
         }
     }
 
@@ -236,8 +284,9 @@ package final class HTTPTransfer {
     fileprivate func complete(_ code: CInt) {
         guard !isFinished else { return }
         if code == CGW_CURLE_OK {
+            completedCode = code
+            // Finishes once the delegate has taken every byte (at once unless it is suspended).
             deliverPending()
-            finish(nil)
         } else {
             finish(error(for: code))
         }
@@ -293,6 +342,12 @@ private let curlWrite: cgw_curl_data_callback = { data, size, count, user in
     let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user).takeUnretainedValue()
     let total = size * count
     if transfer.isFinished { return 0 }
+    if transfer.isSuspended || transfer.pending.count >= HTTPTransfer.deliveryLimit {
+        // libcurl keeps these bytes (and what it decodes from the same read) and reads nothing
+        // more until it is unpaused, once the delegate has taken what waits.
+        transfer.isReceivePaused = true
+        return Int(CGW_CURL_WRITEFUNC_PAUSE)
+    }
     data.withMemoryRebound(to: UInt8.self, capacity: total) {
         transfer.pending.append(contentsOf: UnsafeBufferPointer(start: $0, count: total))
     }
@@ -328,6 +383,7 @@ final class CurlMultiDriver {
     private var sockets: [CInt: CurlSocketSource] = [:]
     private var timer: RunLoopTimer?
     fileprivate var dirty: [HTTPTransfer] = []
+    private var isDeliveringDirty = false
 
     static func driver(for loop: EpollRunLoop) throws -> CurlMultiDriver {
         if let driver = loop.curlDriver as? CurlMultiDriver { return driver }
@@ -398,17 +454,27 @@ final class CurlMultiDriver {
     fileprivate func act(on socket: CInt, events: CInt) {
         var running: CInt = 0
         cgw_curl_multi_socket_action(multi, socket, events, &running)
-        while !dirty.isEmpty {
-            let batch = dirty
-            dirty = []
-            for transfer in batch { transfer.deliverPending() }
-        }
+        deliverDirty()
         var easy: UnsafeMutableRawPointer?
         var code: CInt = CGW_CURLE_OK
         while cgw_curl_multi_next_done(multi, &easy, &code) != 0 {
             guard let easy, let transfer = transfers.removeValue(forKey: easy) else { continue }
             cgw_curl_multi_remove_handle(multi, easy)
             transfer.complete(code)
+        }
+    }
+
+    /// Hands each transfer's waiting bytes to its delegate, until none waits (unpausing a transfer
+    /// can bring more at once). Does nothing when called from inside such a delivery: the
+    /// delivery under way goes round again.
+    fileprivate func deliverDirty() {
+        guard !isDeliveringDirty else { return }
+        isDeliveringDirty = true
+        defer { isDeliveringDirty = false }
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty = []
+            for transfer in batch { transfer.deliverPending() }
         }
     }
 

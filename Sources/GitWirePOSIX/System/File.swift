@@ -161,11 +161,22 @@ package enum FileSystem {
     package static func writeAtomically(
         _ bytes: ArraySlice<UInt8>, to path: String, permissions: UInt32, temporaryPrefix: String
     ) throws {
+        try writeAtomically(to: path, permissions: permissions, temporaryPrefix: temporaryPrefix) { write in
+            try write(bytes)
+        }
+    }
+
+    /// ``writeAtomically(_:to:permissions:temporaryPrefix:)`` with the bytes handed over in pieces:
+    /// `produce` calls its argument with each piece in order, so a large file is never held whole.
+    package static func writeAtomically(
+        to path: String, permissions: UInt32, temporaryPrefix: String,
+        _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void
+    ) throws {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let file = try File.createTemporary(in: directory, prefix: temporaryPrefix)
         do {
-            try file.write(bytes)
+            try produce { try file.write($0) }
             try file.setPermissions(permissions)
             try file.close()
             try rename(file.path, to: path)

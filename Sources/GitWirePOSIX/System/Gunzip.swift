@@ -2,7 +2,8 @@ import CGitWire
 import GitWireCore
 
 /// Decompresses a whole gzip stream (an HTTP body sent with `Content-Encoding: gzip`). Refuses
-/// output beyond `limit` bytes, so a small body cannot expand without bound.
+/// output beyond `limit` bytes (``GzipExpansionError``), so a small body cannot expand without
+/// bound; holds no more than `limit` bytes and one 64 KiB piece meanwhile.
 package func gunzip(_ input: [UInt8], limit: Int) throws -> [UInt8] {
     var stream = z_stream()
     let status = cgw_inflate_init_gzip(&stream)
@@ -24,10 +25,8 @@ package func gunzip(_ input: [UInt8], limit: Int) throws -> [UInt8] {
             guard result == Z_OK || result == Z_STREAM_END else {
                 throw ZlibError(code: result, message: "not a valid gzip stream")
             }
+            guard produced <= limit - output.count else { throw GzipExpansionError(limit: limit) }
             output += chunk[..<produced]
-            guard output.count <= limit else {
-                throw ZlibError(code: Z_DATA_ERROR, message: "gzip body expands beyond \(limit) bytes")
-            }
             if produced == 0 && result == Z_OK && stream.avail_in == 0 {
                 throw ZlibError(code: Z_BUF_ERROR, message: "gzip body ends early")
             }
@@ -36,4 +35,13 @@ package func gunzip(_ input: [UInt8], limit: Int) throws -> [UInt8] {
         stream.next_out = nil
     }
     return output
+}
+
+/// A gzip body expands beyond the limit its reader set.
+package struct GzipExpansionError: GitWireError, Hashable {
+    /// The most bytes the body could have expanded to.
+    package let limit: Int
+
+    package var kind: GitWireErrorKind { .protocol }
+    package var description: String { "gzip body expands beyond \(limit) bytes" }
 }
