@@ -20,16 +20,17 @@ public final class HTTPRecordingProxy: SessionRecordingProxy {
 
     /// Listens on `listenHost`:`listenPort` and forwards to `upstream` (`http://host[:port]` or
     /// `https://…`; request paths are appended to it), writing fixtures into `outputDirectory` as
-    /// `connection-001.session`, ….
+    /// `connection-001.session`, …. A `user:password` in `upstream` goes to the upstream server,
+    /// and to no other.
     public init(listenHost: String, listenPort: Int, upstream: String, outputDirectory: String, loop: EpollRunLoop)
         throws
     {
-        var base = upstream
-        while base.hasSuffix("/") { base.removeLast() }
-        _ = try SmartHTTP.Location(base + "/")
+        let location = try SmartHTTP.Location(upstream)
+        let base = location.base
+        let credential = location.credential
         recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
-            [base] client, finished in
-            HTTPProxyConnection(client: client, upstream: base, loop: loop, onFinish: finished)
+            client, finished in
+            HTTPProxyConnection(client: client, upstream: base, credential: credential, loop: loop, onFinish: finished)
         }
     }
 
@@ -64,6 +65,8 @@ extension RecordingProxy: SessionRecordingProxy {}
 final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, ProxiedConnection {
     private let client: ByteStreamPair
     private let upstream: String
+    /// The upstream URL's own user name and password, for the upstream's origin.
+    private let credential: HTTPCredential?
     private let loop: EpollRunLoop
     private var reader = HTTPRequestReader()
     private var queued: [ProxiedHTTPRequest] = []
@@ -77,10 +80,12 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     private let onFinish: (HTTPProxyConnection) -> Void
 
     init(
-        client: ByteStreamPair, upstream: String, loop: EpollRunLoop, onFinish: @escaping (HTTPProxyConnection) -> Void
+        client: ByteStreamPair, upstream: String, credential: HTTPCredential?, loop: EpollRunLoop,
+        onFinish: @escaping (HTTPProxyConnection) -> Void
     ) {
         self.client = client
         self.upstream = upstream
+        self.credential = credential
         self.loop = loop
         self.onFinish = onFinish
         recording.transport = upstream.lowercased().hasPrefix("https:") ? "https" : "http"
@@ -153,7 +158,8 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         current = HTTPTransfer(
             HTTPRequest(
                 method: request.method == "POST" ? .post : .get, url: upstream + request.target, headers: forwarded,
-                body: request.body, userAgent: request.header("User-Agent") ?? HTTPOptions.defaultUserAgent),
+                body: request.body, credential: credential,
+                userAgent: request.header("User-Agent") ?? HTTPOptions.defaultUserAgent),
             delegate: self, in: loop)
     }
 

@@ -56,12 +56,13 @@ struct FetchCommand: Subcommand {
         return result.changes.contains { $0.kind == .rejected } ? 1 : 0
     }
 
-    /// git's report: `From <url>`, then a line for each ref that changed (or was refused).
+    /// git's report: `From <url>` (without user information, as git anonymises it), then a line
+    /// for each ref that changed (or was refused).
     static func summary(_ changes: [RefChange], url: String) -> String {
         let shown = changes.filter { $0.kind != .upToDate }
         guard !shown.isEmpty else { return "" }
         let width = max(10, shown.map { shortName($0.remoteName ?? "(none)").count }.max() ?? 0)
-        var text = "From \(url)\n"
+        var text = "From \(RemoteURL.withoutCredentials(url))\n"
         for change in shown {
             let (flag, summary, note) = describe(change)
             let source = shortName(change.remoteName ?? "(none)")

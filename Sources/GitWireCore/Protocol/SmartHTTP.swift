@@ -127,23 +127,37 @@ extension Substring {
 }
 
 extension SmartHTTP {
-    /// Where a repository is served over HTTP: the URL to build requests on, with any
-    /// credentials the URL carried kept apart so that no message, trace or recording shows them.
+    /// Where a repository (or any request) is over HTTP: the URL to send requests to, with any
+    /// user information the URL carried kept apart, so that no message, trace or recording shows
+    /// it and it goes only to the origin it came with.
     public struct Location: Hashable, Sendable {
-        /// `http://host[:port]/path`, without credentials and without a trailing slash.
+        /// `http://host[:port]/path`, without user information, query or fragment, and without a
+        /// trailing slash: what requests for a repository are built on.
         public let base: String
+        /// `http://host[:port]/path?query` as written, without user information and fragment:
+        /// what a request for this URL itself is sent to.
+        public let url: String
         /// Whether the URL is `https://`.
         public let isSecure: Bool
         /// The host as written, with its port if given: what credential helpers call `host`.
         public let hostAndPort: String
+        /// The scheme, host and port: what a credential is bound to.
+        public let origin: HTTPOrigin
         /// The path without its leading slash: what credential helpers call `path`.
         public let path: String
         /// The URL's user name, percent-decoded.
         public let username: String?
         /// The URL's password, percent-decoded.
-        public let password: String?
+        public let password: Secret?
 
-        /// Parses an `http://` or `https://` URL.
+        /// The URL's user name and password as a credential for its origin, if it has a user name.
+        public var credential: HTTPCredential? {
+            username.map { HTTPCredential(origin: origin, username: $0, password: password) }
+        }
+
+        /// Parses an `http://` or `https://` URL. Throws ``RemoteURLError`` (which shows the URL
+        /// without its user information) for anything else, a missing host, a host with characters
+        /// no URL host has, or a port that is not a number from 1 to 65535.
         public init(_ url: String) throws {
             // Byte by byte, as git's URL parsing: a separator joined to a combining scalar is still
             // a separator (a search by Character would miss an '@' and leave credentials in `base`).
@@ -168,15 +182,15 @@ extension SmartHTTP {
                 rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
                 ?? rest.endIndex
             var authority = rest[..<authorityEnd]
-            var pathPart = rest[authorityEnd...]
-            if let query = pathPart.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-                pathPart = pathPart[..<query]
-            }
+            var target = rest[authorityEnd...]
+            if let fragment = target.firstIndex(ofByte: "#") { target = target[..<fragment] }
+            var pathPart = target
+            if let query = pathPart.firstIndex(ofByte: "?") { pathPart = pathPart[..<query] }
             if let at = authority.lastIndex(ofByte: "@") {
                 let userInfo = authority[..<at]
                 if let colon = userInfo.firstIndex(ofByte: ":") {
                     username = Self.percentDecoded(userInfo[..<colon])
-                    password = Self.percentDecoded(userInfo[userInfo.utf8.index(after: colon)...])
+                    password = Secret(Self.percentDecoded(userInfo[userInfo.utf8.index(after: colon)...]))
                 } else {
                     username = Self.percentDecoded(userInfo)
                     password = nil
@@ -187,13 +201,50 @@ extension SmartHTTP {
                 password = nil
             }
             guard !authority.isEmpty else { throw RemoteURLError(text: url, reason: "no host in URL") }
+            let (host, port) = try Self.hostAndPort(authority, url: url)
             while pathPart.utf8.last == UInt8(ascii: "/") {
                 pathPart = pathPart[..<pathPart.utf8.index(before: pathPart.endIndex)]
             }
             hostAndPort = String(authority)
+            origin = HTTPOrigin(isSecure: isSecure, host: String(host), port: port)
             let pathStart = pathPart.utf8.firstIndex { $0 != UInt8(ascii: "/") } ?? pathPart.endIndex
             path = String(pathPart[pathStart...])
             base = String(url[..<restStart]) + authority + pathPart
+            self.url = String(url[..<restStart]) + authority + target
+        }
+
+        /// Splits `host[:port]` (`[v6]:port`) and checks both: a host of bytes a URL host may
+        /// have (no space, control character, quote, backslash or other delimiter), a port of
+        /// decimal digits from 1 to 65535 (none, or nothing after the colon: the default).
+        private static func hostAndPort(_ authority: Substring, url: String) throws -> (Substring, Int?) {
+            var host = authority
+            var portText: Substring = ""
+            if authority.hasBytePrefix("[") {
+                guard let close = authority.firstIndex(ofByte: "]") else {
+                    throw RemoteURLError(text: url, reason: "unterminated IPv6 address")
+                }
+                host = authority[...close]
+                let after = authority[authority.utf8.index(after: close)...]
+                if !after.isEmpty {
+                    guard after.hasBytePrefix(":") else { throw RemoteURLError(text: url, reason: "invalid host") }
+                    portText = after[after.utf8.index(after: after.startIndex)...]
+                }
+            } else if let colon = authority.lastIndex(ofByte: ":") {
+                host = authority[..<colon]
+                portText = authority[authority.utf8.index(after: colon)...]
+            }
+            let forbidden = Array(#" "<>\^`{|}[]"#.utf8)
+            let inside = host.hasBytePrefix("[") ? host.utf8.dropFirst().dropLast() : host.utf8[...]
+            guard !host.isEmpty, !inside.contains(where: { $0 < 0x21 || $0 == 0x7f || forbidden.contains($0) }) else {
+                throw RemoteURLError(text: url, reason: "invalid host")
+            }
+            guard !portText.isEmpty else { return (host, nil) }
+            guard portText.utf8.count <= 5, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let port = Int(portText), (1...65535).contains(port)
+            else {
+                throw RemoteURLError(text: url, reason: "invalid port number")
+            }
+            return (host, port)
         }
 
         private static func percentDecoded(_ text: Substring) -> String {
