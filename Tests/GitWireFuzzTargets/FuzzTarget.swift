@@ -39,6 +39,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case url
     /// gzip bodies (as the HTTP recording proxy takes them from a server).
     case gunzip
+    /// A smart HTTP session's credentials: a URL with a password, then redirects to other
+    /// origins, 401s and answers (``CredentialTrial``): no request carries another origin's
+    /// credential, no shown text carries the password.
+    case credentials
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -57,6 +61,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fixture: FuzzText.fixture(data)
         case .url: FuzzText.url(data)
         case .gunzip: FuzzText.gunzip(data)
+        case .credentials: FuzzCredentials.run(data)
         }
     }
 }

@@ -6,7 +6,7 @@
 /// the URL shows itself (``description``, ``withoutCredentials(_:)``) without its user
 /// information, as git shows URLs: that is the one way gitwire shows a URL anywhere (messages,
 /// warnings, `From` lines, batch output, recordings, directory names).
-public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
+public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How the remote is reached.
     public enum Scheme: String, Hashable, Sendable {
         /// `git daemon`, port 9418.
@@ -98,14 +98,20 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     /// `text` as gitwire shows a repository URL anywhere: without user information, as git
     /// anonymises URLs (`transport_anonymize_url`). In a `scheme://` URL everything from the
     /// `://` to the last `@` before the next `/` goes (git stops at the first `@`, which leaves the
-    /// rest of a password that holds one); `user@host:path` loses `user@` the same way; local
-    /// paths are left as they are. The user name goes too: it says whose the password is.
+    /// rest of a password that holds one), and so in a `//host…` reference; `user@host:path`
+    /// (text with a `:` before any `/`)
+    /// loses `user@` the same way; local paths are left as they are. The user name goes too: it
+    /// says whose the password is.
     public static func withoutCredentials(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        var start: Int
+        let start: Int
         if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }) {
             start = separator + 3
-        } else if isScpLike(text) {
+        } else if bytes.starts(with: "//".utf8) {
+            start = 2
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes.firstIndex(of: UInt8(ascii: "/")).map({ colon < $0 }) ?? true
+        {
             start = 0
         } else {
             return text
@@ -246,9 +252,16 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         }
         guard let portText, !portText.isEmpty else { return (String(host), nil) }
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw RemoteURLError(text: text, reason: "invalid port number '\(portText)'")
+            throw RemoteURLError(text: text, reason: invalidPortReason(portText, in: text))
         }
         return (String(host), port)
+    }
+
+    /// `invalid port number '<port>'`, the port left out when the URL holds an `@`: in a URL
+    /// whose user information was not escaped as it should be, what reads as a port may be part
+    /// of a password.
+    package static func invalidPortReason(_ port: Substring, in text: String) -> String {
+        text.firstIndex(ofByte: "@") == nil ? "invalid port number '\(port)'" : "invalid port number"
     }
 
     /// The host as the URL wrote it, with the port if the URL has one: git's `host=` value.
@@ -260,6 +273,19 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
     /// The URL as shown to users and in logs: ``text`` without its user information
     /// (``withoutCredentials(_:)``).
     public var description: String { Self.withoutCredentials(text) }
+
+    /// `RemoteURL(<description>)`.
+    public var debugDescription: String { "RemoteURL(\(description))" }
+
+    /// The parts, and ``description`` in place of ``text``: `dump` and reflection show no password.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "scheme": scheme, "user": user as Any, "password": password as Any, "host": host as Any,
+                "port": port as Any, "path": path, "text": description,
+            ], displayStyle: .struct)
+    }
 }
 
 extension StringProtocol {

@@ -42,6 +42,73 @@ public enum SmartHTTP {
         return bare.trimmingSpaces().lowercased() == expected
     }
 
+    /// The absolute URL a redirect's `Location` value names, resolved against the URL of the
+    /// request it answered (RFC 3986, section 5.2: a URL, `//authority…`, `/path…`, `?query`, or a
+    /// path relative to the request's; dot segments removed, the fragment dropped, spaces escaped,
+    /// as libcurl resolves it). `request` is the URL the request went to, without user
+    /// information: the result has user information only if `location` itself wrote some. Nil for
+    /// an empty value or one with control characters.
+    public static func resolveRedirect(_ location: String, against request: String) -> String? {
+        var reference = Array(location.utf8)
+        while let first = reference.first, first == 0x20 || first == 0x09 { reference.removeFirst() }
+        while let last = reference.last, last == 0x20 || last == 0x09 { reference.removeLast() }
+        guard !reference.isEmpty, !reference.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
+        reference = reference.flatMap { $0 == 0x20 ? Array("%20".utf8) : [$0] }
+        if let hash = reference.firstIndex(of: UInt8(ascii: "#")) { reference.removeSubrange(hash...) }
+        let base = Array(request.utf8)
+        guard let schemeEnd = base.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let authorityStart = schemeEnd + 3
+        let authorityEnd =
+            base[min(authorityStart, base.count)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+            ?? base.count
+        let queryStart = base[authorityEnd...].firstIndex(of: UInt8(ascii: "?")) ?? base.count
+        let basePath = Array(base[authorityEnd..<queryStart])
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        // A scheme: letters, digits, `+`, `-`, `.`, starting with a letter, then `:`.
+        if let colon = reference.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+            reference[0] | 0x20 >= UInt8(ascii: "a") && reference[0] | 0x20 <= UInt8(ascii: "z"),
+            reference[..<colon].allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x61...0x7a).contains(byte | 0x20) || "+-.".utf8.contains(byte)
+            })
+        {
+            return text(withDotSegmentsRemoved(reference))
+        }
+        if reference.starts(with: "//".utf8) {
+            return text(withDotSegmentsRemoved(Array(base[...schemeEnd]) + reference))
+        }
+        let origin = Array(base[..<authorityEnd])
+        if reference.first == UInt8(ascii: "/") { return text(withDotSegmentsRemoved(origin + reference)) }
+        if reference.first == UInt8(ascii: "?") { return text(origin + basePath + reference) }
+        let directory = basePath.lastIndex(of: UInt8(ascii: "/")).map { Array(basePath[...$0]) } ?? [UInt8(ascii: "/")]
+        return text(withDotSegmentsRemoved(origin + directory + reference))
+    }
+
+    /// `url` with `.` and `..` segments of its path resolved (RFC 3986, section 5.2.4).
+    private static func withDotSegmentsRemoved(_ url: [UInt8]) -> [UInt8] {
+        guard let separator = (0..<max(0, url.count - 2)).first(where: { url[$0..<($0 + 3)].elementsEqual("://".utf8) })
+        else { return url }
+        let authorityStart = separator + 3
+        guard let pathStart = url[authorityStart...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }),
+            url[pathStart] == UInt8(ascii: "/")
+        else { return url }
+        let pathEnd = url[pathStart...].firstIndex(of: UInt8(ascii: "?")) ?? url.count
+        var output: [[UInt8]] = []
+        let segments = url[(pathStart + 1)..<pathEnd].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            if segment.elementsEqual(".".utf8) {
+                if last { output.append([]) }
+            } else if segment.elementsEqual("..".utf8) {
+                if !output.isEmpty { output.removeLast() }
+                if last { output.append([]) }
+            } else {
+                output.append(Array(segment))
+            }
+        }
+        let path = [UInt8(ascii: "/")] + Array(output.joined(separator: [UInt8(ascii: "/")]))
+        return Array(url[..<pathStart]) + path + Array(url[pathEnd...])
+    }
+
     /// The repository URL after the discovery request was redirected to `effectiveURL`: the
     /// redirect's target without the `/info/refs?service=…` git asked for, as git derives it.
     /// Nil when the target does not end that way (git then refuses to follow it).
@@ -242,7 +309,7 @@ extension SmartHTTP {
             guard portText.utf8.count <= 5, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
                 let port = Int(portText), (1...65535).contains(port)
             else {
-                throw RemoteURLError(text: url, reason: "invalid port number")
+                throw RemoteURLError(text: url, reason: RemoteURL.invalidPortReason(portText, in: url))
             }
             return (host, port)
         }

@@ -70,12 +70,16 @@ extension SmartHTTP {
             case unsupported(String)
         }
 
-        /// The discovery request was answered with a redirect to `resolved`: the absolute URL its
-        /// `Location` names, resolved against the request's URL (libcurl's). The next discovery
-        /// request goes to ``discovery``.
-        package mutating func redirect(to resolved: String) throws(RedirectRefusal) {
+        /// The discovery request was answered with a redirect whose `Location` is `location`
+        /// (resolved here against the request's URL, which has no user information, so no
+        /// credential of the session can reach the target's URL). The next discovery request goes
+        /// to ``discovery``.
+        package mutating func redirect(to location: String) throws(RedirectRefusal) {
             redirectCount += 1
             guard redirectCount <= Self.maximumRedirects else { throw .tooMany }
+            guard let resolved = SmartHTTP.resolveRedirect(location, against: discovery.url) else {
+                throw .unsupported(RemoteURL.withoutCredentials(location))
+            }
             let target: Location
             do {
                 target = try Location(resolved)

@@ -2,7 +2,7 @@ import CGitWire
 import GitWireCore
 
 /// One HTTP request: what the client sends, and how. Redirects are never followed here (the
-/// caller decides about each, see ``HTTPResponseHead/redirectURL``), and user information in `url`
+/// caller decides about each, from the `Location` header), and user information in `url`
 /// is never used: a credential goes only as ``credential``, and only when the request's origin is
 /// the credential's.
 package struct HTTPRequest: Sendable {
@@ -62,15 +62,12 @@ public struct HTTPTLSOptions: Hashable, Sendable {
     }
 }
 
-/// What the server answered, before the body: the status, the headers, where a redirect points
-/// and which authentication schemes a 401 named.
+/// What the server answered, before the body: the status, the headers and which authentication
+/// schemes a 401 named.
 package struct HTTPResponseHead: Sendable {
     package var status: Int
     /// Header lines of the last response (after libcurl's own authentication round), names as sent.
     package var headers: [(name: String, value: String)]
-    /// For a redirect, the absolute URL its `Location` names, resolved by libcurl against the
-    /// request's URL (it may carry user information: never show it or send credentials by it).
-    package var redirectURL: String?
     /// The authentication schemes the server named in a 401 during this request (`CURLAUTH_*`
     /// bits; 0 when none).
     package var authSchemesOffered: Int
@@ -246,18 +243,12 @@ package final class HTTPTransfer {
 
     private func head() -> HTTPResponseHead {
         var status = 0
-        var redirectURL: String?
         var offered = 0
         if let easy {
             cgw_curl_easy_getinfo_long(easy, CGW_CURLINFO_RESPONSE_CODE, &status)
             cgw_curl_easy_getinfo_long(easy, CGW_CURLINFO_HTTPAUTH_AVAIL, &offered)
-            var pointer: UnsafePointer<CChar>?
-            if cgw_curl_easy_getinfo_string(easy, CGW_CURLINFO_REDIRECT_URL, &pointer) == CGW_CURLE_OK, let pointer {
-                redirectURL = String(cString: pointer)
-            }
         }
-        return HTTPResponseHead(
-            status: status, headers: headLines, redirectURL: redirectURL, authSchemesOffered: offered)
+        return HTTPResponseHead(status: status, headers: headLines, authSchemesOffered: offered)
     }
 
     /// libcurl finished the transfer with `code`.
