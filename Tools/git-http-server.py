@@ -52,7 +52,7 @@ class Handler(BaseHTTPRequestHandler):
             self.command, self.path, self.headers.get("Content-Encoding", "-"),
             self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-"), status)
         if self.server.log_authorization:
-            line += " authorization=%s" % self.decoded_authorization()
+            line += " authorization=%s host=%s" % (self.decoded_authorization(), self.headers.get("Host", "-"))
         with self.server.log_lock:
             self.server.log.write(line + "\n")
             self.server.log.flush()

@@ -62,7 +62,7 @@ struct FetchCommand: Subcommand {
         let shown = changes.filter { $0.kind != .upToDate }
         guard !shown.isEmpty else { return "" }
         let width = max(10, shown.map { shortName($0.remoteName ?? "(none)").count }.max() ?? 0)
-        var text = "From \(RemoteURL.withoutCredentials(url))\n"
+        var text = "From \(shownURL(url))\n"
         for change in shown {
             let (flag, summary, note) = describe(change)
             let source = shortName(change.remoteName ?? "(none)")
@@ -71,6 +71,18 @@ struct FetchCommand: Subcommand {
             text += " \(flag) \(paddedSummary) \(paddedSource) -> \(shortName(change.localName))\(note)\n"
         }
         return text
+    }
+
+    /// The URL as git's `From` line shows it: without user information (as git anonymises it),
+    /// trailing slashes and a final `.git` dropped.
+    static func shownURL(_ url: String) -> String {
+        var bytes = Array(RemoteURL.withoutCredentials(url).utf8)
+        var last = bytes.count - 1
+        while last >= 0 && bytes[last] == UInt8(ascii: "/") { last -= 1 }
+        var length = last + 1
+        if last > 4 && bytes[(last - 3)...last].elementsEqual(".git".utf8) { length = last - 3 }
+        bytes.removeSubrange(length...)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func describe(_ change: RefChange) -> (Character, String, String) {
