@@ -117,7 +117,9 @@ public struct CredentialTrial: Sendable, CustomStringConvertible {
                 checkShown()
                 return
             }
-            shown += ["\(repository)", String(reflecting: repository), dumped(repository), repository.base, repository.url]
+            shown += [
+                "\(repository)", String(reflecting: repository), dumped(repository), repository.base, repository.url,
+            ]
             let home = repository.origin
             var discovering = true
             answers: for answer in trial.answers {
@@ -177,7 +179,8 @@ public struct CredentialTrial: Sendable, CustomStringConvertible {
                             repository: repository)
                     case .fail(let rejected):
                         if let rejected, rejected.origin != current.origin {
-                            problems.append("a credential for \(rejected.origin) rejected after a 401 from \(current.origin)")
+                            problems.append(
+                                "a credential for \(rejected.origin) rejected after a 401 from \(current.origin)")
                         }
                         if let rejected, rejected.password?.revealed != CredentialTrial.helperPassword {
                             problems.append("a credential the helpers did not give was rejected with them")
@@ -274,7 +277,9 @@ public struct CredentialTrial: Sendable, CustomStringConvertible {
             let haystack = Array(text.utf8)
             let needle = Array(part.utf8)
             guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-            return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+            return (0...(haystack.count - needle.count)).contains {
+                haystack[$0..<($0 + needle.count)].elementsEqual(needle)
+            }
         }
 
         func dumped<T>(_ value: T) -> String {
@@ -335,7 +340,8 @@ enum FuzzCredentials {
             }
         }
         return CredentialTrial(
-            secure: flags & 1 != 0, hostAndPort: hosts[Int(flags >> 1 & 7) % hosts.count], user: user.isEmpty ? "u" : user,
+            secure: flags & 1 != 0, hostAndPort: hosts[Int(flags >> 1 & 7) % hosts.count],
+            user: user.isEmpty ? "u" : user,
             writtenPassword: flags & 0x10 != 0 ? nil : written(password, escapeAll: flags & 0x20 != 0), path: path,
             answers: answers)
     }

@@ -234,7 +234,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         if head.authSchemesOffered != 0 && (head.status == 401 || sent.credential != nil) {
             authSchemes = (sent.location.origin, head.authSchemesOffered)
         }
-        if currentIsDiscovery, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location") {
+        if currentIsDiscovery, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location")
+        {
             // Followed once this answer's body is read (the connection stays reusable).
             redirect = target
             return

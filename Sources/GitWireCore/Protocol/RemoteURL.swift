@@ -105,7 +105,8 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebu
     public static func withoutCredentials(_ text: String) -> String {
         let bytes = Array(text.utf8)
         let start: Int
-        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }) {
+        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }
+        ) {
             start = separator + 3
         } else if bytes.starts(with: "//".utf8) {
             start = 2
@@ -132,7 +133,8 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebu
         let slash = UInt8(ascii: "/")
         var start = 0
         var end = bytes.count
-        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }) {
+        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }
+        ) {
             start = separator + 3
         }
         var index = start

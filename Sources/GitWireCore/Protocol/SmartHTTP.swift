@@ -88,12 +88,16 @@ public enum SmartHTTP {
         guard let separator = (0..<max(0, url.count - 2)).first(where: { url[$0..<($0 + 3)].elementsEqual("://".utf8) })
         else { return url }
         let authorityStart = separator + 3
-        guard let pathStart = url[authorityStart...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }),
+        guard
+            let pathStart = url[authorityStart...].firstIndex(where: {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
+            }),
             url[pathStart] == UInt8(ascii: "/")
         else { return url }
         let pathEnd = url[pathStart...].firstIndex(of: UInt8(ascii: "?")) ?? url.count
         var output: [[UInt8]] = []
-        let segments = url[(pathStart + 1)..<pathEnd].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let segments = url[(pathStart + 1)..<pathEnd].split(
+            separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {
             let last = index == segments.count - 1
             if segment.elementsEqual(".".utf8) {

@@ -136,7 +136,8 @@ extension SmartHTTP {
 
         /// The credential helpers answered for `location` (asked after ``unauthorized(at:helperAllowed:)``).
         package mutating func helperAnswered(username: String?, password: Secret?, for location: Location) {
-            bind(HTTPCredential(origin: location.origin, username: username ?? "", password: password), fromHelper: true)
+            bind(
+                HTTPCredential(origin: location.origin, username: username ?? "", password: password), fromHelper: true)
         }
 
         /// A request to `origin` that carried `sent` was accepted (not answered 401). Returns the

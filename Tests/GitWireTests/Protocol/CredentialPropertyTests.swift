@@ -24,7 +24,9 @@ struct CredentialPropertyTests {
         "127.0.0.1:8080", "127.0.0.1:8081", "localhost:8080", "LocalHost:8080", "127.0.0.2:8080", "127.0.0.1",
         "127.0.0.1:80", "127.0.0.1:443", "[::1]:8080", "[::1]", "example.org", "EXAMPLE.org:443", "host-b.test:8080",
     ]
-    static let paths = ["/repo.git", "/a/b/repo.git/", "/", "", "/r%20x.git", "/u@h/repo.git", "/x?y=1", "/~u/r", "/a#f"]
+    static let paths = [
+        "/repo.git", "/a/b/repo.git/", "/", "", "/r%20x.git", "/u@h/repo.git", "/x?y=1", "/~u/r", "/a#f",
+    ]
 
     /// A password as a URL holds it: each byte plain where the user information allows it (`:`
     /// and `@` included), else escaped; or every byte escaped.
@@ -129,7 +131,9 @@ struct CredentialPropertyTests {
                 "http://\(user):\(password)@\(host) x\(path)", "https://\(user):\(password)@[::1\(path)",
             ]
             for url in forms {
-                var shown = [RemoteURL.withoutCredentials(url), RemoteURL.cloneDirectoryName(for: url, bare: true) ?? ""]
+                var shown = [
+                    RemoteURL.withoutCredentials(url), RemoteURL.cloneDirectoryName(for: url, bare: true) ?? "",
+                ]
                 do {
                     let parsed = try RemoteURL(url)
                     shown += [parsed.description, "\(parsed)", String(reflecting: parsed)]

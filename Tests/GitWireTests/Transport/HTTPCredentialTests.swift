@@ -262,7 +262,8 @@ struct HTTPCredentialTests {
         }
         let ours = try gitwire(["fetch", url, directory.appending("ours.git")], environment: environment)
         let theirs = try git(
-            ["fetch", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"], in: directory.appending("theirs.git"),
+            ["fetch", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
+            in: directory.appending("theirs.git"),
             environment: environment)
         #expect(ours.status == 0, "\(ours.errorText)")
         let fromLine = "From http://\(a.authority)/git/small\n"
@@ -275,7 +276,8 @@ struct HTTPCredentialTests {
             let mine = try TemporaryDirectory()
             let theirDirectory = try TemporaryDirectory()
             let cloned = try gitwire(["clone", "--bare", clone], in: mine.path, environment: environment)
-            let gitCloned = try git(["clone", "--bare", clone], in: theirDirectory.path, environment: environment, check: false)
+            let gitCloned = try git(
+                ["clone", "--bare", clone], in: theirDirectory.path, environment: environment, check: false)
             #expect(cloned.errorText == gitCloned.errorText)
             #expect(cloned.status == gitCloned.status)
             #expect(!cloned.errorText.contains(Self.password))
@@ -318,7 +320,10 @@ struct HTTPCredentialTests {
             }
             let (theirs, their401s, _) = try unauthorized {
                 try git(
-                    ["-c", "protocol.version=\(version)", "clone", "-q", "--bare", url, directory.appending("theirs.git")],
+                    [
+                        "-c", "protocol.version=\(version)", "clone", "-q", "--bare", url,
+                        directory.appending("theirs.git"),
+                    ],
                     environment: home.environment, check: false)
             }
             #expect(theirs.status == 0, "\(theirs.errorText)")
@@ -332,7 +337,9 @@ struct HTTPCredentialTests {
         }
         let calls = home.calls()
         if source == "helper" {
-            #expect(calls.allSatisfy { $0 == "get http://\(a.authority)" || $0 == "store http://\(a.authority)" }, "\(calls)")
+            #expect(
+                calls.allSatisfy { $0 == "get http://\(a.authority)" || $0 == "store http://\(a.authority)" },
+                "\(calls)")
         }
     }
 
