@@ -87,6 +87,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private weak var loop: EpollRunLoop?
     private var handler: (any ConnectionHandler)?
     private var session: SmartHTTP.Session?
+    /// Why there is no session (a repository URL no request can be built on).
+    private var setupError: (any Error)?
     private let location: SmartHTTP.Location
     private var current: HTTPTransfer?
     /// The request `current` is: where it went, what it carried, its body (to send it again after a 401).
@@ -121,7 +123,11 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         self.options = options
         self.timeout = timeout
         self.loop = loop
-        self.session = try? SmartHTTP.Session(location, service: request.service)
+        do {
+            session = try SmartHTTP.Session(location, service: request.service)
+        } catch {
+            setupError = error
+        }
         self.preamble = SmartHTTPPreamble(service: request.service)
     }
 
@@ -133,7 +139,7 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         // The engine's deadline starts now: it covers the connect and TLS handshake too.
         handler.connectionDidOpen(self)
         guard let session else {
-            fail(HTTPError(.badRedirect(location.base), url: displayURL))
+            fail(setupError ?? ProtocolError("no smart HTTP session for \(displayURL)"))
             return
         }
         startDiscovery(session.discovery, announced: true)

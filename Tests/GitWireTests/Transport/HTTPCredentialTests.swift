@@ -286,6 +286,10 @@ struct HTTPCredentialTests {
             #expect(!names.contains { $0.contains(Self.password) })
         }
 
+        // --get-url (git prints the URL as given, password and all; gitwire never prints one).
+        let gotURL = try gitwire(["ls-remote", "--get-url", url], environment: environment)
+        #expect(gotURL.text == "http://\(a.authority)/git/small.git\n")
+
         // record-proxy's banner.
         let out = try TemporaryDirectory()
         let proxy = try gitwire(
