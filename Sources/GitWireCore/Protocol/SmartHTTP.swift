@@ -44,8 +44,8 @@ public enum SmartHTTP {
 
     /// The absolute URL a redirect's `Location` value names, resolved against the URL of the
     /// request it answered (RFC 3986, section 5.2: a URL, `//authority…`, `/path…`, `?query`, or a
-    /// path relative to the request's; dot segments removed, the fragment dropped, spaces escaped,
-    /// as libcurl resolves it). `request` is the URL the request went to, without user
+    /// path relative to the request's; dot segments removed, the fragment and an empty query
+    /// dropped, spaces escaped, the scheme in lowercase, as libcurl resolves it). `request` is the URL the request went to, without user
     /// information: the result has user information only if `location` itself wrote some. Nil for
     /// an empty value or one with control characters.
     public static func resolveRedirect(_ location: String, against request: String) -> String? {
@@ -63,7 +63,15 @@ public enum SmartHTTP {
             ?? base.count
         let queryStart = base[authorityEnd...].firstIndex(of: UInt8(ascii: "?")) ?? base.count
         let basePath = Array(base[authorityEnd..<queryStart])
-        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        // The scheme in lowercase and no empty query, as libcurl writes them.
+        func text(_ bytes: [UInt8]) -> String {
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":")) ?? 0
+            var written = bytes[..<colon].map { $0 | 0x20 } + bytes[colon...]
+            if let question = written.firstIndex(of: UInt8(ascii: "?")), question == written.count - 1 {
+                written.removeLast()
+            }
+            return String(decoding: written, as: UTF8.self)
+        }
         // A scheme: letters, digits, `+`, `-`, `.`, starting with a letter, then `:`.
         if let colon = reference.firstIndex(of: UInt8(ascii: ":")), colon > 0,
             reference[0] | 0x20 >= UInt8(ascii: "a") && reference[0] | 0x20 <= UInt8(ascii: "z"),
@@ -284,8 +292,8 @@ extension SmartHTTP {
             self.url = String(url[..<restStart]) + authority + target
         }
 
-        /// Splits `host[:port]` (`[v6]:port`) and checks both: a host of bytes a URL host may
-        /// have (no space, control character, quote, backslash or other delimiter), a port of
+        /// Splits `host[:port]` (`[v6]:port`) and checks both: a host of bytes libcurl takes in a
+        /// host name (no space, control character, quote, backslash, `%` or other delimiter), a port of
         /// decimal digits from 1 to 65535 (none, or nothing after the colon: the default).
         private static func hostAndPort(_ authority: Substring, url: String) throws -> (Substring, Int?) {
             var host = authority
@@ -304,8 +312,10 @@ extension SmartHTTP {
                 host = authority[..<colon]
                 portText = authority[authority.utf8.index(after: colon)...]
             }
-            let forbidden = Array(#" "<>\^`{|}[]"#.utf8)
-            let inside = host.hasBytePrefix("[") ? host.utf8.dropFirst().dropLast() : host.utf8[...]
+            // What libcurl refuses in a host name; in brackets, an IPv6 address (and zone).
+            let bracketed = host.hasBytePrefix("[")
+            let forbidden = Array((bracketed ? #" "<>\^`{|}[]"# : #" "<>\^`{|}[]!$'*=;,+&()%"#).utf8)
+            let inside = bracketed ? host.utf8.dropFirst().dropLast() : host.utf8[...]
             guard !host.isEmpty, !inside.contains(where: { $0 < 0x21 || $0 == 0x7f || forbidden.contains($0) }) else {
                 throw RemoteURLError(text: url, reason: "invalid host")
             }

@@ -485,3 +485,14 @@ private let curlTimerCallback: cgw_curl_timer_callback = { _, milliseconds, user
     Unmanaged<CurlMultiDriver>.fromOpaque(user).takeUnretainedValue().setTimer(milliseconds: milliseconds)
     return 0
 }
+
+/// `reference` (a `Location` value) resolved against `base` by libcurl itself, as libcurl 7.88
+/// resolves a redirect it follows; nil when libcurl refuses it or cannot be loaded. For tests
+/// that hold gitwire's own resolution (``SmartHTTP/resolveRedirect(_:against:)``) to libcurl's.
+package func libcurlResolvedRedirect(_ reference: String, against base: String) -> String? {
+    var message = [CChar](repeating: 0, count: 256)
+    guard cgw_curl_load(&message, message.count) == 0 else { return nil }
+    var out = [CChar](repeating: 0, count: 8192)
+    guard cgw_curl_url_resolve(base, reference, &out, out.count) == 0 else { return nil }
+    return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,5 +1,6 @@
 import GitWire
 import GitWireFuzzTargets
+import GitWireTestSupport
 import Testing
 
 /// For any URL with a password and any sequence of redirects and answers, no request goes to an
@@ -173,5 +174,59 @@ struct CredentialPropertyTests {
     @Test func noDirectoryNameIsLeft() {
         #expect(RemoteURL.cloneDirectoryName(for: "/.git", bare: true) == nil)
         #expect(RemoteURL.cloneDirectoryName(for: "/", bare: true) == nil)
+    }
+}
+
+/// Where a redirect leads: gitwire resolves `Location` against the request's URL itself (libcurl
+/// follows none), and must land where libcurl would have (git follows with libcurl): checked
+/// against libcurl's own URL API on generated references (absolute, `//host`, `/path`,
+/// `?query`, relative paths, fragments, spaces). Where dot and empty segments meet (`..//x`,
+/// `x/..`), libcurl 7.88 departs from RFC 3986 here and there; gitwire follows the RFC, and the
+/// origin, which decides where a credential may go, is libcurl's or gitwire refuses the target.
+@Suite("redirect resolution")
+struct RedirectResolutionTests {
+    @Test(arguments: [false, true])
+    func resolvesAsLibcurl(withDotSegments: Bool) throws {
+        var random = CredentialPropertyTests.Generator(state: withDotSegments ? 8 : 7)
+        let bases = [
+            "http://127.0.0.1:8080/a/b/repo.git/info/refs?service=git-upload-pack", "https://h/x/info/refs?q=1",
+            "http://[::1]:81/info/refs", "http://h/", "http://h:80/a/b",
+        ]
+        let pieces =
+            ["a", "b", "info", "refs", "x.git", "%20", "a b", "~u"] + (withDotSegments ? [".", "..", ""] : [])
+        for _ in 0..<2000 {
+            let path = (1...Int.random(in: 1...5, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined(separator: "/")
+            let query = ["", "?service=git-upload-pack", "?a=b/../c"].randomElement(using: &random)!
+            let fragment = Bool.random(using: &random) ? "#frag" : ""
+            let reference: String
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0: reference = "http://other:9/" + path + query + fragment
+            case 1: reference = "//other:9/" + path + query + fragment
+            case 2: reference = "/" + path + query + fragment
+            case 3: reference = query.isEmpty ? "?x=1" : query
+            case 4: reference = (withDotSegments ? "../" : "") + path + query + fragment
+            case 5: reference = "HTTPS://Other/" + path
+            default: reference = path + query + fragment
+            }
+            let base = bases.randomElement(using: &random)!
+            let ours = SmartHTTP.resolveRedirect(reference, against: base)
+            // libcurl keeps the fragment in the URL; it never sends it.
+            guard
+                let theirs = libcurlResolvedRedirect(reference, against: base)?.split(separator: "#").first.map(
+                    String.init)
+            else {
+                // libcurl refuses it (a host no URL has): gitwire sends no request there either.
+                #expect(ours.flatMap { try? SmartHTTP.Location($0) } == nil, "\(reference) from \(base)")
+                continue
+            }
+            if withDotSegments {
+                let origin = ours.flatMap { try? SmartHTTP.Location($0) }?.origin
+                let theirOrigin = try SmartHTTP.Location(theirs).origin
+                #expect(origin == nil || origin == theirOrigin, "\(reference) from \(base)")
+            } else {
+                #expect(ours == theirs, "\(reference) from \(base)")
+            }
+        }
     }
 }
