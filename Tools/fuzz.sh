@@ -26,7 +26,7 @@ jobs=2
 replay_only=0
 targets=()
 all_targets=(pkt-line ls-remote fetch smart-http pack-entry delta index-pack index-pack-built pack-index
-    loose-object object-links fixture url gunzip ref-transaction)
+    loose-object object-links fixture url gunzip ref-transaction credentials)
 for argument in "$@"; do
     case "$argument" in
         --time=*) time_per_target=${argument#--time=} ;;
@@ -72,7 +72,7 @@ fi
 
 # Seeds: the plain build of the same program writes them (its seed writer reads packs and fixtures).
 seeds="$build/seeds"
-if [ ! -d "$seeds" ]; then
+if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     echo "== making seeds" >&2
     swift build -c release --static-swift-stdlib --product gitwire-fuzz >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
