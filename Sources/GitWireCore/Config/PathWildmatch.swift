@@ -1,0 +1,221 @@
+extension Wildmatch {
+    /// Options of git's `wildmatch`.
+    public struct Options: OptionSet, Hashable, Sendable {
+        /// The raw bits.
+        public let rawValue: Int
+        /// An option from its bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// `WM_PATHNAME`: `*`, `?` and sets never match `/`; `**` between slashes (or at either
+        /// end) matches any number of directories.
+        public static let pathname = Options(rawValue: 1)
+        /// `WM_CASEFOLD`: ASCII letters match either case.
+        public static let caseFold = Options(rawValue: 2)
+    }
+
+    /// Whether `text` matches `pattern` as git's `wildmatch(pattern, text, flags)` decides it
+    /// (both read up to a NUL byte, as C strings). Used for `includeIf` conditions
+    /// (`gitdir:`, `gitdir/i:`, `onbranch:`, `hasconfig:remote.*.url:`).
+    public static func matches(_ pattern: some Collection<UInt8>, _ text: some Collection<UInt8>, options: Options)
+        -> Bool
+    {
+        var p = Array(pattern)
+        var t = Array(text)
+        if let nul = p.firstIndex(of: 0) { p.removeSubrange(nul...) }
+        if let nul = t.firstIndex(of: 0) { t.removeSubrange(nul...) }
+        p.append(0)
+        t.append(0)
+        var matcher = PathMatcher(pattern: p, text: t, options: options)
+        return matcher.match(0, 0) == .match
+    }
+}
+
+/// git's `dowild`, over NUL-terminated byte arrays.
+private struct PathMatcher {
+    enum Outcome { case match, noMatch, abortAll, abortToStarStar }
+
+    let pattern: [UInt8]
+    let text: [UInt8]
+    let options: Wildmatch.Options
+    /// Bounds the work a hostile pattern can cause (each call is one step of the recursion).
+    var budget = 1_000_000
+
+    init(pattern: [UInt8], text: [UInt8], options: Wildmatch.Options) {
+        self.pattern = pattern
+        self.text = text
+        self.options = options
+    }
+
+    private var fold: Bool { options.contains(.caseFold) }
+    private var pathname: Bool { options.contains(.pathname) }
+
+    private static func isGlobSpecial(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "*") || c == UInt8(ascii: "?") || c == UInt8(ascii: "[") || c == UInt8(ascii: "\\")
+    }
+
+    private func folded(_ c: UInt8) -> UInt8 { fold && GitCType.isUpper(c) ? GitCType.lower(c) : c }
+
+    mutating func match(_ startP: Int, _ startT: Int) -> Outcome {
+        budget -= 1
+        if budget < 0 { return .abortAll }
+        var p = startP
+        var t = startT
+        let slash = UInt8(ascii: "/")
+        while pattern[p] != 0 {
+            var pc = pattern[p]
+            var tc = text[t]
+            if tc == 0 && pc != UInt8(ascii: "*") { return .abortAll }
+            tc = folded(tc)
+            pc = folded(pc)
+            switch pc {
+            case UInt8(ascii: "?"):
+                if pathname && tc == slash { return .noMatch }
+            case UInt8(ascii: "*"):
+                var matchSlash: Bool
+                p += 1
+                if pattern[p] == UInt8(ascii: "*") {
+                    let previous = p - 2
+                    while pattern[p] == UInt8(ascii: "*") { p += 1 }
+                    if !pathname {
+                        matchSlash = true
+                    } else if (previous < 0 || pattern[previous] == slash)
+                        && (pattern[p] == 0 || pattern[p] == slash
+                            || (pattern[p] == UInt8(ascii: "\\") && pattern[p + 1] == slash))
+                    {
+                        if pattern[p] == slash && match(p + 1, t) == .match { return .match }
+                        matchSlash = true
+                    } else {
+                        matchSlash = false
+                    }
+                } else {
+                    matchSlash = !pathname
+                }
+                if pattern[p] == 0 {
+                    // A trailing `**` matches everything, a trailing `*` only up to a slash.
+                    if !matchSlash && text[t...].contains(slash) { return .noMatch }
+                    return .match
+                } else if !matchSlash && pattern[p] == slash {
+                    // One `*` then a slash matches up to the next directory.
+                    guard let next = text[t...].firstIndex(of: slash), text[next] != 0 else { return .noMatch }
+                    t = next
+                    break
+                }
+                while true {
+                    if tc == 0 { break }
+                    if !Self.isGlobSpecial(pattern[p]) {
+                        let literal = folded(pattern[p])
+                        while true {
+                            tc = text[t]
+                            if tc == 0 || (!matchSlash && tc == slash) { break }
+                            tc = folded(tc)
+                            if tc == literal { break }
+                            t += 1
+                        }
+                        if tc != literal { return .noMatch }
+                    }
+                    let outcome = match(p, t)
+                    if outcome != .noMatch {
+                        if !matchSlash || outcome != .abortToStarStar { return outcome }
+                    } else if !matchSlash && tc == slash {
+                        return .abortToStarStar
+                    }
+                    t += 1
+                    tc = text[t]
+                }
+                return .abortAll
+            case UInt8(ascii: "["):
+                p += 1
+                pc = pattern[p]
+                if pc == UInt8(ascii: "^") { pc = UInt8(ascii: "!") }
+                let negated = pc == UInt8(ascii: "!")
+                if negated {
+                    p += 1
+                    pc = pattern[p]
+                }
+                var previous: UInt8 = 0
+                var matched = false
+                repeat {
+                    if pc == 0 { return .abortAll }
+                    if pc == UInt8(ascii: "\\") {
+                        p += 1
+                        pc = pattern[p]
+                        if pc == 0 { return .abortAll }
+                        if tc == pc { matched = true }
+                    } else if pc == UInt8(ascii: "-") && previous != 0 && pattern[p + 1] != 0
+                        && pattern[p + 1] != UInt8(ascii: "]")
+                    {
+                        p += 1
+                        pc = pattern[p]
+                        if pc == UInt8(ascii: "\\") {
+                            p += 1
+                            pc = pattern[p]
+                            if pc == 0 { return .abortAll }
+                        }
+                        if tc <= pc && tc >= previous {
+                            matched = true
+                        } else if fold && GitCType.isLower(tc) {
+                            let upper = tc & ~0x20
+                            if upper <= pc && upper >= previous { matched = true }
+                        }
+                        pc = 0
+                    } else if pc == UInt8(ascii: "[") && pattern[p + 1] == UInt8(ascii: ":") {
+                        p += 2
+                        let start = p
+                        while pattern[p] != 0 && pattern[p] != UInt8(ascii: "]") { p += 1 }
+                        pc = pattern[p]
+                        if pc == 0 { return .abortAll }
+                        let length = p - start - 1
+                        if length < 0 || pattern[p - 1] != UInt8(ascii: ":") {
+                            // No `:]`: a plain `[` in the set.
+                            p = start - 2
+                            pc = UInt8(ascii: "[")
+                            if tc == pc { matched = true }
+                            previous = pc
+                            p += 1
+                            pc = pattern[p]
+                            continue
+                        }
+                        let name = String(decoding: pattern[start..<(start + length)], as: UTF8.self)
+                        guard let inClass = Self.inClass(name, tc, fold: fold) else { return .abortAll }
+                        if inClass { matched = true }
+                        pc = 0
+                    } else if tc == pc {
+                        matched = true
+                    }
+                    previous = pc
+                    p += 1
+                    pc = pattern[p]
+                } while pc != UInt8(ascii: "]")
+                if matched == negated || (pathname && tc == slash) { return .noMatch }
+            case UInt8(ascii: "\\"):
+                p += 1
+                pc = pattern[p]
+                if tc != pc { return .noMatch }
+            default:
+                if tc != pc { return .noMatch }
+            }
+            p += 1
+            t += 1
+        }
+        return text[t] != 0 ? .noMatch : .match
+    }
+
+    /// Whether `c` is in the POSIX class `name` (git's ASCII classes); nil for an unknown class.
+    private static func inClass(_ name: String, _ c: UInt8, fold: Bool) -> Bool? {
+        switch name {
+        case "alnum": return GitCType.isAlnum(c)
+        case "alpha": return GitCType.isAlpha(c)
+        case "blank": return c == 0x20 || c == 0x09
+        case "cntrl": return c < 0x20 || c == 0x7f
+        case "digit": return GitCType.isDigit(c)
+        case "graph": return c > 0x20 && c < 0x7f
+        case "lower": return GitCType.isLower(c)
+        case "print": return c >= 0x20 && c <= 0x7e
+        case "punct": return c > 0x20 && c < 0x7f && !GitCType.isAlnum(c)
+        case "space": return GitCType.isSpace(c)
+        case "upper": return GitCType.isUpper(c) || (fold && GitCType.isLower(c))
+        case "xdigit": return GitCType.isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66)
+        default: return nil
+        }
+    }
+}
