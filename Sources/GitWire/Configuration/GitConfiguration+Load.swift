@@ -339,10 +339,10 @@ struct ConfigLoader {
 }
 
 /// Path helpers git's configuration loading uses.
-enum ConfigPaths {
+package enum ConfigPaths {
     /// git's `normalize_path_copy`: repeated slashes made one, `.` components dropped, `..`
     /// taking the component before it away; the path as it is when `..` climbs above its start.
-    static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         let source = Array(path.utf8)
         let slash = UInt8(ascii: "/")
         let dot = UInt8(ascii: ".")
@@ -386,14 +386,14 @@ enum ConfigPaths {
 
     /// git's `strbuf_add_absolute_path`: an absolute path as it is, a relative one after the
     /// current directory (`$PWD` when it names it).
-    static func absolute(_ path: String, pwd: String?) -> String {
+    package static func absolute(_ path: String, pwd: String?) -> String {
         guard !path.hasPrefix("/"), let directory = ConfigFiles.currentDirectory(pwd: pwd) else { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 
     /// The ref `HEAD` of `gitDirectory` points to, following symbolic refs (nil when `HEAD` is
     /// not symbolic).
-    static func symbolicHead(gitDirectory: String, commonDirectory: String?) -> String? {
+    package static func symbolicHead(gitDirectory: String, commonDirectory: String?) -> String? {
         var name = "HEAD"
         var target: String?
         for _ in 0..<5 {

@@ -182,7 +182,7 @@ struct ConfigParserTests {
                 ours = error
             }
             #expect(ours?.description == fatalMessage(output), "\(String(reflecting: text))")
-            #expect(ours?.reason == errorLines(output).first, "\(String(reflecting: text))")
+            #expect(ours?.reason == firstDiagnostic(output), "\(String(reflecting: text))")
         }
     }
 }

@@ -106,6 +106,22 @@ func fatalMessage(_ output: ProcessOutput) -> String? {
     return String(text.dropFirst("fatal: ".count)).trimmingCharacters(in: .newlines)
 }
 
+/// git's first `error:` or `warning:` message, without the prefix (a message may span lines:
+/// it ends where the next `error:`, `warning:` or `fatal:` line starts).
+func firstDiagnostic(_ output: ProcessOutput) -> String? {
+    let lines = output.errorText.split(separator: "\n", omittingEmptySubsequences: false)
+    let prefixes = ["error: ", "warning: ", "fatal: "]
+    guard let start = lines.firstIndex(where: { $0.hasPrefix("error: ") || $0.hasPrefix("warning: ") }) else {
+        return nil
+    }
+    var message = [String(lines[start].drop { $0 != " " }.dropFirst())]
+    for line in lines[(start + 1)...] {
+        if prefixes.contains(where: { line.hasPrefix($0) }) || line.isEmpty { break }
+        message.append(String(line))
+    }
+    return message.joined(separator: "\n")
+}
+
 /// git's `error:` lines, without the prefix.
 func errorLines(_ output: ProcessOutput) -> [String] {
     output.errorText.split(separator: "\n").filter { $0.hasPrefix("error: ") }.map { String($0.dropFirst(7)) }
