@@ -39,6 +39,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case url
     /// gzip bodies (as the HTTP recording proxy takes them from a server).
     case gunzip
+    /// git configuration text: parsed, written, parsed again to the same entries; the same bytes
+    /// as `GIT_CONFIG_PARAMETERS`, values, URLs and wildmatch patterns.
+    case config
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -57,6 +60,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .fixture: FuzzText.fixture(data)
         case .url: FuzzText.url(data)
         case .gunzip: FuzzText.gunzip(data)
+        case .config: FuzzConfig.run(data)
         }
     }
 }
