@@ -153,7 +153,7 @@ struct ConfigLoader {
         if context.worktreeConfig, let gitDirectory = context.gitDirectory {
             try readLayerFile("\(gitDirectory)/config.worktree", scope: .worktree, deniedIsMissing: false)
         }
-        let commandLine = try ConfigParameters.entries { environment[$0] }
+        let (commandLine, error) = ConfigParameters.read { environment[$0] }
         for entry in commandLine {
             do {
                 try handle(entry, from: Source(path: nil, scope: .command))
@@ -161,6 +161,7 @@ struct ConfigLoader {
                 throw .commandLine(reason: reason ?? "")
             }
         }
+        if let error { throw error }
     }
 
     /// A layer's file: skipped when missing (and, for system and global, unreadable), read

@@ -56,35 +56,54 @@ public enum ConfigParameters {
     /// `GIT_CONFIG_PARAMETERS`, in git's order, read from `environment`. Throws
     /// ``ConfigError/commandLine(reason:)`` with git's message.
     public static func entries(environment: (String) -> String?) throws(ConfigError) -> [ConfigEntry] {
-        var entries: [ConfigEntry] = []
-        if let countText = environment("GIT_CONFIG_COUNT") {
-            guard let count = strtoul(countText) else {
-                throw .commandLine(reason: "bogus count in GIT_CONFIG_COUNT")
-            }
-            guard count <= UInt64(Int32.max) else { throw .commandLine(reason: "too many entries in GIT_CONFIG_COUNT") }
-            for index in 0..<Int(count) {
-                guard let key = environment("GIT_CONFIG_KEY_\(index)") else {
-                    throw .commandLine(reason: "missing config key GIT_CONFIG_KEY_\(index)")
-                }
-                guard let value = environment("GIT_CONFIG_VALUE_\(index)") else {
-                    throw .commandLine(reason: "missing config value GIT_CONFIG_VALUE_\(index)")
-                }
-                entries.append(try pair(key, value))
-            }
-        }
-        if let parameters = environment("GIT_CONFIG_PARAMETERS") {
-            entries += try self.entries(parameters: parameters)
-        }
+        let (entries, error) = read(environment: environment)
+        if let error { throw error }
         return entries
+    }
+
+    /// The entries read before any error, and the error: git hands each entry on as it reads it,
+    /// so what the entries before a bad one do (an include) happens first.
+    package static func read(environment: (String) -> String?) -> (entries: [ConfigEntry], error: ConfigError?) {
+        var entries: [ConfigEntry] = []
+        do throws(ConfigError) {
+            if let countText = environment("GIT_CONFIG_COUNT") {
+                guard let count = strtoul(countText) else {
+                    throw ConfigError.commandLine(reason: "bogus count in GIT_CONFIG_COUNT")
+                }
+                guard count <= UInt64(Int32.max) else {
+                    throw ConfigError.commandLine(reason: "too many entries in GIT_CONFIG_COUNT")
+                }
+                for index in 0..<Int(count) {
+                    guard let key = environment("GIT_CONFIG_KEY_\(index)") else {
+                        throw ConfigError.commandLine(reason: "missing config key GIT_CONFIG_KEY_\(index)")
+                    }
+                    guard let value = environment("GIT_CONFIG_VALUE_\(index)") else {
+                        throw ConfigError.commandLine(reason: "missing config value GIT_CONFIG_VALUE_\(index)")
+                    }
+                    entries.append(try pair(key, value))
+                }
+            }
+            if let parameters = environment("GIT_CONFIG_PARAMETERS") {
+                try read(parameters: parameters, into: &entries)
+            }
+        } catch {
+            return (entries, error)
+        }
+        return (entries, nil)
     }
 
     /// The entries of a `GIT_CONFIG_PARAMETERS` value: `'key'='value'` and `'key'=` items (what
     /// git writes) and old-style `'key=value'` ones, separated by whitespace.
     public static func entries(parameters: String) throws(ConfigError) -> [ConfigEntry] {
+        var entries: [ConfigEntry] = []
+        try read(parameters: parameters, into: &entries)
+        return entries
+    }
+
+    private static func read(parameters: String, into entries: inout [ConfigEntry]) throws(ConfigError) {
         let bogus = ConfigError.commandLine(reason: "bogus format in GIT_CONFIG_PARAMETERS")
         let text = Array(parameters.utf8)
         let end = text.firstIndex(of: 0) ?? text.count
-        var entries: [ConfigEntry] = []
         var cursor: Int? = 0
         while let position = cursor, position < end {
             guard let (key, next) = dequoteStep(text, at: position, end: end) else { throw bogus }
@@ -114,7 +133,6 @@ public enum ConfigParameters {
                 cursor = position
             }
         }
-        return entries
     }
 
     /// `'text'` with `'` and `!` quoted for a shell, as git's `sq_quote_buf` writes it.

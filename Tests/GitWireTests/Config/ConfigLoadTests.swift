@@ -281,7 +281,7 @@ struct ConfigLoadTests {
 
     @Test(arguments: [
         ["a.b=c"], ["a.b"], ["a.b="], ["A.B.C=x"], ["a.b=c=d"], ["=x"], [""], [".a=b"], ["a.=b"], ["a.b c=d"],
-        ["sec.Sub.Key=v"], ["a.1b=x"], ["a.b\nc.d=x"], ["sec.sub\nx.key=v"], ["a.b=it's!"], [" a.b=x"], ["nodot=x"],
+        ["sec.Sub.Key=v"], ["a.1b=x"], ["include.path=rel", "nodot=x"], ["x.y=1", "include.path", "nodot"], ["a.b\nc.d=x"], ["sec.sub\nx.key=v"], ["a.b=it's!"], [" a.b=x"], ["nodot=x"],
     ])
     func commandLineArgumentsAsGitTakesThem(_ arguments: [String]) throws {
         let world = try World()
