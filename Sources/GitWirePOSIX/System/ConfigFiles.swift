@@ -117,3 +117,11 @@ extension Environment {
         return values
     }
 }
+
+extension ConfigFiles {
+    /// Changes the process's current directory to `path`; nil on success, `strerror`'s text on
+    /// failure.
+    package static func changeDirectory(_ path: String) -> String? {
+        chdir(path) == 0 ? nil : Errno.current.description
+    }
+}

@@ -109,6 +109,18 @@ struct ConfigParserTests {
         }
     }
 
+    /// A NUL byte ends a name or value where git's C strings end it (and is no key character).
+    @Test func nulBytesEndNamesAndValuesAsInGit() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-config-nul")
+        for text in [
+            "[a]\nk = x\0y\n", "[b \"s\0t\"]\nk = v\n", "[a]\nk\0 = v\n", "[a \"\0\"]\nk = v\n", "[a\0]\nk = v\n",
+            "\0", "[a]\n\0k = v\n", "[a]\nk = \"\0\"\n", "[a \"x\0 y\"]\nk\n", "[a]\nk = \\\0\n",
+        ] {
+            let (git, ours, gitLine, ourLine) = try Self.compare(Array(text.utf8), path: directory.appending("config"))
+            #expect(ours == git && ourLine == gitLine, "\(String(reflecting: text))")
+        }
+    }
+
     @Test func aByteOrderMarkIsSkippedAndHalfOfOneRefused() throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-config-bom")
         for bytes: [UInt8] in [[0xef, 0xbb, 0xbf], [0xef, 0xbb], [0xef], [0xef, 0x0a], [0xbb, 0xbf]] {
