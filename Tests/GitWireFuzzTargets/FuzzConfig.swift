@@ -11,7 +11,8 @@ enum FuzzConfig {
         let parsed = ConfigParser.parse(data)
         if let written = try? ConfigWriter.text(parsed.entries) {
             let again = ConfigParser.parse(written)
-            fuzzInvariant(again.errorLine == nil, "written text does not parse (line \(again.errorLine ?? 0)): \(written)")
+            fuzzInvariant(
+                again.errorLine == nil, "written text does not parse (line \(again.errorLine ?? 0)): \(written)")
             let before = parsed.entries.map { [$0.name, $0.value ?? "\u{0}none"] }
             let after = again.entries.map { [$0.name, $0.value ?? "\u{0}none"] }
             fuzzInvariant(before == after, "entries change through the writer:\n\(before)\n\(after)")
@@ -31,9 +32,9 @@ enum FuzzConfig {
         _ = ConfigValue.unsignedInteger(text)
         _ = ConfigValue.expandedPath(text, home: "/home/h", homeOfUser: { "/home/\($0)" })
         if let url = try? URLMatch.normalize(text, allowGlobs: true) {
-            // Normal forms are fixed points.
-            fuzzInvariant(
-                (try? URLMatch.normalize(url.text, allowGlobs: true))?.text == url.text, "normalizing \(url.text) again changes it")
+            // Everything outside printable ASCII ends up %-escaped. (git's normal form is not a
+            // fixed point: `https://h:p://x` normalizes to `https://h:p//x`, whose port is bad.)
+            fuzzInvariant(url.url.allSatisfy { $0 > 0x20 && $0 < 0x7f }, "unescaped bytes in \(url.url)")
         }
         _ = try? URLMatch.values(section: "http", url: "https://user@example.org:8443/a/b", entries: parsed.entries)
         if let rewrites = try? URLRewrites(parsed.entries) {

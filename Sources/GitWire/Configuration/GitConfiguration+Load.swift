@@ -166,8 +166,7 @@ struct ConfigLoader {
 
     /// A layer's file: skipped when missing (and, for system and global, unreadable), read
     /// otherwise.
-    private mutating func readLayerFile(_ path: String, scope: ConfigScope, deniedIsMissing: Bool) throws(ConfigError)
-    {
+    private mutating func readLayerFile(_ path: String, scope: ConfigScope, deniedIsMissing: Bool) throws(ConfigError) {
         switch ConfigFiles.access(path) {
         case .readable: break
         case .missing: return

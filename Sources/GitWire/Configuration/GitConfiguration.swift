@@ -112,6 +112,8 @@ public struct GitConfiguration: Hashable, Sendable {
     /// Throws ``ConfigError/badVariable(name:origin:line:reason:)`` for a `url` or `pushurl`
     /// with no `=`.
     public func remoteURLs(named name: String) throws(ConfigError) -> (urls: [String], pushURLs: [String])? {
+        // git ignores remotes whose names start with `/` (they could not be told from paths).
+        guard !name.hasPrefix("/") else { return nil }
         var urls: [String] = []
         var pushURLs: [String] = []
         for entry in entries where entry.section == "remote" {
@@ -149,6 +151,7 @@ public struct GitConfiguration: Hashable, Sendable {
     }
 
     private static func missingValue(_ entry: ConfigEntry) -> ConfigError {
-        .badVariable(name: entry.name, origin: entry.origin, line: entry.line, reason: "missing value for '\(entry.name)'")
+        .badVariable(
+            name: entry.name, origin: entry.origin, line: entry.line, reason: "missing value for '\(entry.name)'")
     }
 }

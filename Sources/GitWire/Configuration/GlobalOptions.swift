@@ -47,9 +47,11 @@ package struct GlobalOptions: Equatable, Sendable {
             if word == "-c" {
                 options.append(.config(try argument("-c expects a configuration string")))
             } else if word == "--config-env" {
-                options.append(try Self.configFromEnvironment(try argument("no config key given for --config-env"), environment))
+                options.append(
+                    try Self.configFromEnvironment(try argument("no config key given for --config-env"), environment))
             } else if word.hasPrefix("--config-env=") {
-                options.append(try Self.configFromEnvironment(String(word.dropFirst("--config-env=".count)), environment))
+                options.append(
+                    try Self.configFromEnvironment(String(word.dropFirst("--config-env=".count)), environment))
             } else if word == "-C" {
                 options.append(.directory(try argument("no directory given for '-C' option")))
             } else {

@@ -11,7 +11,9 @@ public enum ConfigParameters {
         guard let lastDot = bytes.lastIndex(of: UInt8(ascii: ".")), lastDot != 0 else {
             throw .invalidKey(reason: "key does not contain a section: \(name)")
         }
-        guard lastDot + 1 < bytes.count else { throw .invalidKey(reason: "key does not contain variable name: \(name)") }
+        guard lastDot + 1 < bytes.count else {
+            throw .invalidKey(reason: "key does not contain variable name: \(name)")
+        }
         var canonical: [UInt8] = []
         canonical.reserveCapacity(bytes.count)
         var dot = false

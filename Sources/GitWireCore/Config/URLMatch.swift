@@ -218,7 +218,9 @@ private struct Normalizer {
         let end = input.count
 
         // The user name and password, if any, escapes normalized.
-        let slash = input[url...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? end
+        let slash =
+            input[url...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? end
         var userOffset: Int?
         var userLength = 0
         if let at = input[url...].firstIndex(of: UInt8(ascii: "@")), at < slash {
@@ -237,7 +239,8 @@ private struct Normalizer {
 
         // The host, lowercased, no escapes; none only for `file:`.
         var hostOffset: Int?
-        if url == end || [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(input[url])
+        if url == end
+            || [UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(input[url])
         {
             guard output.starts(with: Array("file:".utf8)) else { throw fail("missing host and scheme is not 'file:'") }
         } else {
@@ -290,7 +293,9 @@ private struct Normalizer {
         while true {
             let segmentStart = output.count
             let next =
-                input[url...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+                input[url...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                }
                 ?? end
             var skipSlash = false
             guard appendNormalizingEscapes(input[url..<next]) else { throw fail("invalid %XX escape sequence") }

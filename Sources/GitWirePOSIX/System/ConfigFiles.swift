@@ -50,7 +50,9 @@ package enum ConfigFiles {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
+            let count = chunk.withUnsafeMutableBytes {
+                Glibc.read(fd, $0.baseAddress, min($0.count, limit - bytes.count))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ReadError(reason: Errno.current.description, missing: false)

@@ -41,12 +41,14 @@ struct ConfigLoadTests {
     ) throws {
         var gitEnvironment = environment
         if let gitDirectory { gitEnvironment["GIT_DIR"] = gitDirectory }
-        let arguments = commandLine.flatMap { ["-c", $0] } + ["config", "--list", "-z", "--show-origin", "--show-scope"]
+        let arguments =
+            commandLine.flatMap { ["-c", $0] } + ["config", "--list", "-z", "--show-origin", "--show-scope"]
         let output = try gitExactly(arguments, environment: gitEnvironment, in: world.root)
         let loaded: Result<GitConfiguration, ConfigError>
         do {
             loaded = .success(
-                try GitConfiguration.load(gitDirectory: gitDirectory, environment: environment, commandLine: commandLine))
+                try GitConfiguration.load(
+                    gitDirectory: gitDirectory, environment: environment, commandLine: commandLine))
         } catch {
             loaded = .failure(error)
         }
@@ -74,12 +76,17 @@ struct ConfigLoadTests {
         try world.write("repo/.git/config", "[core]\n\trepositoryformatversion = 0\n[layer]\n\tname = local\n")
         let base = configEnvironment(home: world.home, system: "\(world.root)/system")
         try Self.compare(world, gitDirectory: gitDirectory, environment: base)
-        try Self.compare(world, gitDirectory: gitDirectory, environment: base.merging(["XDG_CONFIG_HOME": "\(world.root)/xdg"]) { $1 })
+        try Self.compare(
+            world, gitDirectory: gitDirectory,
+            environment: base.merging(["XDG_CONFIG_HOME": "\(world.root)/xdg"]) { $1 })
         try Self.compare(world, gitDirectory: gitDirectory, environment: base.merging(["XDG_CONFIG_HOME": ""]) { $1 })
         try Self.compare(world, gitDirectory: nil, environment: base)
-        try Self.compare(world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "yes"]) { $1 })
-        try Self.compare(world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "0"]) { $1 })
-        try Self.compare(world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "maybe"]) { $1 })
+        try Self.compare(
+            world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "yes"]) { $1 })
+        try Self.compare(
+            world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "0"]) { $1 })
+        try Self.compare(
+            world, gitDirectory: gitDirectory, environment: base.merging(["GIT_CONFIG_NOSYSTEM": "maybe"]) { $1 })
         try Self.compare(
             world, gitDirectory: gitDirectory,
             environment: base.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/xdg/git/config"]) { $1 })
@@ -153,7 +160,8 @@ struct ConfigLoadTests {
         // Errors: relative include from the command line, no value, an include loop, a directory.
         try Self.compare(world, gitDirectory: gitDirectory, environment: environment, commandLine: ["include.path=rel"])
         try Self.compare(world, gitDirectory: gitDirectory, environment: environment, commandLine: ["include.path"])
-        try Self.compare(world, gitDirectory: gitDirectory, environment: environment, commandLine: ["include.path=~nosuchuser/x"])
+        try Self.compare(
+            world, gitDirectory: gitDirectory, environment: environment, commandLine: ["include.path=~nosuchuser/x"])
         try world.write("loop/a", "[x]\n\ta = 1\n[include]\n\tpath = b\n")
         try world.write("loop/b", "[x]\n\tb = 1\n[include]\n\tpath = a\n")
         try Self.compare(world, environment: environment.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/loop/a"]) { $1 })
@@ -162,7 +170,8 @@ struct ConfigLoadTests {
         try Self.compare(world, environment: environment.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/self"]) { $1 })
         try FileManager.default.createDirectory(atPath: "\(world.root)/adir", withIntermediateDirectories: true)
         try world.write("dirinclude", "[a]\n\tb = 1\n[include]\n\tpath = adir\n")
-        try Self.compare(world, environment: environment.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/dirinclude"]) { $1 })
+        try Self.compare(
+            world, environment: environment.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/dirinclude"]) { $1 })
         try world.write("nopath", "[a]\n\tb = 1\n[include]\n\tpath\n")
         try Self.compare(world, environment: environment.merging(["GIT_CONFIG_GLOBAL": "\(world.root)/nopath"]) { $1 })
         try world.write("syntax", "[a]\n\tb = 1\n[include]\n\tpath = bad\n[c]\n\td = 1\n")
@@ -195,23 +204,30 @@ struct ConfigLoadTests {
         ]
         try FileManager.default.createSymbolicLink(atPath: "\(root)/link", withDestinationPath: "\(root)/work")
         try FileManager.default.createSymbolicLink(atPath: "\(root)/home/linkwork", withDestinationPath: "\(root)/work")
-        gitDirectories += ["\(root)/link/proj/.git", "\(root)/home/linkwork/sub/deep/proj/.git", "\(root)/work/proj/.git/"]
+        gitDirectories += [
+            "\(root)/link/proj/.git", "\(root)/home/linkwork/sub/deep/proj/.git", "\(root)/work/proj/.git/",
+        ]
         let patterns = [
             "gitdir:\(root)/work/", "gitdir:\(root)/work", "gitdir:\(root)/work/proj/.git", "gitdir:\(root)/work/proj",
-            "gitdir:\(root)/work/proj/", "gitdir:\(root)/work/**", "gitdir:\(root)/work/*/.git", "gitdir:\(root)/*/proj/",
-            "gitdir:\(root)/**/proj/", "gitdir:proj/", "gitdir:proj/.git", "gitdir:work/", "gitdir:deep/", "gitdir:~/code/",
+            "gitdir:\(root)/work/proj/", "gitdir:\(root)/work/**", "gitdir:\(root)/work/*/.git",
+            "gitdir:\(root)/*/proj/",
+            "gitdir:\(root)/**/proj/", "gitdir:proj/", "gitdir:proj/.git", "gitdir:work/", "gitdir:deep/",
+            "gitdir:~/code/",
             "gitdir:~/linkwork/", "gitdir:~/", "gitdir/i:\(root)/WORK/", "gitdir:\(root)/WORK/", "gitdir/i:~/CODE/",
             "gitdir:./work/", "gitdir:./Work/", "gitdir/i:./work/", "gitdir:\(root)/link/", "gitdir:\(root)/link/proj/",
-            "gitdir:**/deep/**", "gitdir:\(root)/work/p?oj/", "gitdir:\(root)/work/[pq]roj/", "gitdir:\(root)/work/[!p]roj/",
+            "gitdir:**/deep/**", "gitdir:\(root)/work/p?oj/", "gitdir:\(root)/work/[pq]roj/",
+            "gitdir:\(root)/work/[!p]roj/",
             "gitdir:\(root)/work/*/", "gitdir:\(root)/work/*", "gitdir:*/proj/", "gitdir:**", "gitdir:", "gitdir:/",
             "gitdir/i:\(root)/work/PROJ/.GIT", "gitdir:~nosuchuser/x/", "gitdir:~root/", "gitdir:\(root)/work\\/proj/",
             "gitdir:.git", "gitdir:\(root)/home/code/mine/.git/", "unknown:\(root)/", "GITDIR:\(root)/work/",
         ]
         var global = "[base]\n\tvalue = 1\n"
         for (index, pattern) in patterns.enumerated() {
-            let quoted = pattern.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let quoted = pattern.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"", with: "\\\"")
             global += "[includeIf \"\(quoted)\"]\n\tpath = inc/\(index)\n"
-            try world.write("home/inc/\(index)", "[matched]\n\tp\(index) = \(String(reflecting: pattern).dropFirst().dropLast())\n")
+            try world.write(
+                "home/inc/\(index)", "[matched]\n\tp\(index) = \(String(reflecting: pattern).dropFirst().dropLast())\n")
         }
         try world.write("home/.gitconfig", global)
         try world.write("home/gitconfig-via-link", global)
@@ -219,7 +235,8 @@ struct ConfigLoadTests {
         for gitDirectory in gitDirectories {
             try Self.compare(world, gitDirectory: gitDirectory, environment: configEnvironment(home: world.home))
             // HOME through a link: `~/` in patterns is the resolved home.
-            try Self.compare(world, gitDirectory: gitDirectory, environment: configEnvironment(home: "\(root)/homelink"))
+            try Self.compare(
+                world, gitDirectory: gitDirectory, environment: configEnvironment(home: "\(root)/homelink"))
             // `./` is relative to the including file, resolved.
             try Self.compare(
                 world, gitDirectory: gitDirectory,
@@ -230,7 +247,8 @@ struct ConfigLoadTests {
         try Self.compare(
             world, gitDirectory: gitDirectories[0], environment: configEnvironment(home: world.home),
             commandLine: [
-                "includeIf.gitdir:\(root)/work/.path=\(world.home)/inc/0", "includeIf.gitdir:./work/.path=\(world.home)/inc/1",
+                "includeIf.gitdir:\(root)/work/.path=\(world.home)/inc/0",
+                "includeIf.gitdir:./work/.path=\(world.home)/inc/1",
             ])
     }
 
@@ -258,8 +276,10 @@ struct ConfigLoadTests {
     @Test func hasconfigConditionsMatchRemoteURLs() throws {
         let world = try World()
         let gitDirectory = try world.repository("repo")
-        try GitWireTestSupport.git(["remote", "add", "origin", "https://example.org/group/project.git"], in: "\(world.root)/repo")
-        try GitWireTestSupport.git(["remote", "add", "mirror", "git@mirror.example:project.git"], in: "\(world.root)/repo")
+        try GitWireTestSupport.git(
+            ["remote", "add", "origin", "https://example.org/group/project.git"], in: "\(world.root)/repo")
+        try GitWireTestSupport.git(
+            ["remote", "add", "mirror", "git@mirror.example:project.git"], in: "\(world.root)/repo")
         let patterns = [
             "https://example.org/**", "https://example.org/*", "https://example.org/*/*", "https://*.org/**",
             "git@mirror.example:*", "**/project.git", "*project.git", "https://other.example/**",
@@ -267,13 +287,15 @@ struct ConfigLoadTests {
         var global = "[base]\n\tv = 1\n"
         for (index, pattern) in patterns.enumerated() {
             global += "[includeIf \"hasconfig:remote.*.url:\(pattern)\"]\n\tpath = inc/\(index)\n"
-            try world.write("home/inc/\(index)", "[matched]\n\tp\(index) = \(pattern)\n[include]\n\tpath = nested-\(index)\n")
+            try world.write(
+                "home/inc/\(index)", "[matched]\n\tp\(index) = \(pattern)\n[include]\n\tpath = nested-\(index)\n")
             try world.write("home/inc/nested-\(index)", "[nested]\n\tp\(index) = 1\n")
         }
         try world.write("home/.gitconfig", global)
         let environment = configEnvironment(home: world.home)
         try Self.compare(world, gitDirectory: gitDirectory, environment: environment)
-        try Self.compare(world, gitDirectory: nil, environment: environment, commandLine: ["remote.cli.url=https://example.org/x"])
+        try Self.compare(
+            world, gitDirectory: nil, environment: environment, commandLine: ["remote.cli.url=https://example.org/x"])
         // A file included that way may not name remotes, even one whose condition is false.
         try world.write("home/inc/nested-7", "[remote \"sneaky\"]\n\turl = https://example.org/sneaky\n")
         try Self.compare(world, gitDirectory: gitDirectory, environment: environment)
@@ -281,7 +303,8 @@ struct ConfigLoadTests {
 
     @Test(arguments: [
         ["a.b=c"], ["a.b"], ["a.b="], ["A.B.C=x"], ["a.b=c=d"], ["=x"], [""], [".a=b"], ["a.=b"], ["a.b c=d"],
-        ["sec.Sub.Key=v"], ["a.1b=x"], ["include.path=rel", "nodot=x"], ["x.y=1", "include.path", "nodot"], ["a.b\nc.d=x"], ["sec.sub\nx.key=v"], ["a.b=it's!"], [" a.b=x"], ["nodot=x"],
+        ["sec.Sub.Key=v"], ["a.1b=x"], ["include.path=rel", "nodot=x"], ["x.y=1", "include.path", "nodot"],
+        ["a.b\nc.d=x"], ["sec.sub\nx.key=v"], ["a.b=it's!"], [" a.b=x"], ["nodot=x"],
     ])
     func commandLineArgumentsAsGitTakesThem(_ arguments: [String]) throws {
         let world = try World()
@@ -308,7 +331,10 @@ struct ConfigLoadTests {
         ["GIT_CONFIG_COUNT": "1 "], ["GIT_CONFIG_COUNT": "99999999999"],
         ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "nodot", "GIT_CONFIG_VALUE_0": "c"],
         ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "", "GIT_CONFIG_VALUE_0": "c"],
-        ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "a.b", "GIT_CONFIG_VALUE_0": "", "GIT_CONFIG_PARAMETERS": "'c.d'="],
+        [
+            "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "a.b", "GIT_CONFIG_VALUE_0": "",
+            "GIT_CONFIG_PARAMETERS": "'c.d'=",
+        ],
     ])
     func configCountAsGitReadsIt(_ variables: [String: String]) throws {
         let world = try World()

@@ -62,10 +62,13 @@ struct ConfigParserTests {
     }
 
     /// What git lists for a file and where it stops, next to what the parser gives.
-    static func compare(_ bytes: [UInt8], path: String) throws -> (git: [ListedEntry], ours: [ListedEntry], gitLine: Int?, ourLine: Int?) {
+    static func compare(_ bytes: [UInt8], path: String) throws -> (
+        git: [ListedEntry], ours: [ListedEntry], gitLine: Int?, ourLine: Int?
+    ) {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let output = try gitExactly(
-            ["config", "--file", path, "--list", "-z"], environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
+            ["config", "--file", path, "--list", "-z"],
+            environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
         var gitLine: Int?
         if output.status != 0 {
             let message = fatalMessage(output) ?? output.errorText
@@ -77,7 +80,9 @@ struct ConfigParserTests {
             gitLine = Int(message.dropFirst(prefix.count).dropLast(suffix.count))
         }
         let result = ConfigParser.parse(bytes)
-        return (ListedEntry.parse(output.standardOutput), result.entries.map { ListedEntry($0) }, gitLine, result.errorLine)
+        return (
+            ListedEntry.parse(output.standardOutput), result.entries.map { ListedEntry($0) }, gitLine, result.errorLine
+        )
     }
 
     @Test(arguments: 0..<12)
@@ -99,9 +104,10 @@ struct ConfigParserTests {
     @Test(arguments: fragments)
     func eachFragmentReadsAsGitReadsIt(_ fragment: String) throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-config-fragment")
-        for (index, text) in [fragment, "[s]\n" + fragment, "[s]\n" + fragment + "[t]\nk = 1\n", String(fragment.dropLast())]
-            .enumerated()
-        {
+        for (index, text) in [
+            fragment, "[s]\n" + fragment, "[s]\n" + fragment + "[t]\nk = 1\n", String(fragment.dropLast()),
+        ]
+        .enumerated() {
             let bytes = Array(text.utf8)
             let (git, ours, gitLine, ourLine) = try Self.compare(bytes, path: directory.appending("config-\(index)"))
             #expect(ours == git, "\(String(reflecting: text))")
@@ -150,11 +156,14 @@ struct ConfigParserTests {
                 ConfigEntry(
                     name: "remote.Origin.url", value: "  https://example.org/x.git  ", scope: .local,
                     origin: .file("/r/config"), line: 2),
-                ConfigEntry(name: "section.subsection.key", value: nil, scope: .local, origin: .file("/r/config"), line: 4),
+                ConfigEntry(
+                    name: "section.subsection.key", value: nil, scope: .local, origin: .file("/r/config"), line: 4),
                 ConfigEntry(
                     name: "section.subsection.other", value: "a\tb\\c \"q\"", scope: .local, origin: .file("/r/config"),
                     line: 5),
-                ConfigEntry(name: "section.subsection.cont", value: "one two", scope: .local, origin: .file("/r/config"), line: 7),
+                ConfigEntry(
+                    name: "section.subsection.cont", value: "one two", scope: .local, origin: .file("/r/config"),
+                    line: 7),
             ])
         #expect(result.entries[0].section == "remote" && result.entries[0].subsection == "Origin")
         #expect(result.entries[0].key == "url")
@@ -162,7 +171,9 @@ struct ConfigParserTests {
         #expect(throws: ConfigError.badLine(line: 2, origin: .file("/x"), reason: nil)) {
             try ConfigParser.entries(Array("[a]\nb = \\q\n".utf8), origin: .file("/x"))
         }
-        #expect(ConfigError.badLine(line: 2, origin: .file("/x"), reason: nil).description == "bad config line 2 in file /x")
+        #expect(
+            ConfigError.badLine(line: 2, origin: .file("/x"), reason: nil).description == "bad config line 2 in file /x"
+        )
     }
 
     /// The line git gives an entry (the one it ends on, after continuations and CRLFs) is the line

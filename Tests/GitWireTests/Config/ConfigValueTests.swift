@@ -43,7 +43,9 @@ struct ConfigValueTests {
     }
 
     /// git's answer: the printed value, or its fatal message.
-    static func git(_ type: String, _ name: String, _ environment: [String: String]) throws -> Result<String, ConfigTextError> {
+    static func git(_ type: String, _ name: String, _ environment: [String: String]) throws -> Result<
+        String, ConfigTextError
+    > {
         let output = try gitExactly(["config", "--type=\(type)", "--get", name], environment: environment)
         if output.status == 0 { return .success(String(output.text.dropLast())) }
         return .failure(ConfigTextError(text: fatalMessage(output) ?? output.errorText))
@@ -51,7 +53,7 @@ struct ConfigValueTests {
 
     struct ConfigTextError: Error, Equatable { var text: String }
 
-    static func ours<T>(_ body: () throws(ConfigError) -> T?, _ show: (T) -> String) -> Result<String, ConfigTextError> {
+    static func ours<T>(show: (T) -> String, body: () throws(ConfigError) -> T?) -> Result<String, ConfigTextError> {
         do {
             guard let value = try body() else { return .failure(ConfigTextError(text: "unset")) }
             return .success(show(value))
@@ -66,9 +68,9 @@ struct ConfigValueTests {
         let configuration = try GitConfiguration.load(environment: environment)
         for index in Self.booleans.indices {
             let expected = try Self.git("bool", "a.v\(index)", environment)
-            let actual = Self.ours({ () throws(ConfigError) in try configuration.bool("a.v\(index)") }) {
-                $0 ? "true" : "false"
-            }
+            let actual = Self.ours(
+                show: { $0 ? "true" : "false" },
+                body: { () throws(ConfigError) in try configuration.bool("a.v\(index)") })
             #expect(actual == expected, "\(String(describing: Self.booleans[index]))")
         }
     }
@@ -79,7 +81,8 @@ struct ConfigValueTests {
         let configuration = try GitConfiguration.load(environment: environment)
         for index in Self.integers.indices {
             let expected = try Self.git("int", "a.v\(index)", environment)
-            let actual = Self.ours({ () throws(ConfigError) in try configuration.int("a.v\(index)") }) { String($0) }
+            let actual = Self.ours(
+                show: { String($0) }, body: { () throws(ConfigError) in try configuration.int("a.v\(index)") })
             #expect(actual == expected, "\(String(describing: Self.integers[index]))")
         }
     }
@@ -91,7 +94,8 @@ struct ConfigValueTests {
         let configuration = try GitConfiguration.load(environment: environment)
         for index in Self.paths.indices {
             let expected = try Self.git("path", "a.v\(index)", environment)
-            let actual = Self.ours({ () throws(ConfigError) in try configuration.path("a.v\(index)") }) { $0 }
+            let actual = Self.ours(
+                show: { $0 }, body: { () throws(ConfigError) in try configuration.path("a.v\(index)") })
             if Self.paths[index] == nil {
                 // A path with no value: `git config` stops at its line; git's other readers (and
                 // the library) name the variable and the same line.
@@ -100,7 +104,8 @@ struct ConfigValueTests {
                 #expect(
                     actual
                         == .failure(
-                            ConfigTextError(text: "bad config variable 'a.v\(index)' in file '\(file)' at line \(index + 2)")))
+                            ConfigTextError(
+                                text: "bad config variable 'a.v\(index)' in file '\(file)' at line \(index + 2)")))
                 continue
             }
             #expect(actual == expected, "\(String(describing: Self.paths[index]))")
@@ -114,7 +119,8 @@ struct ConfigValueTests {
         let path = environment["GIT_CONFIG_GLOBAL"]!
         var text = "[a]\n"
         for value in values {
-            text += value.map { "\tmulti = \(String(decoding: ConfigWriter.quoted($0), as: UTF8.self))\n" } ?? "\tmulti\n"
+            text +=
+                value.map { "\tmulti = \(String(decoding: ConfigWriter.quoted($0), as: UTF8.self))\n" } ?? "\tmulti\n"
         }
         try writeConfigFile(path, text + "[A \"Sub\"]\n\tKey = x\n")
         let configuration = try GitConfiguration.load(environment: environment)

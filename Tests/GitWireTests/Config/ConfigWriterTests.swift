@@ -22,7 +22,8 @@ struct ConfigWriterTests {
             let path = directory.appending("written-\(index)")
             try Data(text).write(to: URL(fileURLWithPath: path))
             let output = try gitExactly(
-                ["config", "--file", path, "--list", "-z"], environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
+                ["config", "--file", path, "--list", "-z"],
+                environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
             #expect(output.status == 0, "file \(index): \(output.errorText)")
             #expect(ListedEntry.parse(output.standardOutput) == Self.pairs(parsed.entries), "file \(index)")
             if !parsed.entries.isEmpty { written += 1 }
@@ -45,11 +46,13 @@ struct ConfigWriterTests {
         let path = directory.appending("written")
         try Data(text).write(to: URL(fileURLWithPath: path))
         let output = try gitExactly(
-            ["config", "--file", path, "--list", "-z"], environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
+            ["config", "--file", path, "--list", "-z"],
+            environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
         #expect(ListedEntry.parse(output.standardOutput) == Self.pairs(entries))
         for unwritable in [
             [ConfigEntry(name: "a.k", value: "x"), ConfigEntry(name: "nosection", value: "y")],
-            [ConfigEntry(name: "A.k", value: "x")], [ConfigEntry(name: "a.K", value: "x")], [ConfigEntry(name: "a.1", value: "x")],
+            [ConfigEntry(name: "A.k", value: "x")], [ConfigEntry(name: "a.K", value: "x")],
+            [ConfigEntry(name: "a.1", value: "x")],
             [ConfigEntry(name: "a.s\nb.k", value: "x")], [ConfigEntry(name: "a.k", value: "nul\u{0}")],
             [ConfigEntry(name: ".k", value: "x")], [ConfigEntry(name: "a_b.k", value: "x")],
         ] {
@@ -61,14 +64,18 @@ struct ConfigWriterTests {
     /// write a repository's `config`.
     @Test func valuesQuotedAsGitConfigQuotesThem() throws {
         let values = [
-            "plain", " leading", "trailing ", "semi;colon", "hash#", "quote\"d", "back\\slash", "tab\there", "new\nline",
+            "plain", " leading", "trailing ", "semi;colon", "hash#", "quote\"d", "back\\slash", "tab\there",
+            "new\nline",
             "cr\rhere", "", " ", "back\u{8}space", "ünï", "a = b", "\"", "\\", "x\\", "#", ";",
         ]
-        let section = GitConfig.Section("test", "sub \"x\" \\y", values.enumerated().map { ("key\($0.offset)", $0.element) })
+        let section = GitConfig.Section(
+            "test", "sub \"x\" \\y", values.enumerated().map { ("key\($0.offset)", $0.element) })
         let entries = values.enumerated().map {
             ConfigEntry(name: "test.sub \"x\" \\y.key\($0.offset)", value: $0.element)
         }
         #expect(try ConfigWriter.text(entries) == GitConfig([section]).text)
-        #expect(try ConfigWriter.text([ConfigEntry(name: "core.bare", value: "true")]) == GitConfig([GitConfig.Section("core", nil, [("bare", "true")])]).text)
+        #expect(
+            try ConfigWriter.text([ConfigEntry(name: "core.bare", value: "true")])
+                == GitConfig([GitConfig.Section("core", nil, [("bare", "true")])]).text)
     }
 }

@@ -9,7 +9,8 @@ import Testing
 struct GlobalOptionsTests {
     @Test(arguments: [
         ["-c", "a.b=1", "config", "--list"], ["-c", "a.b", "-c", "A.Sub.C=x=y", "config", "--list"],
-        ["--config-env=a.b=MYVAR", "-c", "c.d=", "config", "--list"], ["--config-env", "x.y=MYVAR", "config", "--list"],
+        ["--config-env=a.b=MYVAR", "-c", "c.d=", "config", "--list"],
+        ["--config-env", "x.y=MYVAR", "config", "--list"],
         ["-C", "", "-c", "it's.ok=v!", "config", "--list"], ["-C", "sub", "-c", "a.b=1", "config", "--list"],
         ["-c", "bad", "config", "--list"],
     ])
@@ -20,7 +21,11 @@ struct GlobalOptionsTests {
             home: directory.path, extra: ["MYVAR": "from the environment", "GIT_CONFIG_PARAMETERS": "'env.first'='1'"])
         let options = try GlobalOptions(words, environment: environment)
         #expect(options.remaining == ["config", "--list"])
-        #expect(options.directories == words.enumerated().compactMap { $0.element != "" && $0.offset > 0 && words[$0.offset - 1] == "-C" ? $0.element : nil })
+        #expect(
+            options.directories
+                == words.enumerated().compactMap {
+                    $0.element != "" && $0.offset > 0 && words[$0.offset - 1] == "-C" ? $0.element : nil
+                })
         let output = try gitExactly(words + ["-z", "--show-scope"], environment: environment, in: directory.path)
         do {
             let configuration = try GitConfiguration.load(environment: options.environment(updating: environment))
@@ -38,7 +43,10 @@ struct GlobalOptionsTests {
         (["--config-env"], "no config key given for --config-env", false),
         (["--config-env=nokey", "config", "-l"], "invalid config format: nokey", true),
         (["--config-env=a.b=", "config", "-l"], "missing environment variable name for configuration 'a.b'", true),
-        (["--config-env=a.b=NOPE_VAR", "config", "-l"], "missing environment variable 'NOPE_VAR' for configuration 'a.b'", true),
+        (
+            ["--config-env=a.b=NOPE_VAR", "config", "-l"],
+            "missing environment variable 'NOPE_VAR' for configuration 'a.b'", true
+        ),
     ])
     func mistakesAsGitReportsThem(_ words: [String], _ message: String, _ dies: Bool) throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-global-options")

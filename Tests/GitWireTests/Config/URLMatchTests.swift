@@ -12,16 +12,19 @@ struct URLMatchTests {
         "https://example.org", "https://example.org/", "https://example.org/repo", "https://example.org/repo/",
         "https://*.org", "https://*.example.org", "https://*.*.example.org", "https://user@example.org",
         "https://other@example.org", "https://example.org:443", "https://example.org:8443", "http://example.org:80/",
-        "https://EXAMPLE.org/Repo", "https://example.org/a/../repo", "https://example.org/%72epo", "https://example.org/repo.git",
+        "https://EXAMPLE.org/Repo", "https://example.org/a/../repo", "https://example.org/%72epo",
+        "https://example.org/repo.git",
         "example.org", "https://ex ample.org", "https://example.org:0", "https://[::1]:8080/", "file:///srv/",
-        "https://example.org/a%2Fb", "https://user@*.example.org/repo", "HTTPS://example.org:00443/", "https://example.org/./repo",
+        "https://example.org/a%2Fb", "https://user@*.example.org/repo", "HTTPS://example.org:00443/",
+        "https://example.org/./repo",
         "https://example.org/repo/..", "https://example.org/%zz", "https://*", "https://example.*", "https://",
         "https://@example.org", "https://user:pw@example.org",
     ]
     static let keys = ["sslVerify", "extraHeader", "proxy", "postBuffer"]
     static let urls = [
         "https://example.org/repo.git", "https://user@example.org/repo", "https://user:secret@example.org/repo/sub",
-        "https://sub.example.org/x", "https://a.b.example.org/x", "https://example.org:8443/repo", "http://example.org/repo",
+        "https://sub.example.org/x", "https://a.b.example.org/x", "https://example.org:8443/repo",
+        "http://example.org/repo",
         "https://EXAMPLE.ORG/repo", "https://example.org/repository", "https://example.org", "https://[::1]:8080/x",
         "file:///srv/repo", "https://example.org/%72epo", "https://example.org/a/b", "https://example.org/a%2Fb/c",
         "https://example.org:443/repo", "https://other@example.org/", "https://example.org/repo?x=1#f", "https://org/",
@@ -56,18 +59,26 @@ struct URLMatchTests {
             let configuration = try GitConfiguration.load(environment: environment)
             for url in Self.urls {
                 let all = try gitExactly(["config", "-z", "--get-urlmatch", "HTTP", url], environment: environment)
-                switch Result(catching: { () throws(ConfigError) in try configuration.urlMatches(section: "HTTP", for: url) }) {
+                switch Result(catching: { () throws(ConfigError) in
+                    try configuration.urlMatches(section: "HTTP", for: url)
+                }) {
                 case .success(let matches):
                     let expected = ListedEntry.parse(all.standardOutput)
-                    #expect(matches.map { ListedEntry(name: "http.\($0.key)", value: $0.value) } == expected, "seed \(seed) \(url):\n\(text)")
+                    #expect(
+                        matches.map { ListedEntry(name: "http.\($0.key)", value: $0.value) } == expected,
+                        "seed \(seed) \(url):\n\(text)")
                 case .failure(let error):
                     #expect(error.description == fatalMessage(all), "seed \(seed) \(url)")
                 }
                 for key in Self.keys {
-                    let one = try gitExactly(["config", "--get-urlmatch", "http.\(key)", url], environment: environment)
-                    switch Result(catching: { () throws(ConfigError) in try configuration.urlMatch("http.\(key)", for: url) }) {
+                    let one = try gitExactly(
+                        ["config", "--get-urlmatch", "http.\(key)", url], environment: environment)
+                    switch Result(catching: { () throws(ConfigError) in
+                        try configuration.urlMatch("http.\(key)", for: url)
+                    }) {
                     case .success(.some(let value)):
-                        #expect(one.status == 0 && one.text == (value ?? "") + "\n", "seed \(seed) \(key) \(url):\n\(text)")
+                        #expect(
+                            one.status == 0 && one.text == (value ?? "") + "\n", "seed \(seed) \(key) \(url):\n\(text)")
                     case .success(.none):
                         #expect(one.status == 1, "seed \(seed) \(key) \(url): git found \(one.text)\n\(text)")
                     case .failure(let error):
@@ -86,7 +97,9 @@ struct URLMatchTests {
         ] {
             #expect(try URLMatch.normalize(url).text == normalized)
         }
-        #expect(throws: ConfigError.invalidURL(reason: "invalid '..' path segment")) { try URLMatch.normalize("https://h/..") }
+        #expect(throws: ConfigError.invalidURL(reason: "invalid '..' path segment")) {
+            try URLMatch.normalize("https://h/..")
+        }
         #expect(throws: ConfigError.invalidURL(reason: "a 'file:' URL may not have a port number")) {
             try URLMatch.normalize("file://:1/x")
         }

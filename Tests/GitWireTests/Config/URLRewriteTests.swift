@@ -71,7 +71,8 @@ struct URLRewriteTests {
                 #expect(try configuration.rewrittenURL(url) + "\n" == output.text, "seed \(seed) url \(url):\n\(text)")
             }
             for name in ["one", "two", "three"] {
-                let fetch = try gitExactly(["remote", "get-url", "--all", name], environment: environment, in: repository)
+                let fetch = try gitExactly(
+                    ["remote", "get-url", "--all", name], environment: environment, in: repository)
                 let push = try gitExactly(
                     ["remote", "get-url", "--push", "--all", name], environment: environment, in: repository)
                 let ours = try #require(try configuration.remoteURLs(named: name))
@@ -104,7 +105,9 @@ struct URLRewriteTests {
         #expect(rewrites.rewritten("zz") == "zz")
         #expect(rewrites.rewrittenForPush("abc") == "third:bc")
         #expect(rewrites.rewrittenForPush("zz") == nil)
-        #expect(throws: ConfigError.self) { try URLRewrites(try ConfigParser.entries(Array("[url \"a\"]\ninsteadOf\n".utf8))) }
+        #expect(throws: ConfigError.self) {
+            try URLRewrites(try ConfigParser.entries(Array("[url \"a\"]\ninsteadOf\n".utf8)))
+        }
         #expect(URLRewrites().rewritten("anything") == "anything")
     }
 
