@@ -9,8 +9,8 @@
 /// let headers = try config.urlMatch("http.extraHeader", for: "https://example.org/repo.git")
 /// ```
 ///
-/// ``none`` is the empty configuration: what a hermetic program uses (``Remote`` reads nothing
-/// unless it is given a configuration). See <doc:Configuration> for what is read and why.
+/// ``none`` is the empty configuration: what a hermetic program uses (a ``Remote`` made from a
+/// URL reads none). See <doc:Configuration> for what is read and why.
 public struct GitConfiguration: Hashable, Sendable {
     /// Every entry in the order git reads them (a later entry overrides an earlier one).
     public var entries: [ConfigEntry]
