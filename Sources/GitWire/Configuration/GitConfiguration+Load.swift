@@ -34,6 +34,13 @@ extension GitConfiguration {
             environment["GIT_CONFIG_PARAMETERS"] = ConfigParameters.appending(
                 commandLineArgument: argument, to: environment["GIT_CONFIG_PARAMETERS"])
         }
+        if gitDirectory != nil {
+            // Every git command reads the system and global files once before it looks at the
+            // repository (trace2's "very early" configuration), so their errors come first.
+            let early = try LoadContext(gitDirectory: nil, environment: environment)
+            var loader = ConfigLoader(context: early, collectingRemoteURLs: false, readsCommandLine: false)
+            try loader.readAll()
+        }
         let context = try LoadContext(gitDirectory: gitDirectory, environment: environment)
         var loader = ConfigLoader(context: context, collectingRemoteURLs: false)
         try loader.readAll()
@@ -112,9 +119,13 @@ struct ConfigLoader {
     /// The remote URLs `hasconfig` conditions match, once collected.
     var collectedRemoteURLs: [String]?
 
-    init(context: LoadContext, collectingRemoteURLs: Bool) {
+    /// Whether the command layer is read (git's "very early" reading leaves it out).
+    let readsCommandLine: Bool
+
+    init(context: LoadContext, collectingRemoteURLs: Bool, readsCommandLine: Bool = true) {
         self.context = context
         self.collectingRemoteURLs = collectingRemoteURLs
+        self.readsCommandLine = readsCommandLine
     }
 
     private var environment: [String: String] { context.environment }
@@ -153,6 +164,7 @@ struct ConfigLoader {
         if context.worktreeConfig, let gitDirectory = context.gitDirectory {
             try readLayerFile("\(gitDirectory)/config.worktree", scope: .worktree, deniedIsMissing: false)
         }
+        guard readsCommandLine else { return }
         let (commandLine, error) = ConfigParameters.read { environment[$0] }
         for entry in commandLine {
             do {
@@ -277,7 +289,7 @@ struct ConfigLoader {
     /// which `hasconfig` includes are followed unconditionally and may not set remote URLs).
     private mutating func remoteURLsForConditions() throws(ConfigError) -> [String] {
         if let collectedRemoteURLs { return collectedRemoteURLs }
-        var collector = ConfigLoader(context: context, collectingRemoteURLs: true)
+        var collector = ConfigLoader(context: context, collectingRemoteURLs: true, readsCommandLine: readsCommandLine)
         try collector.readAll()
         collectedRemoteURLs = collector.remoteURLs
         return collector.remoteURLs

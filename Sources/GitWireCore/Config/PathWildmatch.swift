@@ -16,17 +16,30 @@ extension Wildmatch {
     /// Whether `text` matches `pattern` as git's `wildmatch(pattern, text, flags)` decides it
     /// (both read up to a NUL byte, as C strings). Used for `includeIf` conditions
     /// (`gitdir:`, `gitdir/i:`, `onbranch:`, `hasconfig:remote.*.url:`).
+    ///
+    /// Unlike git's, the time taken is bounded: what has been tried at each pattern and text
+    /// position is remembered (git's recursion is exponential in the number of stars), and a
+    /// pattern that still needs more than a few million steps is given up on, as no match.
     public static func matches(_ pattern: some Collection<UInt8>, _ text: some Collection<UInt8>, options: Options)
         -> Bool
     {
-        var p = Array(pattern)
-        var t = Array(text)
+        steps(pattern: Array(pattern), text: Array(text), options: options).matched
+    }
+
+    /// The answer and the steps taken to find it (a test hook: the work a pattern causes).
+    package static func steps(pattern: [UInt8], text: [UInt8], options: Options, memoizing: Bool = true) -> (
+        matched: Bool, steps: Int
+    ) {
+        var p = pattern
+        var t = text
         if let nul = p.firstIndex(of: 0) { p.removeSubrange(nul...) }
         if let nul = t.firstIndex(of: 0) { t.removeSubrange(nul...) }
         p.append(0)
         t.append(0)
         var matcher = PathMatcher(pattern: p, text: t, options: options)
-        return matcher.match(0, 0) == .match
+        matcher.memoizing = memoizing
+        let matched = matcher.match(0, 0) == .match
+        return (matched, PathMatcher.initialBudget - matcher.budget)
     }
 }
 
@@ -37,8 +50,15 @@ private struct PathMatcher {
     let pattern: [UInt8]
     let text: [UInt8]
     let options: Wildmatch.Options
-    /// Bounds the work a hostile pattern can cause (each call is one step of the recursion).
-    var budget = 1_000_000
+    /// Outcomes already known, by pattern and text position: `**` and `*` retry the rest of the
+    /// pattern at every later position, which without them takes time exponential in the stars.
+    var known: [Int: Outcome] = [:]
+    /// Whether outcomes are remembered (off only to measure git's own algorithm in tests).
+    var memoizing = true
+    static let initialBudget = 4_000_000
+    /// Bounds the work a pattern built to be slow can cause (each step is a call or a byte
+    /// looked at); past it the match gives up, as no match.
+    var budget = initialBudget
 
     init(pattern: [UInt8], text: [UInt8], options: Wildmatch.Options) {
         self.pattern = pattern
@@ -56,6 +76,15 @@ private struct PathMatcher {
     private func folded(_ c: UInt8) -> UInt8 { fold && GitCType.isUpper(c) ? GitCType.lower(c) : c }
 
     mutating func match(_ startP: Int, _ startT: Int) -> Outcome {
+        guard memoizing else { return compute(startP, startT) }
+        let key = startP * text.count + startT
+        if let outcome = known[key] { return outcome }
+        let outcome = compute(startP, startT)
+        if budget >= 0 { known[key] = outcome }
+        return outcome
+    }
+
+    private mutating func compute(_ startP: Int, _ startT: Int) -> Outcome {
         budget -= 1
         if budget < 0 { return .abortAll }
         var p = startP
@@ -90,6 +119,7 @@ private struct PathMatcher {
                 } else {
                     matchSlash = !pathname
                 }
+                budget -= text.count - t
                 if pattern[p] == 0 {
                     // A trailing `**` matches everything, a trailing `*` only up to a slash.
                     if !matchSlash && text[t...].contains(slash) { return .noMatch }
@@ -102,9 +132,13 @@ private struct PathMatcher {
                 }
                 while true {
                     if tc == 0 { break }
+                    budget -= 1
+                    if budget < 0 { return .abortAll }
                     if !Self.isGlobSpecial(pattern[p]) {
                         let literal = folded(pattern[p])
                         while true {
+                            budget -= 1
+                            if budget < 0 { return .abortAll }
                             tc = text[t]
                             if tc == 0 || (!matchSlash && tc == slash) { break }
                             tc = folded(tc)

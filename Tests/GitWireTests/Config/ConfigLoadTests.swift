@@ -341,6 +341,70 @@ struct ConfigLoadTests {
         try Self.compare(world, environment: configEnvironment(home: world.home, extra: variables))
     }
 
+    /// Generated worlds: every layer's file made of tricky fragments (now and then one git
+    /// refuses), with includes between them (absolute, relative, `~/`, missing, looping) and
+    /// `includeIf` conditions, read through the repository's real path or a link to it; each
+    /// listed with scope and origin by git and by the loader, or refused by both alike.
+    @Test(arguments: 0..<8)
+    func generatedWorldsLoadAsGitLoadsThem(_ chunk: Int) throws {
+        let valid = ConfigParserTests.fragments.filter {
+            ConfigParser.parse(Array("[s]\n\($0)".utf8)).errorLine == nil && $0.hasSuffix("\n")
+        }
+        var refused = 0
+        var entries = 0
+        var included = 0
+        for seed in (chunk * 15)..<((chunk + 1) * 15) {
+            let world = try World()
+            let root = world.root
+            let gitDirectory = try world.repository("work/repo")
+            try FileManager.default.createSymbolicLink(atPath: "\(root)/link", withDestinationPath: "\(root)/work")
+            var generator = SeededGenerator(seed: UInt64(seed) &* 2_654_435_761 &+ 5)
+            let files = [
+                "system", "home/.gitconfig", "home/.config/git/config", "work/repo/.git/config", "inc/a", "inc/b",
+                "inc/sub/c", "home/inc/d",
+            ]
+            let includes = [
+                "\(root)/inc/a", "~/inc/d", "../inc/b", "sub/c", "a", "b", "../a", "missing", "\(root)/inc/sub/c",
+                "~/.gitconfig",
+            ]
+            let conditions = [
+                "gitdir:\(root)/work/", "gitdir:\(root)/link/", "gitdir/i:\(root)/WORK/**", "gitdir:repo/",
+                "gitdir:~/../work/", "onbranch:main", "onbranch:other", "gitdir:./", "gitdir:\(root)/work/repo/.git",
+            ]
+            for file in files {
+                var text = file == "work/repo/.git/config" ? "[core]\n\trepositoryformatversion = 0\n" : ""
+                for _ in 0..<Int.random(in: 0...10, using: &generator) {
+                    switch Int.random(in: 0..<40, using: &generator) {
+                    case 0:
+                        text += ConfigParserTests.fragments.randomElement(using: &generator)!
+                    case 1...6:
+                        text += "[include]\n\tpath = \(includes.randomElement(using: &generator)!)\n"
+                    case 7...10:
+                        let condition = conditions.randomElement(using: &generator)!
+                        text += "[includeIf \"\(condition)\"]\n\tpath = \(includes.randomElement(using: &generator)!)\n"
+                    default:
+                        text += "[\(["core", "Sec", "remote \"origin\"", "a.B"].randomElement(using: &generator)!)]\n"
+                        text += valid.randomElement(using: &generator)!
+                    }
+                }
+                try world.write(file, text)
+            }
+            let environment = configEnvironment(home: world.home, system: "\(root)/system")
+            for directory in [gitDirectory, "\(root)/link/repo/.git"] {
+                try Self.compare(world, gitDirectory: directory, environment: environment, commandLine: ["cli.x=1"])
+            }
+            if let loaded = try? GitConfiguration.load(gitDirectory: gitDirectory, environment: environment) {
+                entries += loaded.entries.count
+                included += loaded.entries.filter { $0.origin?.path?.contains("/inc/") == true }.count
+            } else {
+                refused += 1
+            }
+        }
+
+        // Most worlds read (with entries from included files); some are refused.
+        #expect(refused < 10 && entries > 100 && included > 10)
+    }
+
     /// `$PWD` names the current directory when it is the same directory (a path through a link
     /// stays as typed), as git's `strbuf_add_absolute_path` does.
     @Test func absolutePathsUsePWDWhenItIsTheCurrentDirectory() throws {
