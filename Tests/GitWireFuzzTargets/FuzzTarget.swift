@@ -45,6 +45,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// origins, 401s and answers (``CredentialTrial``): no request carries another origin's
     /// credential, no shown text carries the password.
     case credentials
+    /// git configuration text: parsed, written, parsed again to the same entries; the same bytes
+    /// as `GIT_CONFIG_PARAMETERS`, values, URLs and wildmatch patterns.
+    case config
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -65,6 +68,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .gunzip: FuzzText.gunzip(data)
         case .refTransaction: FuzzRefs.run(data)
         case .credentials: FuzzCredentials.run(data)
+        case .config: FuzzConfig.run(data)
         }
     }
 }
