@@ -5,7 +5,7 @@ public final class ObjectDatabase: ObjectSource {
     public let objectsDirectory: String
     /// The loose objects.
     public let loose: LooseObjectStore
-    private var packs: [PackReader] = []
+    private(set) var packs: [PackReader] = []
 
     /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`).
     public init(gitDirectory: String) throws {

@@ -4,10 +4,10 @@ public final class PackReader: ObjectSource {
     public let index: PackIndex
     /// The pack's path.
     public let packPath: String
-    private let file: File
+    let file: File
     private let inflater: Inflater
     /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
-    private let boundaries: [UInt64]
+    let boundaries: [UInt64]
 
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16
