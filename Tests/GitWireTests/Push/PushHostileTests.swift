@@ -58,7 +58,8 @@ import Testing
         #expect(output.status == 128)
         #expect(output.errorText.hasPrefix("fatal: "), "\(output.errorText)")
         #expect(
-            output.errorText.contains("sending the pack") || output.errorText.contains("hung up"), "\(output.errorText)"
+            ["sending the pack", "hung up", "connection lost"].contains { output.errorText.contains($0) },
+            "\(output.errorText)"
         )
         #expect(
             try scenario.serverState().refs
