@@ -12,18 +12,18 @@ let package = Package(
     name: "gitwire-benchmarks",
     dependencies: [
         .package(name: "gitwire", path: ".."),
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
             name: "Parsers",
             dependencies: [
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GitWire", package: "gitwire"),
                 .product(name: "GitWireReplay", package: "gitwire"),
             ],
             path: "Benchmarks/Parsers",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )
     ]
 )

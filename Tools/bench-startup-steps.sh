@@ -11,9 +11,11 @@
 #   3  + libstdc++ and libgcc linked in                    (static archives, -static-libgcc)
 #   4  + zlib and libdeflate linked in                     (= the README's build)
 #   5  + -no-pie                                           (GITWIRE_PIE=0: no relocations at start)
-#   6  -static-executable                                  (libc too: for comparison only; glibc
-#                                                           warns that dlopen, used for libcurl,
-#                                                           then needs the same glibc at run time)
+#   6  -static-executable                                  (with STATIC_EXECUTABLE=1 only: libc
+#                                                           too, for comparison; glibc warns that
+#                                                           dlopen, used for libcurl, then needs
+#                                                           the same glibc at run time; recompiles
+#                                                           every module, twice)
 #
 # Results: .build/bench/startup-steps/. Usage: Tools/bench-startup-steps.sh [runs=500] [warmup=50]
 set -euo pipefail
@@ -47,15 +49,20 @@ titles=("--static-swift-stdlib (old README build)" "+ --no-export-dynamic" "+ no
     "+ libstdc++, libgcc linked in" "+ zlib, libdeflate linked in (README build)" "+ -no-pie"
     "-static-executable (comparison only)")
 
+steps=(0 1 2 3 4 5)
+if [ "${STATIC_EXECUTABLE:-0}" = 1 ]; then steps+=(6); fi
 commands=(-n "git --version" "git --version")
-for step in 0 1 2 3 4 5 6; do
+for step in "${steps[@]}"; do
     step_flags "$step"
     echo "== step $step: ${titles[$step]}: swift build ${flags[*]}" >&2
+    # SwiftPM does not link again when only what an -L folder holds changes.
+    rm -f "$root/.build/release/gitwire"
     (cd "$root" && swift build "${flags[@]}" --product gitwire 2>&1 | grep -v '^\[' >&2)
     cp "$root/.build/release/gitwire" "$out/gitwire-$step"
     "$out/gitwire-$step" --version >/dev/null
     commands+=(-n "step$step --version" "$out/gitwire-$step --version")
 done
+rm -f "$root/.build/release/gitwire"
 build_gitwire # the README's build again in .build/release
 
 hyperfine_run "$out/steps.json" -N --warmup "$warmup" --runs "$runs" "${commands[@]}"
@@ -76,7 +83,7 @@ PY
     git_median=$(awk -F'\t' '$1 == "git --version" { print $2 }' "$out/medians")
     printf '| git | %.2f ms | 1.00 | %s | %s |\n' "$git_median" "$(faults git --version)" \
         "$(ldd "$(command -v git)" | awk '$1 !~ /vdso/ { print $1 }' | paste -sd' ')"
-    for step in 0 1 2 3 4 5 6; do
+    for step in "${steps[@]}"; do
         median=$(awk -F'\t' -v n="step$step --version" '$1 == n { print $2 }' "$out/medians")
         printf '| %s | %.2f ms | %.2f | %s | %s |\n' "$step: ${titles[$step]}" "$median" \
             "$(awk -v m="$median" -v g="$git_median" 'BEGIN { print m / g }')" "$(faults "$out/gitwire-$step" --version)" \

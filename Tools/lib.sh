@@ -81,7 +81,14 @@ build_gitwire() {
         return
     fi
     release_build_flags
+    # SwiftPM links again only when its inputs or flags change, not when a library found through
+    # -L changes: a binary linked with other flags is made again.
+    if [ -f "$root/.build/release/$product.flags" ] &&
+        [ "$(cat "$root/.build/release/$product.flags")" != "${release_flags[*]}" ]; then
+        rm -f "$root/.build/release/$product"
+    fi
     (cd "$root" && swift build "${release_flags[@]}" --product "$product" >&2)
+    echo "${release_flags[*]}" >"$root/.build/release/$product.flags"
     gitwire="$root/.build/release/$product"
 }
 
