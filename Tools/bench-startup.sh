@@ -24,5 +24,7 @@ hyperfine_run "$out/startup.json" -N --warmup "$warmup" --runs "$runs" "${comman
 {
     echo "start-up, $runs runs after $warmup warm-ups (hyperfine -N); $(machine_line)"
     echo "gitwire: $gitwire ($(ldd "$gitwire" 2>/dev/null | awk '$1 !~ /vdso/ { print $1 }' | paste -sd' '))"
+    modules=$(linked_modules "$gitwire")
+    [ -z "$modules" ] || echo "warning: linked in, each relocated at every start: $modules"
     bench_table "$out/startup.json"
 } | tee "$out/startup.txt"

@@ -23,6 +23,8 @@
 #   bench_table <json> [<memory file>] [<bytes>]
 #                                  a table of medians, ratios gitwire/git and peak memory (and
 #                                  throughput and mean CPU time when each run handles <bytes>)
+#   linked_modules <binary>        Swift modules in the binary that cost start-up time
+#                                  (_StringProcessing, _RegexParser, Foundation), if any
 #   median                         the median of the numbers on standard input, one a line (the
 #                                  mean of the middle two for an even count), for what hyperfine
 #                                  does not time
@@ -90,6 +92,18 @@ build_gitwire() {
     (cd "$root" && swift build "${release_flags[@]}" --product "$product" >&2)
     echo "${release_flags[*]}" >"$root/.build/release/$product.flags"
     gitwire="$root/.build/release/$product"
+}
+
+# linked_modules <binary>: the Swift modules a start pays for beyond the runtime's own, named when
+# their symbols are in the binary: _StringProcessing and _RegexParser (pulled in by a single
+# String.contains(_:) or split(separator:) with a string separator) and Foundation each add
+# metadata the loader relocates at every start of a position-independent executable.
+linked_modules() {
+    nm "$1" 2>/dev/null | awk '
+        /\$s17_StringProcessing/ { found["_StringProcessing"] = 1 }
+        /\$s12_RegexParser/ { found["_RegexParser"] = 1 }
+        /\$s10Foundation/ { found["Foundation"] = 1 }
+        END { for (m in found) printf "%s ", m }'
 }
 
 # Clean-up on exit, in reverse order of registration; errexit is off there so that a killed
