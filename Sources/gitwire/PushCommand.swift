@@ -10,14 +10,16 @@ struct PushCommand: Subcommand {
         a URL, a path, or the name of a remote configured there (its remote-tracking refs are then \
         updated after the push, as git updates them). Refspecs: [+]<src>[:<dst>], :<dst> deletes. \
         Prints git's summary on standard error (standard output with --porcelain); exit status 0, \
-        1 when a ref was rejected, 128 on errors. No new deltas are searched for: objects stored \
-        as deltas are sent as those deltas, others whole.
+        1 when a ref was rejected, 128 on errors. Progress as git shows it on a terminal, or with \
+        --progress. Stored deltas are sent as they are; other objects are searched for new \
+        deltas as git searches (window 10, depth 50).
         """
 
     static var options: [CommandOption<Self>] {
         [
             .flag("q", "quiet", \.quiet, help: "Print nothing unless something fails."),
-            .flag(nil, "progress", \.progress, help: "Ask the server for progress."),
+            .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
+            .flag(nil, "no-progress", \.noProgress, help: "Show no progress, even on a terminal."),
             .flag("f", "force", \.force, help: "Allow non-fast-forward updates."),
             .flag(nil, "atomic", \.atomic, help: "Update all refs or none."),
             .flag("n", "dry-run", \.dryRun, help: "Do everything but send the update."),
@@ -38,6 +40,7 @@ struct PushCommand: Subcommand {
 
     var quiet = false
     var progress = false
+    var noProgress = false
     var force = false
     var atomic = false
     var dryRun = false
@@ -74,10 +77,13 @@ struct PushCommand: Subcommand {
             throw UsageError("gitwire push needs refspecs, --all or --tags (it does not read push.default)")
         }
         let (remote, recording) = try connection.remote(url)
-        let display = FetchDisplay(showsProgress: false)
+        // git's rule: --progress or --no-progress decides; otherwise a terminal and no -q.
+        let showsProgress = noProgress ? false : progress || (!quiet && Console.errorIsTerminal)
+        let display = FetchDisplay(showsProgress: showsProgress)
         let options = RepositoryPushOptions(
             protocolVersion: try connection.version(), force: force, atomic: atomic, dryRun: dryRun,
-            pushOptions: pushOptions, all: all, tags: tags, progress: progress, quiet: quiet, trackingRefspecs: tracking
+            pushOptions: pushOptions, all: all, tags: tags, progress: showsProgress, quiet: quiet,
+            trackingRefspecs: tracking
         )
         let shown = RemoteURL.withoutCredentials(url)
         let result: PushResult

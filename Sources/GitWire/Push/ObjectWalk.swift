@@ -8,6 +8,8 @@ struct ObjectWalk {
     struct Entry {
         var id: ObjectID
         var type: ObjectType
+        /// ``ObjectLinks/nameHash(_:)`` of the path the object was found at (0: none).
+        var nameHash: UInt32 = 0
     }
 
     /// What to send: commits in walk order, then tags, then trees and blobs in traversal order.
@@ -15,6 +17,15 @@ struct ObjectWalk {
     /// Objects known to be on the remote (the boundary commits' trees and what they hold, and
     /// the excluded tips): never sent, usable as thin-pack bases.
     private(set) var remoteHas: Set<ObjectID> = []
+    /// For a thin pack: objects the remote has at the paths of objects sent, in the trees of
+    /// the first boundary commits (git's preferred bases), as delta bases that are not sent.
+    private(set) var preferredBases: [Entry] = []
+    private var baseTrees: [ObjectID] = []
+    private var baseTreeEntries: [ObjectID: [ArraySlice<UInt8>: ObjectLinks.Link]] = [:]
+    private var basePathsDone: Set<[UInt8]> = []
+    private var preferredSeen: Set<ObjectID> = []
+    /// How many boundary trees serve as preferred bases (git's default window).
+    private static let maximumBaseTrees = 10
 
     private let database: ObjectDatabase
 
@@ -24,7 +35,7 @@ struct ObjectWalk {
 
     /// Walks `database` from `include` (any object ids) down to `exclude` (ids the remote has;
     /// those not in `database` are ignored, as git ignores them).
-    init(database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID]) throws {
+    init(database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], thin: Bool = false) throws {
         self.database = database
         var commitTips: [(ObjectID, Bool)] = []
         var tags: [Entry] = []
@@ -63,8 +74,10 @@ struct ObjectWalk {
                 break
             }
         }
-        let (commits, edges) = try walkCommits(commitTips)
+        let (commits, edges, parentEdges) = try walkCommits(commitTips)
         for edge in edges { try markTreeOnRemote(edge) }
+        // git's preferred bases come from the boundary parents only, not the remote's tips.
+        if thin { baseTrees = Array(parentEdges.prefix(Self.maximumBaseTrees)) }
         var seen = remoteHas
         for commit in commits where seen.insert(commit.id).inserted {
             objects.append(Entry(id: commit.id, type: .commit))
@@ -75,6 +88,7 @@ struct ObjectWalk {
             if tip.type == .tree { try addTreeContents(tip.id, seen: &seen) }
         }
         for commit in commits where seen.insert(commit.tree).inserted {
+            try addPreferredBases(path: [])
             objects.append(Entry(id: commit.tree, type: .tree))
             try addTreeContents(commit.tree, seen: &seen)
         }
@@ -87,8 +101,9 @@ struct ObjectWalk {
         var time: Int64
     }
 
-    /// The commits to send, newest first, and the trees of the boundary commits.
-    private func walkCommits(_ tips: [(ObjectID, Bool)]) throws -> ([Commit], [ObjectID]) {
+    /// The commits to send, newest first; the trees of the boundary commits (the remote's tips
+    /// and the parents the remote has of commits sent); the trees of those parents alone.
+    private func walkCommits(_ tips: [(ObjectID, Bool)]) throws -> ([Commit], [ObjectID], [ObjectID]) {
         var parsed: [ObjectID: Commit] = [:]
         var uninteresting: Set<ObjectID> = []
         var queued: Set<ObjectID> = []
@@ -147,14 +162,18 @@ struct ObjectWalk {
         _ = interestingQueued
         let commits = order.filter { !uninteresting.contains($0) }.map { parsed[$0]! }
         var edges: [ObjectID] = []
+        var parentEdges: [ObjectID] = []
         var edgeSeen: Set<ObjectID> = []
+        var parentSeen: Set<ObjectID> = []
         for (id, excluded) in tips where excluded && edgeSeen.insert(id).inserted { edges.append(parsed[id]!.tree) }
         for commit in commits {
-            for parent in commit.parents where uninteresting.contains(parent) && edgeSeen.insert(parent).inserted {
-                edges.append(try load(parent).tree)
+            for parent in commit.parents where uninteresting.contains(parent) {
+                let tree = try load(parent).tree
+                if parentSeen.insert(tree).inserted { parentEdges.append(tree) }
+                if edgeSeen.insert(parent).inserted { edges.append(tree) }
             }
         }
-        return (commits, edges)
+        return (commits, edges, parentEdges)
     }
 
     /// Marks the tree `id` and everything in it as the remote's.
@@ -169,19 +188,57 @@ struct ObjectWalk {
         }
     }
 
-    /// Adds what the tree `id` holds, depth first in entry order, skipping what `seen` has.
+    /// Adds what the tree `id` holds, depth first in entry order, skipping what `seen` has;
+    /// each with the hash of its path.
     private mutating func addTreeContents(_ id: ObjectID, seen: inout Set<ObjectID>) throws {
-        var stack = [id]
-        while let tree = stack.popLast() {
+        var stack: [(ObjectID, [UInt8])] = [(id, [])]
+        while let (tree, prefix) = stack.popLast() {
             guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
             guard object.type == .tree else { throw PushPackError.malformed(tree) }
-            var subtrees: [ObjectID] = []
-            for link in try ObjectLinks.links(of: .tree, data: object.data) where seen.insert(link.id).inserted {
-                objects.append(Entry(id: link.id, type: link.type))
-                if link.type == .tree { subtrees.append(link.id) }
+            var subtrees: [(ObjectID, [UInt8])] = []
+            for (name, link) in try ObjectLinks.namedTreeLinks(object.data) where seen.insert(link.id).inserted {
+                let path = prefix.isEmpty ? Array(name) : prefix + [0x2f] + name
+                try addPreferredBases(path: path)
+                objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
+                if link.type == .tree { subtrees.append((link.id, path)) }
             }
             stack += subtrees.reversed()
         }
+    }
+
+    /// For a thin pack, the objects at `path` in the boundary trees become preferred bases (the
+    /// first time the path is met), as git's `add_preferred_base_object` picks them.
+    private mutating func addPreferredBases(path: [UInt8]) throws {
+        guard !baseTrees.isEmpty, basePathsDone.insert(path).inserted else { return }
+        let hash = ObjectLinks.nameHash(path)
+        let components = path.split(separator: 0x2f, omittingEmptySubsequences: false)
+        for root in baseTrees {
+            var current = ObjectLinks.Link(id: root, type: .tree)
+            var found = true
+            if !path.isEmpty {
+                for component in components {
+                    guard current.type == .tree, let next = try baseTreeEntry(current.id, component) else {
+                        found = false
+                        break
+                    }
+                    current = next
+                }
+            }
+            if found && preferredSeen.insert(current.id).inserted {
+                preferredBases.append(Entry(id: current.id, type: current.type, nameHash: hash))
+            }
+        }
+    }
+
+    private mutating func baseTreeEntry(_ tree: ObjectID, _ name: ArraySlice<UInt8>) throws -> ObjectLinks.Link? {
+        if let entries = baseTreeEntries[tree] { return entries[name] }
+        guard let object = try database.object(tree), object.type == .tree else { return nil }
+        var entries: [ArraySlice<UInt8>: ObjectLinks.Link] = [:]
+        for (entryName, link) in try ObjectLinks.namedTreeLinks(object.data) {
+            entries[ArraySlice(Array(entryName))] = link
+        }
+        baseTreeEntries[tree] = entries
+        return entries[name]
     }
 }
 

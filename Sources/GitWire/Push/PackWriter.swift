@@ -1,13 +1,16 @@
 /// Writes the pack a push sends (or `gitwire pack-objects --stdout`): the objects reachable from
-/// `include` and not from `exclude` (see ``init(database:include:exclude:options:)``), streamed
-/// in pieces through ``read(maxBytes:)`` with bounded memory, ending with the SHA-1 trailer.
+/// `include` and not from `exclude` (see ``init(database:include:exclude:options:progress:)``),
+/// streamed in pieces through ``read(maxBytes:)`` with bounded memory, ending with the SHA-1
+/// trailer.
 ///
 /// Stored bytes are reused before anything is computed, as `git pack-objects` reuses them: an
 /// object stored whole in a pack is copied compressed as it is; an object stored as a delta is
 /// copied as that delta when its base is sent too (written first, as an offset delta when
-/// allowed) or, in a thin pack, when the remote has the base. Loose objects and deltas whose base
-/// goes nowhere are written whole, compressed again. No new deltas are searched for yet: such
-/// objects go whole, so the pack can be larger than git's.
+/// allowed) or, in a thin pack, when the remote has the base. The other objects (stored whole,
+/// loose, or deltas whose base goes nowhere) are searched for new deltas as git searches: sorted
+/// by type, path hash and size, each tried against the ``Options/window`` objects before it,
+/// chains at most ``Options/depth`` long, on ``Options/threads`` threads; in a thin pack, the
+/// objects the remote has at the same paths serve as bases too.
 public final class PackWriter {
     /// How the pack may be written.
     public struct Options: Hashable, Sendable {
@@ -15,11 +18,24 @@ public final class PackWriter {
         public var offsetDeltas: Bool
         /// Deltas may have bases the pack leaves out because the remote has them (a thin pack).
         public var thin: Bool
+        /// Objects tried as bases for each object that needs a delta (git's `pack.window`).
+        public var window: Int
+        /// The longest chain of new deltas (git's `pack.depth`); 0 searches for no new deltas.
+        public var depth: Int
+        /// Threads searching for deltas.
+        public var threads: Int
 
-        /// Options; by default offset deltas and no thin pack.
-        public init(offsetDeltas: Bool = true, thin: Bool = false) {
+        /// Options; by default offset deltas, no thin pack, git's window (10) and depth (50), a
+        /// thread per processor.
+        public init(
+            offsetDeltas: Bool = true, thin: Bool = false, window: Int = 10, depth: Int = 50,
+            threads: Int = WorkerThreads.processorCount
+        ) {
             self.offsetDeltas = offsetDeltas
             self.thin = thin
+            self.window = window
+            self.depth = depth
+            self.threads = max(1, threads)
         }
     }
 
@@ -44,6 +60,8 @@ public final class PackWriter {
         case delta(pack: Int, data: Range<UInt64>, size: UInt64, base: ObjectID)
         /// Read the object and write it whole, compressed afresh.
         case whole
+        /// A delta found by the search: against `base`, `size` bytes, compressed if kept.
+        case newDelta(base: ObjectID, size: Int, compressed: [UInt8]?)
     }
 
     private struct Item {
@@ -53,7 +71,10 @@ public final class PackWriter {
 
     private let database: ObjectDatabase
     private let options: Options
+    private let progress: (@Sendable (PackingProgress) -> Void)?
     private var items: [Item] = []
+    private var position: [ObjectID: Int] = [:]
+    private var queue: [Int] = []
     private var next = 0
     private var written: [ObjectID: UInt64] = [:]
     private var offset: UInt64 = 0
@@ -62,6 +83,7 @@ public final class PackWriter {
     private var pendingCopy: (pack: Int, range: Range<UInt64>)?
     private var finished = false
     private var deflater: Deflater?
+    private var writingPercent = -1
     /// What was written so far.
     public private(set) var statistics = Statistics()
 
@@ -69,13 +91,21 @@ public final class PackWriter {
     public var objectCount: Int { items.count }
 
     /// Plans the pack of `database`'s objects reachable from `include` and not from `exclude`
-    /// (ids the remote has; those the database lacks are ignored). Nothing is written yet.
-    public init(database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], options: Options = Options()) throws
-    {
+    /// (ids the remote has; those the database lacks are ignored), searching for new deltas.
+    /// Nothing is written yet. `progress` hears each phase as git's `pack-objects` shows it.
+    public init(
+        database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], options: Options = Options(),
+        progress: (@Sendable (PackingProgress) -> Void)? = nil
+    ) throws {
         self.database = database
         self.options = options
-        let walk = try ObjectWalk(database: database, include: include, exclude: exclude)
-        try plan(walk)
+        self.progress = progress
+        let walk = try ObjectWalk(database: database, include: include, exclude: exclude, thin: options.thin)
+        progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
+        let located = try plan(walk)
+        try searchDeltas(walk, located: located)
+        position.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() { position[item.id] = index }
         var header = Array("PACK".utf8)
         appendBigEndian(UInt32(2), to: &header)
         appendBigEndian(UInt32(items.count), to: &header)
@@ -84,11 +114,25 @@ public final class PackWriter {
 
     // MARK: Planning
 
-    private func plan(_ walk: ObjectWalk) throws {
+    private typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
+
+    /// Decides which stored bytes are reused; returns where each object is stored.
+    private func plan(_ walk: ObjectWalk) throws -> [ObjectID: Location] {
         let sending = Set(walk.objects.map(\.id))
-        var located: [ObjectID: (pack: Int, header: PackEntryHeader, range: Range<UInt64>)] = [:]
+        var located: [ObjectID: Location] = [:]
         var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
-        func locate(_ id: ObjectID) throws -> (pack: Int, header: PackEntryHeader, range: Range<UInt64>)? {
+        let total = walk.objects.count + walk.preferredBases.count
+        var counted = 0
+        var countedPercent = -1
+        func count() {
+            counted += 1
+            let percent = counted * 100 / max(1, total)
+            if percent != countedPercent || counted == total {
+                countedPercent = percent
+                progress?(.counting(completed: counted, total: total))
+            }
+        }
+        func locate(_ id: ObjectID) throws -> Location? {
             if let found = located[id] { return found }
             for (number, pack) in database.packs.enumerated() {
                 guard let entry = try pack.entry(of: id) else { continue }
@@ -112,6 +156,7 @@ public final class PackWriter {
                 return offsetIDs[number]![baseOffset]
             }
         }
+        let preferred = Set(walk.preferredBases.map(\.id))
 
         enum Mark { case inProgress, done }
         var marks: [ObjectID: Mark] = [:]
@@ -123,6 +168,7 @@ public final class PackWriter {
             var stack: [(id: ObjectID, expanded: Bool)] = [(entry.id, false)]
             while let (id, expanded) = stack.popLast() {
                 if marks[id] == .done { continue }
+                if !expanded { count() }
                 guard let found = try locate(id) else {
                     marks[id] = .done
                     items.append(Item(id: id, plan: .whole))
@@ -150,10 +196,118 @@ public final class PackWriter {
                     }
                 } else {
                     marks[id] = .done
-                    let thinBase = options.thin && walk.remoteHas.contains(base)
+                    // git reuses a delta in a thin pack when its base is one of the remote's
+                    // objects it has picked as a preferred base; gitwire, for any the remote has.
+                    let thinBase = options.thin && (preferred.contains(base) || walk.remoteHas.contains(base))
                     items.append(Item(id: id, plan: thinBase ? delta : .whole))
                 }
             }
+        }
+        for base in walk.preferredBases {
+            _ = try locate(base.id)
+            count()
+        }
+        return located
+    }
+
+    /// One object the delta search considers.
+    fileprivate struct Candidate: Sendable {
+        var id: ObjectID
+        var type: ObjectType
+        var nameHash: UInt32
+        var size: Int
+        var preferred: Bool
+        var order: Int
+        /// The item it is, if sent.
+        var item: Int
+        /// The pack it is stored whole in, or -1.
+        var pack: Int
+    }
+
+    /// The delta found for a candidate.
+    fileprivate struct Found: Sendable {
+        var base: ObjectID
+        var size: Int
+        var compressed: [UInt8]?
+    }
+
+    /// Objects larger than this are never deltas or bases (git's `core.bigFileThreshold`).
+    static let bigFileThreshold = 512 << 20
+    /// Compressed new deltas kept in memory until written, in bytes; past it, deltas are made
+    /// again when written (git's `pack.deltaCacheSize`).
+    static let deltaCacheBytes = 256 << 20
+
+    private func searchDeltas(_ walk: ObjectWalk, located: [ObjectID: Location]) throws {
+        guard options.depth > 0, options.window > 0 else { return }
+        var types: [ObjectID: (ObjectType, UInt32)] = [:]
+        types.reserveCapacity(walk.objects.count)
+        for entry in walk.objects { types[entry.id] = (entry.type, entry.nameHash) }
+        func size(_ id: ObjectID) throws -> (ObjectType, Int, Int)? {
+            if let found = located[id], case .object(let type) = found.header.kind {
+                return (type, Int(clamping: found.header.size), found.pack)
+            }
+            guard let object = try database.object(id) else { return nil }
+            return (object.type, object.data.count, -1)
+        }
+        var candidates: [Candidate] = []
+        for (index, item) in items.enumerated() {
+            if case .delta = item.plan { continue }
+            guard let (type, bytes, pack) = try size(item.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+                continue
+            }
+            candidates.append(
+                Candidate(
+                    id: item.id, type: type, nameHash: types[item.id]?.1 ?? 0, size: bytes, preferred: false,
+                    order: index, item: index, pack: pack))
+        }
+        let searched = candidates.count
+        for (index, base) in walk.preferredBases.enumerated() {
+            guard let (type, bytes, pack) = try size(base.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+                continue
+            }
+            candidates.append(
+                Candidate(
+                    id: base.id, type: type, nameHash: base.nameHash, size: bytes, preferred: true,
+                    order: items.count + index, item: -1, pack: pack))
+        }
+        guard searched > 0, candidates.count > 1 else { return }
+        candidates.sort { a, b in
+            if a.type != b.type { return a.type.rawValue > b.type.rawValue }
+            if a.nameHash != b.nameHash { return a.nameHash > b.nameHash }
+            if a.preferred != b.preferred { return a.preferred }
+            if a.size != b.size { return a.size > b.size }
+            return a.order < b.order
+        }
+        let threads = min(options.threads, max(1, searched / 64))
+        progress?(.compressing(completed: 0, total: searched, threads: options.threads))
+        // Contiguous slices, each cut where the path hash changes so that files of one name stay
+        // on one thread.
+        var bounds = [0]
+        for part in 1..<threads {
+            var cut = candidates.count * part / threads
+            while cut < candidates.count && cut > bounds.last!
+                && candidates[cut].nameHash == candidates[cut - 1].nameHash
+                && candidates[cut].type == candidates[cut - 1].type
+            {
+                cut += 1
+            }
+            if cut > bounds.last! && cut < candidates.count { bounds.append(cut) }
+        }
+        bounds.append(candidates.count)
+        let slices = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        let gitDirectory = String(database.objectsDirectory.dropLast("/objects".count))
+        let shared = DeltaSearchShared(
+            candidates: candidates, total: searched, progress: progress, threads: options.threads)
+        let options = self.options
+        WorkerThreads.run(count: slices.count) { part in
+            shared.search(
+                slices[part], gitDirectory: gitDirectory, window: options.window,
+                depth: options.depth)
+        }
+        if let error = shared.failure { throw error }
+        for (index, found) in shared.results {
+            let item = candidates[index].item
+            items[item].plan = .newDelta(base: found.base, size: found.size, compressed: found.compressed)
         }
     }
 
@@ -173,22 +327,54 @@ public final class PackWriter {
                 pendingCopy = rest.isEmpty ? nil : (copy.pack, rest)
                 continue
             }
+            if let index = queue.popLast() {
+                try write(items[index])
+                // As git counts: once an object is written with the bases it needed first.
+                if queue.isEmpty { reportWriting() }
+                continue
+            }
             guard next < items.count else {
                 let trailer = hasher.finish()
                 pending += trailer.bytes
                 statistics.bytes = offset + UInt64(trailer.bytes.count)
                 finished = true
+                progress?(.finished(statistics))
                 break
             }
-            try write(items[next])
+            // The object and, first, the bases it needs that are not written yet.
+            var index = next
             next += 1
+            while written[items[index].id] == nil {
+                queue.append(index)
+                guard let base = baseID(of: items[index].plan), let basePosition = position[base],
+                    written[base] == nil, !queue.contains(basePosition)
+                else { break }
+                index = basePosition
+            }
         }
         let chunk = pending
         pending = []
         return chunk
     }
 
+    private func baseID(of plan: Plan) -> ObjectID? {
+        switch plan {
+        case .delta(_, _, _, let base), .newDelta(let base, _, _): return base
+        case .copy, .whole: return nil
+        }
+    }
+
+    private func reportWriting() {
+        guard let progress else { return }
+        let percent = statistics.objects * 100 / max(1, items.count)
+        if percent != writingPercent {
+            writingPercent = percent
+            progress(.writing(completed: statistics.objects, total: items.count, bytes: offset))
+        }
+    }
+
     private func write(_ item: Item) throws {
+        guard written[item.id] == nil else { return }
         written[item.id] = offset
         statistics.objects += 1
         switch item.plan {
@@ -199,20 +385,38 @@ public final class PackWriter {
             statistics.reused += 1
             statistics.reusedDeltas += 1
             statistics.deltas += 1
-            if options.offsetDeltas, let baseOffset = written[base] {
-                var header = PackEntryHeader.encode(typeNumber: 6, size: size)
-                header += Self.encodeOffset(offset - baseOffset)
-                emit(header)
-            } else {
-                emit(PackEntryHeader.encode(typeNumber: 7, size: size) + base.bytes)
-            }
+            emitDeltaHeader(size: size, base: base)
             pendingCopy = (pack, data)
+        case .newDelta(let base, let size, let compressed):
+            statistics.deltas += 1
+            var bytes = compressed
+            if bytes == nil {
+                guard let source = try database.object(base) else { throw PushPackError.missingObject(base) }
+                guard let target = try database.object(item.id) else { throw PushPackError.missingObject(item.id) }
+                guard let delta = DeltaSource(source.data).delta(to: target.data, maximumSize: size + 1),
+                    delta.count == size
+                else { throw PushPackError.malformed(item.id) }
+                if deflater == nil { deflater = try Deflater() }
+                bytes = try deflater!.deflateWhole(delta[...])
+            }
+            emitDeltaHeader(size: UInt64(size), base: base)
+            emit(bytes!)
         case .whole:
             guard let object = try database.object(item.id) else { throw PushPackError.missingObject(item.id) }
             if deflater == nil { deflater = try Deflater() }
             let compressed = try deflater!.deflateWhole(object.data[...])
             emit(PackEntryHeader.encode(type: object.type, size: UInt64(object.data.count)))
             emit(compressed)
+        }
+    }
+
+    private func emitDeltaHeader(size: UInt64, base: ObjectID) {
+        if options.offsetDeltas, let baseOffset = written[base] {
+            var header = PackEntryHeader.encode(typeNumber: 6, size: size)
+            header += Self.encodeOffset(offset - baseOffset)
+            emit(header)
+        } else {
+            emit(PackEntryHeader.encode(typeNumber: 7, size: size) + base.bytes)
         }
     }
 
@@ -234,6 +438,141 @@ public final class PackWriter {
             value >>= 7
         }
         return bytes.reversed()
+    }
+}
+
+/// How far making a pack has come, in the phases `git pack-objects` shows.
+public enum PackingProgress: Sendable, Hashable {
+    /// The objects to send were found ("Enumerating objects: N, done.").
+    case enumerated(objects: Int)
+    /// Objects whose stored form was looked up ("Counting objects").
+    case counting(completed: Int, total: Int)
+    /// Objects searched for deltas ("Compressing objects"), on up to `threads` threads.
+    case compressing(completed: Int, total: Int, threads: Int)
+    /// Objects written ("Writing objects"), with the pack's bytes so far.
+    case writing(completed: Int, total: Int, bytes: UInt64)
+    /// The pack is complete ("Total …").
+    case finished(PackWriter.Statistics)
+}
+
+/// What the delta search threads share: the sorted candidates, the results, the progress.
+private final class DeltaSearchShared: @unchecked Sendable {
+    // @unchecked: results, done, cached and failure are only touched under `lock`.
+    let candidates: [PackWriter.Candidate]
+    let total: Int
+    let threads: Int
+    let progress: (@Sendable (PackingProgress) -> Void)?
+    private let lock = Locked(())
+    private(set) var results: [Int: PackWriter.Found] = [:]
+    private var done = 0
+    private var percent = 0
+    private var cached = 0
+    private(set) var failure: (any Error)?
+
+    init(
+        candidates: [PackWriter.Candidate], total: Int, progress: (@Sendable (PackingProgress) -> Void)?, threads: Int
+    ) {
+        self.candidates = candidates
+        self.total = total
+        self.progress = progress
+        self.threads = threads
+    }
+
+    private struct WindowEntry {
+        var index: Int
+        /// Read when first needed as a base.
+        var data: [UInt8]?
+        var source: DeltaSource?
+        var depth: Int
+    }
+
+    /// Searches `range` of the candidates with a window of `window` and chains of `depth`.
+    /// Objects are read only when a delta against them or to them is tried.
+    func search(_ range: Range<Int>, gitDirectory: String, window: Int, depth maximumDepth: Int) {
+        do {
+            let database = try ObjectDatabase(gitDirectory: gitDirectory)
+            let deflater = try Deflater()
+            func read(_ id: ObjectID) throws -> [UInt8] {
+                guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }
+                return object.data
+            }
+            var entries: [WindowEntry] = []
+            for index in range {
+                let candidate = candidates[index]
+                var target: [UInt8]?
+                var best: (slot: Int, delta: [UInt8], depth: Int)?
+                if !candidate.preferred {
+                    for slot in entries.indices.reversed() {
+                        let base = candidates[entries[slot].index]
+                        guard base.type == candidate.type else { break }
+                        // Two objects stored whole in one pack were judged there already (git's
+                        // rule when reusing): only a preferred base is worth trying again.
+                        if candidate.pack >= 0 && candidate.pack == base.pack && !base.preferred { continue }
+                        let baseDepth = entries[slot].depth
+                        guard baseDepth < maximumDepth else { continue }
+                        // git's size heuristics: a delta must beat half the object (or the
+                        // best delta so far), less for bases deep in a chain.
+                        var limit = candidate.size / 2 - ObjectID.byteCount
+                        var referenceDepth = 1
+                        if let best {
+                            limit = best.delta.count
+                            referenceDepth = best.depth
+                        }
+                        guard limit > 0 else { continue }
+                        limit = limit * (maximumDepth - baseDepth) / (maximumDepth - referenceDepth + 1)
+                        guard limit > 0 else { continue }
+                        let growth = base.size < candidate.size ? candidate.size - base.size : 0
+                        guard growth < limit, candidate.size >= base.size / 32 else { continue }
+                        if target == nil { target = try read(candidate.id) }
+                        if entries[slot].source == nil {
+                            if entries[slot].data == nil { entries[slot].data = try read(base.id) }
+                            entries[slot].source = DeltaSource(entries[slot].data!)
+                        }
+                        guard let delta = entries[slot].source!.delta(to: target!, maximumSize: limit) else { continue }
+                        if let best, delta.count == best.delta.count, baseDepth + 1 >= best.depth { continue }
+                        best = (slot, delta, baseDepth + 1)
+                    }
+                    if let best {
+                        let bytes = try deflater.deflateWhole(best.delta[...])
+                        let found = PackWriter.Found(
+                            base: candidates[entries[best.slot].index].id, size: best.delta.count,
+                            compressed: keep(bytes.count) ? bytes : nil)
+                        lock.withLock { _ in results[index] = found }
+                    }
+                    advance()
+                }
+                let entryDepth = best?.depth ?? 0
+                if let best {
+                    // The base that served goes to the newest end of the window, to stay longest.
+                    let base = entries.remove(at: best.slot)
+                    entries.append(base)
+                    if entryDepth >= maximumDepth { continue }
+                }
+                entries.append(WindowEntry(index: index, data: target, source: nil, depth: entryDepth))
+                if entries.count > window { entries.removeFirst() }
+            }
+        } catch {
+            lock.withLock { _ in if failure == nil { failure = error } }
+        }
+    }
+
+    private func keep(_ bytes: Int) -> Bool {
+        lock.withLock { _ in
+            guard cached + bytes <= PackWriter.deltaCacheBytes else { return false }
+            cached += bytes
+            return true
+        }
+    }
+
+    private func advance() {
+        lock.withLock { _ in
+            done += 1
+            let now = done * 100 / max(1, total)
+            if now != percent || done == total {
+                percent = now
+                progress?(.compressing(completed: done, total: total, threads: threads))
+            }
+        }
     }
 }
 

@@ -278,9 +278,14 @@ final class RepositoryPush: @unchecked Sendable {
             // What the remote advertised (that we have) and the old values: git's negative revisions.
             for command in request.commands where command.old != .zero { exclude.append(command.old) }
             let include = request.commands.filter { !$0.isDeletion }.map(\.new)
+            var packing: (@Sendable (PackingProgress) -> Void)?
+            if options.progress, let handler = progress {
+                packing = { handler(.packing($0)) }
+            }
             let writer = try PackWriter(
                 database: repository.objects, include: include, exclude: exclude + advertised,
-                options: PackWriter.Options(offsetDeltas: request.ofsDelta, thin: options.thin && request.thinPack))
+                options: PackWriter.Options(offsetDeltas: request.ofsDelta, thin: options.thin && request.thinPack),
+                progress: packing)
             self.writer = writer
             connection?.writer = writer
         }

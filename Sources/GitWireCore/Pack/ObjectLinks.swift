@@ -66,6 +66,39 @@ public enum ObjectLinks {
         return links
     }
 
+    /// A tree's entries with their names, in the tree's order; gitlinks (submodule commits)
+    /// left out. Throws ``ProtocolError`` for a malformed tree.
+    public static func namedTreeLinks(_ data: [UInt8]) throws -> [(name: ArraySlice<UInt8>, link: Link)] {
+        var links: [(name: ArraySlice<UInt8>, link: Link)] = []
+        var index = 0
+        while index < data.count {
+            guard let space = data[index...].firstIndex(of: 0x20),
+                let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count
+            else { throw ProtocolError("malformed tree entry at byte \(index)") }
+            let mode = data[index..<space]
+            let id = ObjectID(bytes: data[(nul + 1)..<(nul + 21)])!
+            let name = data[(space + 1)..<nul]
+            if mode.elementsEqual("40000".utf8) {
+                links.append((name, Link(id: id, type: .tree)))
+            } else if !mode.elementsEqual("160000".utf8) {
+                links.append((name, Link(id: id, type: .blob)))
+            }
+            index = nul + 21
+        }
+        return links
+    }
+
+    /// The hash git sorts delta candidates by (`pack_name_hash`): the last sixteen characters
+    /// of a path that are not white space, the last ones weighing most, so that files with the
+    /// same name or ending sort together. 0 for no name.
+    public static func nameHash<Bytes: Sequence<UInt8>>(_ path: Bytes) -> UInt32 {
+        var hash: UInt32 = 0
+        for byte in path where !(byte == 0x20 || (0x09...0x0d).contains(byte)) {
+            hash = (hash >> 2) &+ (UInt32(byte) << 24)
+        }
+        return hash
+    }
+
     private static func tagLinks(_ data: [UInt8]) throws -> [Link] {
         var id: ObjectID?
         var type: ObjectType?
