@@ -9,10 +9,14 @@ package final class LinkCollector: Sendable {
     private let shallow: Set<ObjectID>
     /// A partial clone: only commits' parents and tags' targets must be present.
     private let contentMayBeMissing: Bool
+    /// The format of the ids objects hold.
+    private let format: ObjectFormat
 
-    /// A collector that ignores the parents of `shallow` commits, and the trees and blobs a
-    /// partial clone may leave out when `contentMayBeMissing`.
-    package init(shallow: Set<ObjectID>, contentMayBeMissing: Bool) {
+    /// A collector of the links of objects named in `format`, that ignores the parents of
+    /// `shallow` commits, and the trees and blobs a partial clone may leave out when
+    /// `contentMayBeMissing`.
+    package init(shallow: Set<ObjectID>, contentMayBeMissing: Bool, format: ObjectFormat = .sha1) {
+        self.format = format
         self.shallow = shallow
         self.contentMayBeMissing = contentMayBeMissing
     }
@@ -21,7 +25,7 @@ package final class LinkCollector: Sendable {
     func collect(type: ObjectType, id: ObjectID, data: [UInt8], into batch: inout [ObjectID]) {
         guard type != .blob else { return }
         do {
-            for link in try ObjectLinks.links(of: type, data: data) {
+            for link in try ObjectLinks.links(of: type, data: data, format: format) {
                 if link.type == .commit && type == .commit && shallow.contains(id) { continue }
                 if contentMayBeMissing && (link.type == .tree || link.type == .blob) { continue }
                 batch.append(link.id)

@@ -19,7 +19,8 @@
     /// Writes the index of entries given as parallel arrays (`ids`, `crc32s`, `offsets`) in
     /// `order` (from ``sortedOrder(ids:offsets:)``), handing it to `sink` in pieces. Offsets above
     /// `largeOffsetThreshold` (or at or above 2^31) go to the 8-byte table, as in git.
-    /// Returns the index's own checksum, its last 20 bytes.
+    /// Returns the index's own checksum, its last 20 or 32 bytes (of `packChecksum`'s format:
+    /// the names and checksums of an index are all of its pack's format).
     @discardableResult
     package static func write(
         ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
@@ -28,7 +29,7 @@
         try withoutActuallyEscaping(sink) { sink in
             try writeTables(
                 ids: ids, crc32s: crc32s, offsets: offsets, order: order, packChecksum: packChecksum,
-                largeOffsetThreshold: largeOffsetThreshold, to: HashingOutput(sink: sink))
+                largeOffsetThreshold: largeOffsetThreshold, to: HashingOutput(sink: sink, format: packChecksum.format))
         }
     }
 
@@ -81,14 +82,16 @@
     }
 }
 
-/// Buffers output in 64 KiB pieces for a sink and keeps a running SHA-1 that ends it.
+/// Buffers output in 64 KiB pieces for a sink and keeps a running hash (of the pack's format)
+/// that ends it.
 private struct HashingOutput {
     let sink: (ArraySlice<UInt8>) throws -> Void
     var buffer: [UInt8] = []
-    var hash = SHA1()
+    var hash: ObjectHasher
 
-    init(sink: @escaping (ArraySlice<UInt8>) throws -> Void) {
+    init(sink: @escaping (ArraySlice<UInt8>) throws -> Void, format: ObjectFormat) {
         self.sink = sink
+        hash = ObjectHasher(format)
         buffer.reserveCapacity(1 << 16)
     }
 

@@ -21,12 +21,15 @@ package final class DeltaResolutionPlan: Sendable {
     package let rootIDs: [ObjectID]
     /// The bytes of base data each thread may keep in its cache.
     package let cacheLimitPerThread: Int
+    /// The format of the pack's object names.
+    package let format: ObjectFormat
 
     /// Makes the plan for `table`, taking its offset deltas (the table's list is left empty, so the
     /// largest list is sorted in place rather than copied).
     package init(packPath: String, table: inout PackEntryTable, cacheLimitPerThread: Int) {
         self.packPath = packPath
         self.cacheLimitPerThread = cacheLimitPerThread
+        format = table.format
         offsets = table.offsets
         endOffset = table.endOffset
         var offsetLinks: [OffsetDeltaLink] = []

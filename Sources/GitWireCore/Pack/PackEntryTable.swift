@@ -1,8 +1,11 @@
 /// What the first pass records about each entry of a pack, in pack order, as parallel arrays
 /// (a few dozen bytes per object).
 package struct PackEntryTable: Sendable {
-    /// An empty table.
-    package init() {}
+    /// An empty table for a pack of `format`.
+    package init(format: ObjectFormat = .sha1) { self.format = format }
+
+    /// The format of the pack's object names.
+    package let format: ObjectFormat
 
     /// Each entry's offset in the pack.
     package var offsets: [UInt64] = []

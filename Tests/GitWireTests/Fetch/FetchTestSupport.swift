@@ -30,7 +30,9 @@ func commitSummary(_ data: [UInt8]) throws -> CommitSummary {
     var time: Int64?
     for line in data[..<headerEnd].split(separator: 0x0a) {
         if line.starts(with: "parent ".utf8) {
-            guard let id = ObjectID(hex: line.dropFirst(7)) else { throw FetchTestProblem("bad parent line") }
+            guard let id = ObjectID(hex: line.dropFirst(7), format: .sha1) else {
+                throw FetchTestProblem("bad parent line")
+            }
             parents.append(id)
         } else if line.starts(with: "committer ".utf8) {
             // committer Name <email> <time> <zone>
@@ -66,7 +68,7 @@ struct IndexedPack {
             start = end
         }
         result = try indexer.finish(externalBases: bases)
-        reader = try PackReader(packPath: result.packPath, indexPath: result.indexPath)
+        reader = try PackReader(packPath: result.packPath, indexPath: result.indexPath, format: .sha1)
     }
 
     /// Every object id in the pack.
@@ -95,15 +97,17 @@ func reachableObjects(from tips: [ObjectID], in source: any ObjectSource, depth:
         case .commit:
             let headerEnd = object.data.firstRange(of: [0x0a, 0x0a])?.lowerBound ?? object.data.count
             for line in object.data[..<headerEnd].split(separator: 0x0a) {
-                if line.starts(with: "tree ".utf8), let tree = ObjectID(hex: line.dropFirst(5)) {
+                if line.starts(with: "tree ".utf8), let tree = ObjectID(hex: line.dropFirst(5), format: .sha1) {
                     stack.append((tree, level))
-                } else if line.starts(with: "parent ".utf8), let parent = ObjectID(hex: line.dropFirst(7)) {
+                } else if line.starts(with: "parent ".utf8),
+                    let parent = ObjectID(hex: line.dropFirst(7), format: .sha1)
+                {
                     if depth.map({ level < $0 }) ?? true { stack.append((parent, level + 1)) }
                 }
             }
         case .tag:
             if let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
-                let target = ObjectID(hex: line.dropFirst(7))
+                let target = ObjectID(hex: line.dropFirst(7), format: .sha1)
             {
                 stack.append((target, level))
             }
@@ -111,7 +115,7 @@ func reachableObjects(from tips: [ObjectID], in source: any ObjectSource, depth:
             var rest = object.data[...]
             while let nul = rest.firstIndex(of: 0), rest.distance(from: nul, to: rest.endIndex) > 20 {
                 let entry = rest[rest.startIndex..<nul]
-                let child = ObjectID(bytes: Array(rest[(nul + 1)..<(nul + 21)]))
+                let child = ObjectID(bytes: Array(rest[(nul + 1)..<(nul + 21)]), format: .sha1)
                 // Submodule entries (mode 160000) name commits of another repository.
                 if let child, !entry.starts(with: "160000 ".utf8) { stack.append((child, level)) }
                 rest = rest[(nul + 21)...]
