@@ -298,7 +298,7 @@ final class RepositoryFetch {
 
         var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
         try ConnectivityCheck(objects: repository.objects).verify(
-            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
+            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? ObjectIDSet())
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.

@@ -3,7 +3,7 @@
 /// `index-pack --check-self-contained-and-connected` does). Shared by the threads that resolve
 /// deltas; each hands over its links in batches.
 package final class LinkCollector: Sendable {
-    private let referenced = Locked(Set<ObjectID>())
+    private let referenced = Locked(ObjectIDSet())
     private let failure = Locked<(any Error)?>(nil)
     /// Commits whose parents are not to be had (shallow boundaries).
     private let shallow: Set<ObjectID>
@@ -43,10 +43,10 @@ package final class LinkCollector: Sendable {
     }
 
     /// Every object named so far; throws if an object's links could not be read.
-    package func takeReferenced() throws -> Set<ObjectID> {
+    package func takeReferenced() throws -> ObjectIDSet {
         if let error = failure.withLock({ $0 }) { throw error }
         return referenced.withLock { referenced in
-            var taken = Set<ObjectID>()
+            var taken = ObjectIDSet()
             swap(&taken, &referenced)
             return taken
         }

@@ -5,10 +5,10 @@
     @usableFromInline package static let defaultLargeOffsetThreshold: UInt64 = 0x7fff_ffff
 
     /// The order of the entries sorted by name. Throws if two entries have the same name.
-    package static func sortedOrder(ids: [ObjectID], offsets: [UInt64]) throws(PackError) -> [Int32] {
+    package static func sortedOrder(ids: ObjectIDArray, offsets: [UInt64]) throws(PackError) -> [Int32] {
         var order = (0..<Int32(ids.count)).map { $0 }
-        order.sort { ids[Int($0)] < ids[Int($1)] }
-        for position in order.indices.dropFirst() where ids[Int(order[position])] == ids[Int(order[position - 1])] {
+        order.sort { ids.precedes(Int($0), Int($1)) }
+        for position in order.indices.dropFirst() where ids.same(Int(order[position]), Int(order[position - 1])) {
             let first = min(offsets[Int(order[position])], offsets[Int(order[position - 1])])
             let second = max(offsets[Int(order[position])], offsets[Int(order[position - 1])])
             throw PackError(offset: second, .duplicateObject(ids[Int(order[position])], firstOffset: first))
@@ -23,7 +23,7 @@
     /// the names and checksums of an index are all of its pack's format).
     @discardableResult
     package static func write(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold, to sink: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ObjectID {
         try withoutActuallyEscaping(sink) { sink in
@@ -34,7 +34,7 @@
     }
 
     private static func writeTables(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64, to start: HashingOutput
     ) throws -> ObjectID {
         var output = start
@@ -68,7 +68,7 @@
 
     /// Writes the whole index into an array; see ``write(ids:crc32s:offsets:order:packChecksum:largeOffsetThreshold:to:)``.
     package static func encode(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold
     ) throws(PackError) -> [UInt8] {
         let order = try sortedOrder(ids: ids, offsets: offsets)

@@ -125,7 +125,7 @@ public final class PackIndexer {
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
             let claims = OnceFlags(count: table.count)
-            var ids: [ObjectID] = []
+            var ids = ObjectIDArray(format: table.format)
             swap(&ids, &table.ids)
             (table.ids, statistics) = try ParallelDeltaResolver.resolve(
                 plan: plan, claims: claims, threads: threads, progress: resolving, ids: consume ids,

@@ -58,6 +58,51 @@ struct SHA256ParserTests {
         #expect(ids.sorted().map(\.hex) == ids.map(\.hex).sorted())
     }
 
+    /// The compact tables the pack indexer keeps names in hold what plain arrays and sets hold:
+    /// the same names, order, duplicates and lookups, for both formats.
+    @Test(arguments: ObjectFormat.allCases)
+    func compactTablesAgreeWithPlainOnes(_ format: ObjectFormat) throws {
+        var generator = SystemRandomNumberGenerator()
+        // Few distinct byte values, so that names share long prefixes and repeat.
+        let ids = (0..<3000).map { _ in
+            ObjectID(
+                bytes: (0..<format.byteCount).map { _ in UInt8.random(in: 0...1, using: &generator) * 0x81 },
+                format: format)!
+        }
+        var array = ObjectIDArray(format: format)
+        var links = ReferenceDeltaLinks(format: format)
+        var set = ObjectIDSet()
+        for (index, id) in ids.enumerated() {
+            array.append(id)
+            links.append(ReferenceDeltaLink(base: id, delta: Int32(3000 - index)))
+            set.insert(id)
+        }
+        #expect(Array(array) == ids)
+        array[7] = ids[8]
+        #expect(array[7] == ids[8])
+        array[7] = ids[7]
+        for _ in 0..<2000 {
+            let a = Int.random(in: 0..<ids.count, using: &generator)
+            let b = Int.random(in: 0..<ids.count, using: &generator)
+            #expect(array.precedes(a, b) == (ids[a] < ids[b]))
+            #expect(array.same(a, b) == (ids[a] == ids[b]))
+        }
+        let sorted = links.sortedByBase()
+        let expected = ids.enumerated().map { (base: $0.element, delta: Int32(3000 - $0.offset)) }
+            .sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        #expect(sorted.map(\.base) == expected.map(\.base))
+        #expect(sorted.map(\.delta) == expected.map(\.delta))
+        for id in ids.prefix(300) + [format.zeroID, ObjectID.zero(format == .sha1 ? .sha256 : .sha1)] {
+            let range = sorted.range(ofBase: id)
+            #expect(range.count == ids.filter { $0 == id }.count)
+            #expect(sorted[range].allSatisfy { $0.base == id })
+        }
+        #expect(set.count == Set(ids).count)
+        #expect(Set(set) == Set(ids))
+        #expect(ids.allSatisfy { set.contains($0) })
+        #expect(!set.contains(ObjectID.zero(format == .sha1 ? .sha256 : .sha1)))
+    }
+
     @Test func theFormatsGitNames() {
         #expect(ObjectFormat("sha1") == .sha1)
         #expect(ObjectFormat("sha256") == .sha256)
