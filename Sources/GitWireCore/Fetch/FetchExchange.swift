@@ -243,8 +243,7 @@ public struct FetchExchange: Exchange, Sendable {
             throw FetchError(.usage, "filtering not recognized by server")
         }
         // git's server_supports_hash: one of the `object-format` values is ours (none means SHA-1).
-        let offered = capabilities.values(of: "object-format")
-        guard offered.isEmpty ? format == .sha1 : offered.contains(format.name) else {
+        guard format.isServed(by: capabilities) else {
             throw FetchError(.usage, "Server does not support this repository's object format")
         }
         // Without side-band the pack is raw bytes after the last acknowledgment (git reads it

@@ -46,3 +46,22 @@ public enum ObjectFormat: UInt8, Hashable, Sendable, CaseIterable, CustomStringC
     /// The text shown to users and in logs: the name.
     public var description: String { name }
 }
+
+extension ObjectFormat {
+    /// Whether a v0/v1 server with `capabilities` serves repositories of this format, as git's
+    /// `server_supports_hash` decides: one of its `object-format` values names it, or it names
+    /// none and this is SHA-1.
+    ///
+    /// A v0/v1 fetch into a repository of another format fails with git's `Server does not
+    /// support this repository's object format` (``FetchExchange``). This is also the seam for
+    /// push, which gitwire does not have yet: git's send-pack refuses a receive-pack that fails
+    /// this check (`the receiving end does not support this repository's hash algorithm`), adds
+    /// ` object-format=<name>` to its command capabilities when the receiving end names any
+    /// format, and reads receive-pack's advertisement (the `capabilities^{}` line of an empty
+    /// repository with a zero id of the server's width) with ``RefAdvertisementParser``, as
+    /// fetch does.
+    public func isServed(by capabilities: Capabilities) -> Bool {
+        let offered = capabilities.values(of: "object-format")
+        return offered.isEmpty ? self == .sha1 : offered.contains(name)
+    }
+}

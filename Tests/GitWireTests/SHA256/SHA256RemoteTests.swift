@@ -242,6 +242,49 @@ struct SHA256RemoteTests {
         try git(["fsck", "--full", "--strict", "--no-dangling"], in: ours)
     }
 
+    /// An empty repository whose v0 advertisement has its capabilities on a `capabilities^{}`
+    /// line with a 64-digit zero id (git 2.39's receive-pack writes it, later upload-packs
+    /// too; the bytes are receive-pack's), and v0 first lines that name an unknown format or no
+    /// capabilities: listed and cloned as git 2.39 lists and clones them.
+    @Test func unusualFirstLinesAreReadAsGitReadsThem() throws {
+        let empty = try git(["receive-pack", "--advertise-refs", SHA256Repositories.shared.path("empty.git")])
+            .standardOutput
+        #expect(String(decoding: empty, as: UTF8.self).contains(String(repeating: "0", count: 64) + " capabilities^{}"))
+        let sha1 = String(repeating: "1", count: 40)
+        let sha256 = String(repeating: "2", count: 64)
+        let advertisements: [[UInt8]] = [
+            empty,
+            bytes(of: [.data(Array("\(sha1) HEAD\0object-format=sha512 agent=x\n".utf8)), .flush]),
+            bytes(of: [.data(Array("\(sha1) refs/heads/main\n".utf8)), .flush]),
+            bytes(of: [.data(Array("\(sha256) refs/heads/main\0object-format=sha256\n".utf8)), .flush]),
+        ]
+        for advertisement in advertisements {
+            let server = try FakeGitServer([.send(advertisement)], connections: 2)
+            let expected = try git(["-c", "protocol.version=0", "ls-remote", server.url()], check: false)
+            let actual = try gitwire(["ls-remote", "--protocol-version=0", "--timeout=30", server.url()])
+            #expect(actual.status == expected.status, "\(actual.errorText)")
+            #expect(actual.text == expected.text)
+            #expect(actual.errorText == expected.errorText)
+            _ = server.finish()
+        }
+        // The empty one cloned: git 2.39 leaves a clone of a remote with no refs SHA-1.
+        let server = try FakeGitServer([.send(empty)], connections: 2)
+        let directory = try TemporaryDirectory()
+        let expected = try git(
+            ["-c", "protocol.version=0", "clone", "--bare", server.url(), directory.appending("theirs.git")])
+        let actual = try gitwire(
+            ["clone", "--bare", "--protocol-version=0", "--timeout=30", server.url(), directory.appending("ours.git")])
+        _ = server.finish()
+        #expect(actual.status == 0, "\(actual.errorText)")
+        #expect(
+            actual.errorText
+                == expected.errorText.replacingOccurrences(of: "theirs.git", with: "ours.git"))
+        let config = { (name: String) in
+            try String(contentsOfFile: directory.appending("\(name)/config"), encoding: .utf8)
+        }
+        #expect(try config("ours.git").replacingOccurrences(of: "ours", with: "theirs") == config("theirs.git"))
+    }
+
     struct MismatchCase: CustomTestStringConvertible, Sendable {
         var transport: Transport
         var version: Int
