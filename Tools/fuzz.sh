@@ -26,7 +26,7 @@ jobs=2
 replay_only=0
 targets=()
 all_targets=(pkt-line ls-remote fetch smart-http pack-entry delta index-pack index-pack-built pack-index
-    loose-object object-links fixture url gunzip ref-transaction)
+    loose-object object-links fixture url gunzip ref-transaction credentials config)
 for argument in "$@"; do
     case "$argument" in
         --time=*) time_per_target=${argument#--time=} ;;
@@ -72,7 +72,7 @@ fi
 
 # Seeds: the plain build of the same program writes them (its seed writer reads packs and fixtures).
 seeds="$build/seeds"
-if [ ! -d "$seeds" ]; then
+if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     echo "== making seeds" >&2
     swift build -c release --static-swift-stdlib --product gitwire-fuzz >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
@@ -126,6 +126,25 @@ if [ ! -d "$seeds" ]; then
         printf '\x00%s' "$url" >"$seeds/url/typed-$n"
         n=$((n + 1))
     done
+fi
+
+# Configuration files (a block of its own, so a seeds folder made before this target existed gets
+# them too): a config written by `git init` and typed ones with git's tricky syntax.
+if [ ! -d "$seeds/config" ]; then
+    mkdir -p "$seeds/config"
+    config_work=$(mktemp -d /tmp/gitwire-fuzz-config.XXXXXX)
+    git init -q "$config_work/repo" && cp "$config_work/repo/.git/config" "$seeds/config/git-init"
+    rm -rf "$config_work"
+    n=0
+    for text in '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://example.org/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' \
+        '[Section.Sub]\nKey\nv = "a;b#c" ; comment\nw = one \\\ntwo\r\n[s "q\\"u\\\\o"]k=\\t\\n\\b\\"\n' \
+        '\xef\xbb\xbf[url "git@example.org:"]\n\tinsteadOf = gh:\n[http "https://*.example.org/repo"]\n\tsslVerify = false\n' \
+        '[includeIf "gitdir/i:~/work/"]\n\tpath = ../x\n[a]k=   x   "  y  "  z\t\n' '[a]\nk = "unterminated\n'; do
+        printf "$text" >"$seeds/config/typed-$n"
+        n=$((n + 1))
+    done
+    printf '**/work/**\n/home/me/work/repo/.git' >"$seeds/config/typed-wildmatch"
+    printf "'a.b'='c' 'd.e'= 'old.style=x'" >"$seeds/config/typed-parameters"
 fi
 
 mkdir -p "$build/corpus" "$build/artifacts" "$build/logs"

@@ -6,6 +6,13 @@ Routes (ROOT is --root, a folder of repositories):
   /git/<repo>/...        smart HTTP through git http-backend (GIT_HTTP_EXPORT_ALL)
   /auth/<repo>/...       the same behind basic auth (--user NAME:PASSWORD)
   /redirect/<rest>       301 to /git/<rest> (query kept)
+  /authpost/<repo>/...   smart HTTP, the discovery GET open, every POST behind basic auth (--user)
+  /cross/<host:port>/<rest>
+                         302 to http(s)://<host:port>/<rest> (query kept): another origin
+  /cross-userinfo/<host:port>/<rest>
+                         the same with user information in the Location (--location-user)
+  /authcross/<host:port>/<rest>
+                         basic auth (--user), then the same 302 as /cross/
   /dumb/<repo>/...       static files only: a dumb-HTTP server
   /status/<code>/...     answers <code> with a short text body
   /hostile/<kind>/...    misbehaves (tests of hostile servers): redirect-loop, garbage,
@@ -27,7 +34,9 @@ A request for an absolute http:// URL (the server used as an HTTP proxy) is serv
 path asked directly, and logged as PROXY <url>.
 
 Prints the port it listens on (one line; or writes it to --port-file) once it accepts
-connections; --log records each request's method, path and git headers (never credentials). Responses from
+connections; --log records each request's method, path, git headers and status (never credentials,
+unless --log-authorization asks for the Authorization header each request carried, decoded, which
+tests of hostile servers use to see which credentials reached which origin). Responses from
 http-backend are streamed with chunked transfer encoding; connections are kept alive.
 """
 import argparse
@@ -48,12 +57,47 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "gitwire-test-http/1"
 
-    def log_message(self, format, *args):
-        if self.server.log:
-            self.server.log.write("%s %s encoding=%s protocol=%s agent=%s\n" % (
-                self.command, self.path, self.headers.get("Content-Encoding", "-"),
-                self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-")))
+    def log_request(self, code="-", size="-"):
+        if not self.server.log:
+            return
+        status = getattr(code, "value", code)
+        line = "%s %s encoding=%s protocol=%s agent=%s status=%s" % (
+            self.command, self.path, self.headers.get("Content-Encoding", "-"),
+            self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-"), status)
+        if self.server.log_authorization:
+            line += " authorization=%s host=%s" % (self.decoded_authorization(), self.headers.get("Host", "-"))
+        with self.server.log_lock:
+            self.server.log.write(line + "\n")
             self.server.log.flush()
+
+    def log_message(self, format, *args):
+        pass
+
+    def decoded_authorization(self):
+        value = self.headers.get("Authorization")
+        if value is None:
+            return "-"
+        scheme, _, data = value.partition(" ")
+        if scheme.lower() == "basic":
+            try:
+                return "basic:" + base64.b64decode(data).decode("utf-8", "replace")
+            except ValueError:
+                return "basic:?"
+        return scheme.lower() + ":" + data
+
+    def authorized(self):
+        expected = "Basic " + base64.b64encode(self.server.credentials.encode()).decode()
+        if self.headers.get("Authorization") == expected:
+            return True
+        self.send_text(401, "authentication required\n", [("WWW-Authenticate", 'Basic realm="gitwire"')])
+        return False
+
+    def redirect_elsewhere(self, rest, query, userinfo=""):
+        # rest is /<host:port>/<path>: the new origin, then the path there.
+        _, origin, path = rest.split("/", 2)
+        scheme = "https" if self.server.secure else "http"
+        target = "%s://%s%s/%s%s" % (scheme, userinfo, origin, path, "?" + query if query else "")
+        self.send_text(302, "elsewhere\n", [("Location", target)])
 
     def do_GET(self):
         self.route()
@@ -103,11 +147,18 @@ class Handler(BaseHTTPRequestHandler):
         if area == "git":
             self.backend(rest, query, body)
         elif area == "auth":
-            expected = "Basic " + base64.b64encode(self.server.credentials.encode()).decode()
-            if self.headers.get("Authorization") != expected:
-                self.send_text(401, "authentication required\n", [("WWW-Authenticate", 'Basic realm="gitwire"')])
-            else:
+            if self.authorized():
                 self.backend(rest, query, body, user=self.server.credentials.split(":")[0])
+        elif area == "authpost":
+            if self.command != "POST" or self.authorized():
+                self.backend(rest, query, body, user=self.server.credentials.split(":")[0])
+        elif area == "cross":
+            self.redirect_elsewhere(rest, query)
+        elif area == "cross-userinfo":
+            self.redirect_elsewhere(rest, query, userinfo=self.server.location_user + "@")
+        elif area == "authcross":
+            if self.authorized():
+                self.redirect_elsewhere(rest, query)
         elif area == "redirect":
             target = "/git" + rest + ("?" + query if query else "")
             self.send_text(301, "moved\n", [("Location", target)])
@@ -374,13 +425,18 @@ def main():
     parser.add_argument("--address", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--user", default="gitwire:secret")
+    parser.add_argument("--location-user", default="location-user:location-pw",
+                        help="the user information /cross-userinfo/ puts in its Location")
+    parser.add_argument("--log-authorization", action="store_true",
+                        help="log the Authorization header of each request, decoded")
     parser.add_argument("--certificate", help="PEM certificate chain; serve HTTPS")
     parser.add_argument("--key", help="PEM private key for --certificate")
     parser.add_argument("--lifetime", type=float, default=300.0, help="seconds before the server stops by itself")
     parser.add_argument("--log", help="file to append one line per request to")
     parser.add_argument("--port-file", help="file to write the port to once listening")
     options = parser.parse_args()
-    if options.address not in ("127.0.0.1", "::1"):
+    if not (options.address == "::1" or options.address.startswith("127.") and
+            options.address.count(".") == 3 and all(part.isdigit() for part in options.address.split("."))):
         sys.exit("refusing to listen beyond loopback")
     if options.address == "::1":
         Server.address_family = socket.AF_INET6
@@ -389,6 +445,10 @@ def main():
     server.credentials = options.user
     server.git = shutil.which("git") or "git"
     server.log = open(options.log, "a") if options.log else None
+    server.log_lock = threading.Lock()
+    server.log_authorization = options.log_authorization
+    server.location_user = options.location_user
+    server.secure = bool(options.certificate)
     if options.certificate:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(options.certificate, options.key)

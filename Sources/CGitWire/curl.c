@@ -37,6 +37,8 @@ _Static_assert(CGW_CURLOPT_PROXY == CURLOPT_PROXY, "CURLOPT_PROXY");
 _Static_assert(CGW_CURLOPT_VERBOSE == CURLOPT_VERBOSE, "CURLOPT_VERBOSE");
 _Static_assert(CGW_CURLINFO_RESPONSE_CODE == CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE");
 _Static_assert(CGW_CURLINFO_EFFECTIVE_URL == CURLINFO_EFFECTIVE_URL, "CURLINFO_EFFECTIVE_URL");
+_Static_assert(CGW_CURLINFO_HTTPAUTH_AVAIL == CURLINFO_HTTPAUTH_AVAIL, "CURLINFO_HTTPAUTH_AVAIL");
+_Static_assert(CGW_CURLAUTH_BASIC == CURLAUTH_BASIC, "CURLAUTH_BASIC");
 _Static_assert(CGW_CURLE_OK == CURLE_OK, "CURLE_OK");
 _Static_assert(CGW_CURLE_COULDNT_RESOLVE_HOST == CURLE_COULDNT_RESOLVE_HOST, "CURLE_COULDNT_RESOLVE_HOST");
 _Static_assert(CGW_CURLE_COULDNT_RESOLVE_PROXY == CURLE_COULDNT_RESOLVE_PROXY, "CURLE_COULDNT_RESOLVE_PROXY");
@@ -80,6 +82,12 @@ static struct {
     const char *(*multi_strerror)(CURLMcode);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
+    /* The URL API (libcurl 7.62 and later), optional: only cgw_curl_url_resolve uses it. */
+    CURLU *(*url)(void);
+    void (*url_cleanup)(CURLU *);
+    CURLUcode (*url_set)(CURLU *, CURLUPart, const char *, unsigned int);
+    CURLUcode (*url_get)(const CURLU *, CURLUPart, char **, unsigned int);
+    void (*free)(void *);
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -120,6 +128,11 @@ static void load(void) {
     LOAD(multi_strerror, "curl_multi_strerror");
     LOAD(slist_append, "curl_slist_append");
     LOAD(slist_free_all, "curl_slist_free_all");
+    *(void **)(&api.url) = dlsym(library, "curl_url");
+    *(void **)(&api.url_cleanup) = dlsym(library, "curl_url_cleanup");
+    *(void **)(&api.url_set) = dlsym(library, "curl_url_set");
+    *(void **)(&api.url_get) = dlsym(library, "curl_url_get");
+    *(void **)(&api.free) = dlsym(library, "curl_free");
     CURLcode status = api.global_init(CURL_GLOBAL_ALL);
     if (status != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(status));
@@ -188,3 +201,21 @@ int cgw_curl_multi_next_done(void *multi, void **easy, int *result) {
 
 void *cgw_curl_slist_append(void *list, const char *text) { return api.slist_append(list, text); }
 void cgw_curl_slist_free_all(void *list) { api.slist_free_all(list); }
+
+int cgw_curl_url_resolve(const char *base, const char *reference, char *out, size_t out_size) {
+    if (!api.url || !api.url_cleanup || !api.url_set || !api.url_get || !api.free) return -1;
+    CURLU *handle = api.url();
+    if (!handle) return -1;
+    int status = -1;
+    char *resolved = NULL;
+    /* As libcurl 7.88 follows a Location (Curl_follow). */
+    if (api.url_set(handle, CURLUPART_URL, base, 0) == CURLUE_OK &&
+        api.url_set(handle, CURLUPART_URL, reference, CURLU_URLENCODE | CURLU_ALLOW_SPACE) == CURLUE_OK &&
+        api.url_get(handle, CURLUPART_URL, &resolved, 0) == CURLUE_OK && strlen(resolved) < out_size) {
+        memcpy(out, resolved, strlen(resolved) + 1);
+        status = 0;
+    }
+    if (resolved) api.free(resolved);
+    api.url_cleanup(handle);
+    return status;
+}

@@ -29,18 +29,20 @@ public final class HTTPRecordingProxy: SessionRecordingProxy {
 
     /// Listens on `listenHost`:`listenPort` and forwards to `upstream` (`http://host[:port]` or
     /// `https://…`; request paths are appended to it), writing fixtures into `outputDirectory` as
-    /// `connection-001.session`, …, each of at most `recordingLimit` bytes of session data.
+    /// `connection-001.session`, …, each of at most `recordingLimit` bytes of session data. A
+    /// `user:password` in `upstream` goes to the upstream server, and to no other.
     public init(
         listenHost: String, listenPort: Int, upstream: String, outputDirectory: String, loop: EpollRunLoop,
         recordingLimit: Int = HTTPRecordingProxy.defaultRecordingLimit
     ) throws {
-        var base = upstream
-        while base.hasSuffix("/") { base.removeLast() }
-        _ = try SmartHTTP.Location(base + "/")
+        let location = try SmartHTTP.Location(upstream)
+        let base = location.base
+        let credential = location.credential
         recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
-            [base] client, finished in
+            client, finished in
             HTTPProxyConnection(
-                client: client, upstream: base, loop: loop, limit: recordingLimit, onFinish: finished)
+                client: client, upstream: base, credential: credential, loop: loop, limit: recordingLimit,
+                onFinish: finished)
         }
     }
 
@@ -75,6 +77,8 @@ extension RecordingProxy: SessionRecordingProxy {}
 final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, ProxiedConnection {
     private let client: ByteStreamPair
     private let upstream: String
+    /// The upstream URL's own user name and password, for the upstream's origin.
+    private let credential: HTTPCredential?
     private let loop: EpollRunLoop
     private var reader = HTTPRequestReader()
     private var queued: [ProxiedHTTPRequest] = []
@@ -92,11 +96,12 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     private static let clientBacklogLimit = 1 << 20
 
     init(
-        client: ByteStreamPair, upstream: String, loop: EpollRunLoop, limit: Int,
+        client: ByteStreamPair, upstream: String, credential: HTTPCredential?, loop: EpollRunLoop, limit: Int,
         onFinish: @escaping (HTTPProxyConnection) -> Void
     ) {
         self.client = client
         self.upstream = upstream
+        self.credential = credential
         self.loop = loop
         self.budget = RecordingBudget(limit: limit)
         self.onFinish = onFinish
@@ -197,7 +202,8 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         current = HTTPTransfer(
             HTTPRequest(
                 method: request.method == "POST" ? .post : .get, url: upstream + request.target, headers: forwarded,
-                body: request.body, userAgent: request.header("User-Agent") ?? HTTPOptions.defaultUserAgent),
+                body: request.body, credential: credential,
+                userAgent: request.header("User-Agent") ?? HTTPOptions.defaultUserAgent),
             delegate: self, in: loop)
     }
 

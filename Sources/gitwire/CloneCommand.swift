@@ -37,7 +37,9 @@ struct CloneCommand: Subcommand {
         guard bare || mirror else {
             throw ValidationError("gitwire clone makes bare repositories: give --bare or --mirror")
         }
-        let target = directory ?? Self.defaultDirectory(for: repository)
+        guard let target = directory ?? RemoteURL.cloneDirectoryName(for: repository, bare: true) else {
+            throw UsageError("No directory name could be guessed.\nPlease specify a directory on the command line")
+        }
         let (remote, recording) = try arguments.remote(repository)
         // Options are checked before anything is said or done, as git checks them.
         let fetchOptions = try arguments.fetchOptions()
@@ -59,18 +61,6 @@ struct CloneCommand: Subcommand {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")
         }
         return 0
-    }
-
-    /// git's default directory: the last path component without a trailing `/` or `.git` (and
-    /// `/.git`), with `.git` appended for a bare clone.
-    static func defaultDirectory(for repository: String) -> String {
-        var path = Substring(repository)
-        while path.hasSuffix("/") { path = path.dropLast() }
-        if path.hasSuffix("/.git") { path = path.dropLast(5) }
-        while path.hasSuffix("/") { path = path.dropLast() }
-        var name = path.split(whereSeparator: { $0 == "/" || $0 == ":" }).last.map(String.init) ?? "repository"
-        if name.hasSuffix(".git") { name.removeLast(4) }
-        return (name.isEmpty ? "repository" : name) + ".git"
     }
 
     private static func absolutePath(_ path: String) throws -> String {

@@ -85,9 +85,9 @@ struct FetchCommand: Subcommand {
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 
-    /// git's report: `From <url>`, then a line for each ref that changed (or was refused); the
-    /// error of a ref that could not be updated on the line before its own, as git prints it
-    /// when it meets it.
+    /// git's report: `From <url>` (without user information, as git anonymises it), then a line
+    /// for each ref that changed (or was refused); the error of a ref that could not be updated
+    /// on the line before its own, as git prints it when it meets it.
     static func summary(_ changes: [RefChange], url: String) -> String {
         let shown = changes.filter { $0.kind != .upToDate && $0.kind != .rejectedShallow }
         guard !shown.isEmpty else { return "" }
@@ -101,16 +101,16 @@ struct FetchCommand: Subcommand {
         }
         let width = max(10, widths.max() ?? 0)
         var text = ""
-        var shownURL = false
+        var printedFrom = false
         // Deletions are made (and fail) before any line is printed.
         for change in shown where change.kind == .deleted {
             if let error = change.error { text += "error: \(error)\n" }
         }
         for change in shown {
             if change.kind != .deleted, let error = change.error { text += "error: \(error)\n" }
-            if !shownURL {
-                text += "From \(displayedURL(url))\n"
-                shownURL = true
+            if !printedFrom {
+                text += "From \(Self.shownURL(url))\n"
+                printedFrom = true
             }
             var (flag, summary, note) = describe(change)
             if change.error != nil && change.kind != .deleted {
@@ -125,12 +125,15 @@ struct FetchCommand: Subcommand {
         return text
     }
 
-    /// The URL as git's `From` line shows it: without trailing slashes, then without a final
-    /// `.git` (fetch.c's `store_updated_refs`).
-    static func displayedURL(_ url: String) -> String {
-        var bytes = Array(url.utf8)
-        while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-        if bytes.count > 5 && bytes.suffix(4).elementsEqual(".git".utf8) { bytes.removeLast(4) }
+    /// The URL as git's `From` line shows it: without user information (as git anonymises it),
+    /// trailing slashes and a final `.git` dropped.
+    static func shownURL(_ url: String) -> String {
+        var bytes = Array(RemoteURL.withoutCredentials(url).utf8)
+        var last = bytes.count - 1
+        while last >= 0 && bytes[last] == UInt8(ascii: "/") { last -= 1 }
+        var length = last + 1
+        if last > 4 && bytes[(last - 3)...last].elementsEqual(".git".utf8) { length = last - 3 }
+        bytes.removeSubrange(length...)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -104,7 +104,8 @@ struct LsRemoteCommand: Subcommand {
         }
         guard let repository else { return 129 }  // validate() has said so
         if getURL {
-            try Console.writeOutput(repository + "\n")
+            // Without user information: a password never reaches any output (git prints it).
+            try Console.writeOutput(RemoteURL.withoutCredentials(repository) + "\n")
             return 0
         }
         let version = try connection.version()

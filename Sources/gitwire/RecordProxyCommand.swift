@@ -82,7 +82,8 @@ struct RecordProxyCommand: Subcommand {
         default:
             throw ValidationError("--upstream must be a git://, http:// or https:// URL")
         }
-        Console.writeError("record-proxy: listening on \(proxy.address), forwarding to \(upstream)\n")
+        Console.writeError(
+            "record-proxy: listening on \(proxy.address), forwarding to \(RemoteURL.withoutCredentials(upstream))\n")
         var finished = 0
         var failure: (any Error)?
         var lastActivity = ContinuousClock.now

@@ -9,6 +9,7 @@ public enum FuzzSeeds {
     /// `<directory>/<target>/`; returns how many were written per target.
     public static func write(from files: [String], into directory: String) throws -> [FuzzTarget: Int] {
         var seeds = SeedWriter(directory: directory)
+        try credentialSeeds(&seeds)
         for path in files {
             if path.hasSuffix(".session") {
                 try sessionSeeds(path, &seeds)
@@ -45,6 +46,37 @@ public enum FuzzSeeds {
         {
             try seeds.add(.url, [0] + Array(url.utf8))
         }
+    }
+
+    /// Sessions the `credentials` target starts from (see ``FuzzCredentials/trial(from:)``): the
+    /// cases of issue 19 and their neighbours. A password (`SECRET` and the bytes given) in the
+    /// URL, or from the helper after a 401; redirects to another port, host name, host and scheme,
+    /// with and without user information in the `Location`; 401s on the discovery and on a `POST`.
+    private static func credentialSeeds(_ seeds: inout SeedWriter) throws {
+        let user: [UInt8] = [5] + Array("alice".utf8)
+        let password: [UInt8] = [8] + Array("p@ss:w/d".utf8)
+        // Answers: 0 = redirect (then host, suffix, path; bits 3-4 of the kind byte: path, absolute,
+        // with user information, scheme-relative; bit 6: libcurl carries the user information), 3 =
+        // 401, 5 = 200, 7 = error status.
+        let toOtherPort: [UInt8] = [0x08, 1, 0, 0]
+        let toOtherName: [UInt8] = [0x08, 2, 0, 0]
+        let toOtherHost: [UInt8] = [0x08, 4, 0, 0]
+        let withUserInfo: [UInt8] = [0x10, 1, 0, 0]
+        let carried: [UInt8] = [0x40, 0, 0, 1]
+        let toHTTPS: [UInt8] = [0x08, 0x80, 0, 0]
+        let cases: [[UInt8]] = [
+            [0x00] + user + password + [0] + toOtherPort + [5, 3, 5],
+            [0x00] + user + password + [0] + toOtherName + [3, 5, 5],
+            [0x00] + user + password + [0] + toOtherHost + [5, 3],
+            [0x10] + user + password + [0] + [3, 5] + toOtherPort + [5, 3, 5],
+            [0x10] + user + password + [1] + [3] + carried + withUserInfo + [5, 3],
+            [0x20] + user + password + [2] + carried + [5, 5, 5],
+            [0x00] + user + password + [0] + toHTTPS + [3, 5],
+            [0x00] + user + password + [5] + [5, 3, 5, 7],
+            [0x10] + user + password + [0] + [3, 3],
+            [0x00] + user + password + [0] + Array(repeating: carried, count: 22).flatMap { $0 },
+        ]
+        for bytes in cases { try seeds.add(.credentials, bytes) }
     }
 
     private static func packSeeds(_ path: String, _ seeds: inout SeedWriter) throws {

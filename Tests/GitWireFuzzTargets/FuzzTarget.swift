@@ -41,6 +41,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case gunzip
     /// Ref transactions on a repository, compared with `git update-ref` (runs git: slow).
     case refTransaction = "ref-transaction"
+    /// A smart HTTP session's credentials: a URL with a password, then redirects to other
+    /// origins, 401s and answers (``CredentialTrial``): no request carries another origin's
+    /// credential, no shown text carries the password.
+    case credentials
+    /// git configuration text: parsed, written, parsed again to the same entries; the same bytes
+    /// as `GIT_CONFIG_PARAMETERS`, values, URLs and wildmatch patterns.
+    case config
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -60,6 +67,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .url: FuzzText.url(data)
         case .gunzip: FuzzText.gunzip(data)
         case .refTransaction: FuzzRefs.run(data)
+        case .credentials: FuzzCredentials.run(data)
+        case .config: FuzzConfig.run(data)
         }
     }
 }

@@ -8,18 +8,24 @@ import GitWire
 /// process exits.
 ///
 /// Paths: `/git/<repo>` smart HTTP; `/auth/<repo>` the same behind basic auth (``username``,
-/// ``password``); `/redirect/<repo>` a 301 to `/git/<repo>`; `/dumb/<repo>` static files;
-/// `/status/<code>/…` that status; anything else 404.
+/// ``password``); `/authpost/<repo>` the discovery open, every `POST` behind basic auth;
+/// `/redirect/<repo>` a 301 to `/git/<repo>`; `/cross/<host:port>/<path>` a 302 to another
+/// origin (`/cross-userinfo/…` with `location-user:location-pw@` in the `Location`,
+/// `/authcross/…` after basic auth); `/dumb/<repo>` static files; `/status/<code>/…` that status;
+/// anything else 404.
 public final class HTTPServer: @unchecked Sendable {
     /// The port the server listens on.
     public let port: Int
     /// Whether it speaks HTTPS.
     public let isSecure: Bool
+    /// The loopback address it listens on (`127.0.0.1`, or another 127.x host).
+    public let address: String
     /// The user name `/auth/` accepts.
-    public let username = "gitwire"
+    public let username: String
     /// The password `/auth/` accepts.
-    public let password = "s3cret-pw"
-    /// The file the server logs each request to (method, path, git headers; never credentials).
+    public let password: String
+    /// The file the server logs each request to (method, path, git headers, status; with
+    /// `logsAuthorization`, the `Authorization` header decoded and the `Host` header).
     public let logPath: String
     /// `GIT_SSL_CAINFO` pointing at the throwaway authority (HTTPS), for git and gitwire alike.
     public let environment: [String: String]
@@ -28,17 +34,27 @@ public final class HTTPServer: @unchecked Sendable {
     private let process: ChildProcess
     private let directory: TemporaryDirectory
 
-    /// Serves the repositories under `root`.
-    public init(root: String, secure: Bool = false, lifetime: Int = 900) throws {
+    /// Serves the repositories under `root` on `address`; `/auth/` and its kin accept
+    /// `username`:`password`. `logsAuthorization`: the log shows which credentials came with each
+    /// request (for tests of where credentials go).
+    public init(
+        root: String, secure: Bool = false, lifetime: Int = 900, address: String = "127.0.0.1",
+        username: String = "gitwire", password: String = "s3cret-pw", logsAuthorization: Bool = false
+    ) throws {
         let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-http")
         let base = directory.path
         isSecure = secure
+        self.address = address
+        self.username = username
+        self.password = password
         logPath = "\(base)/requests.log"
         var arguments = [
             "python3", "\(toolsDirectory)/git-http-server.py", "--root", root, "--lifetime", String(lifetime),
             "--user", "\(username):\(password)", "--log", logPath, "--port-file", "\(base)/port",
+            "--address", address,
         ]
+        if logsAuthorization { arguments.append("--log-authorization") }
         if secure {
             let authority = try Self.makeCertificates(in: base)
             arguments += ["--certificate", "\(base)/server.pem", "--key", "\(base)/server.key"]
@@ -72,8 +88,11 @@ public final class HTTPServer: @unchecked Sendable {
         DaemonRegistry.shared.remove(process)
     }
 
-    /// `http(s)://127.0.0.1:PORT<path>`; `path` starts with `/`.
-    public func url(_ path: String) -> String { "\(isSecure ? "https" : "http")://127.0.0.1:\(port)\(path)" }
+    /// `http(s)://<address>:PORT<path>`; `path` starts with `/`.
+    public func url(_ path: String) -> String { "\(isSecure ? "https" : "http")://\(address):\(port)\(path)" }
+
+    /// `<address>:PORT`: the server's host and port as URLs write them.
+    public var authority: String { "\(address):\(port)" }
 
     /// The requests logged so far, one line each.
     public func loggedRequests() -> [String] {

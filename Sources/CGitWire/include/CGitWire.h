@@ -86,6 +86,8 @@ enum : int {
     CGW_CURLOPT_VERBOSE = 41,
     CGW_CURLINFO_RESPONSE_CODE = 2097154,
     CGW_CURLINFO_EFFECTIVE_URL = 1048577,
+    CGW_CURLINFO_HTTPAUTH_AVAIL = 2097175,
+    CGW_CURLAUTH_BASIC = 1,
     CGW_CURLE_OK = 0,
     CGW_CURLE_COULDNT_RESOLVE_HOST = 6,
     CGW_CURLE_COULDNT_RESOLVE_PROXY = 5,
@@ -142,6 +144,11 @@ int cgw_curl_multi_remove_handle(void *multi, void *easy);
 int cgw_curl_multi_socket_action(void *multi, int socket, int events, int *running);
 /* The next finished transfer: 1 with `easy` and `result` set, or 0 when there is none. */
 int cgw_curl_multi_next_done(void *multi, void **easy, int *result);
+
+/* `reference` (a Location value) resolved against `base` by libcurl's URL API as libcurl follows a
+ * redirect, into `out`: 0, or -1 when libcurl refuses it, has no URL API, or `out` is too small.
+ * For tests that hold gitwire's own resolution to libcurl's. */
+int cgw_curl_url_resolve(const char *base, const char *reference, char *out, size_t out_size);
 
 /* An opaque list of header lines. */
 void *cgw_curl_slist_append(void *list, const char *text);

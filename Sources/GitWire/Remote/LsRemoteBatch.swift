@@ -63,15 +63,16 @@ public struct LsRemoteBatchOptions: Sendable {
 public struct BatchListing: Sendable {
     /// The remote's position in the input, from 0.
     public let index: Int
-    /// The URL as it was given.
+    /// The URL as it was given, without user information (``RemoteURL/withoutCredentials(_:)``):
+    /// a listing never holds a password.
     public let url: String
     /// The listing, or the error that ended this remote's exchange (a ``GitWireError``).
     public let result: Result<RefListing, any Error>
 
-    /// Makes a listing.
+    /// Makes a listing; `url` is kept without its user information.
     public init(index: Int, url: String, result: Result<RefListing, any Error>) {
         self.index = index
-        self.url = url
+        self.url = RemoteURL.withoutCredentials(url)
         self.result = result
     }
 }

@@ -5,7 +5,7 @@ struct GitCredential: Sendable {
     var host: String
     var path: String?
     var username: String?
-    var password: String?
+    var password: Secret?
 
     /// The `key=value` lines git credential reads, ending with a blank line. Values with a
     /// newline or NUL cannot be sent (git refuses them too), so they are left out.
@@ -13,7 +13,7 @@ struct GitCredential: Sendable {
         var lines = ["protocol=\(protocolName)", "host=\(host)"]
         if let path { lines.append("path=\(path)") }
         if let username { lines.append("username=\(username)") }
-        if let password { lines.append("password=\(password)") }
+        if let password { lines.append("password=\(password.revealed)") }
         return lines.filter { !$0.contains("\n") && !$0.contains("\0") }.map { $0 + "\n" }.joined() + "\n"
     }
 
@@ -24,7 +24,7 @@ struct GitCredential: Sendable {
             let value = String(line[line.index(after: equals)...])
             switch line[..<equals] {
             case "username": username = value
-            case "password": password = value
+            case "password": password = Secret(value)
             default: break
             }
         }
@@ -33,14 +33,21 @@ struct GitCredential: Sendable {
 
 /// Runs `git credential fill|approve|reject`, so the user's credential helpers (and git's own
 /// prompt, unless `GIT_TERMINAL_PROMPT=0`) supply and remember HTTP credentials. Blocking: call it
-/// off the run loop.
+/// off the run loop. One call at a time in the whole process: many sessions (`ls-remote --batch`)
+/// meeting 401s at once prompt on the terminal one after the other, and a helper that stores
+/// credentials in a file never runs twice at once.
 enum GitCredentialHelper {
+    /// Held while `git credential` runs.
+    private static let oneAtATime = Locked(())
+
     /// Asks git for the username and password of `credential`. Throws with git's own message
     /// (`could not read Username for '…': terminal prompts disabled`) when it has none.
     static func fill(_ credential: GitCredential) throws -> GitCredential {
         let result: ChildProcessOutput
         do {
-            result = try ChildProcess.run(["git", "credential", "fill"], input: Array(credential.text.utf8))
+            result = try oneAtATime.withLock { _ in
+                try ChildProcess.run(["git", "credential", "fill"], input: Array(credential.text.utf8))
+            }
         } catch {
             throw HTTPError(
                 .credentialsUnavailable(
@@ -64,7 +71,9 @@ enum GitCredentialHelper {
     /// Tells the helpers `credential` worked (`approve`) or did not (`reject`). Failures are
     /// ignored, as git ignores them.
     static func report(_ credential: GitCredential, approved: Bool) {
-        _ = try? ChildProcess.run(
-            ["git", "credential", approved ? "approve" : "reject"], input: Array(credential.text.utf8))
+        oneAtATime.withLock { _ in
+            _ = try? ChildProcess.run(
+                ["git", "credential", approved ? "approve" : "reject"], input: Array(credential.text.utf8))
+        }
     }
 }

@@ -16,7 +16,8 @@ public struct HTTPError: GitWireError, Sendable {
         case dumbServer
         /// A response to a request had the wrong content type.
         case unexpectedContentType(String?)
-        /// The server redirected the discovery request to a URL that does not end the way it was asked.
+        /// The server redirected the discovery request to a URL that does not end the way it was
+        /// asked, or that is not `http(s)://` (the target, without user information).
         case badRedirect(String)
         /// The transfer failed below HTTP (connect, TLS, timeout, broken connection).
         case transfer(HTTPTransferError)
@@ -24,16 +25,21 @@ public struct HTTPError: GitWireError, Sendable {
 
     /// What the server did.
     public let reason: Reason
-    /// The repository URL as shown in messages.
+    /// The repository URL as shown in messages (without user information).
     public let url: String
     /// The text the server sent with an error status, if it was `text/plain`; git shows its lines
     /// as `remote: …` before the error. Control characters are replaced.
     public let serverMessage: String?
 
-    /// Makes an error about the repository at `url`.
+    /// Makes an error about the repository at `url`. URLs are kept (and shown) without user
+    /// information: an error never holds a password.
     public init(_ reason: Reason, url: String, serverMessage: String? = nil) {
-        self.reason = reason
-        self.url = url
+        if case .badRedirect(let target) = reason {
+            self.reason = .badRedirect(RemoteURL.withoutCredentials(target))
+        } else {
+            self.reason = reason
+        }
+        self.url = RemoteURL.withoutCredentials(url)
         self.serverMessage = serverMessage
     }
 

@@ -72,16 +72,27 @@ public struct HTTPOptions: Sendable {
 /// One smart HTTP session as a ``Connection``: the discovery response, then each request the
 /// exchange sends becomes a `POST` whose response is passed on. The connection "ends" when a
 /// response is complete and the exchange has not sent another request.
+///
+/// Which URL each request goes to and which credential goes with it is ``SmartHTTP/Session``'s
+/// to say: redirects of the discovery request are followed here, one request per hop (libcurl
+/// follows none), and a credential goes only to the origin it was given for. After a 401 the
+/// credential is offered with the schemes the server named, so libcurl sends a Basic one with
+/// the first request from then on (git narrows libcurl the same way), and a `POST` answered 401
+/// is sent again once the credential helpers have answered.
 final class HTTPConnection: Connection, HTTPTransferDelegate {
     let greeting: [PktLine] = []
-    private let location: SmartHTTP.Location
     private let request: ServiceRequest
     private let options: HTTPOptions
     private let timeout: Duration?
     private weak var loop: EpollRunLoop?
     private var handler: (any ConnectionHandler)?
-    private var base: String
+    private var session: SmartHTTP.Session?
+    /// Why there is no session (a repository URL no request can be built on).
+    private var setupError: (any Error)?
+    private let location: SmartHTTP.Location
     private var current: HTTPTransfer?
+    /// The request `current` is: where it went, what it carried, its body (to send it again after a 401).
+    private var sent: SentRequest?
     private var currentIsDiscovery = false
     private var discovered = false
     private var queued: [[UInt8]] = []
@@ -91,10 +102,19 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private var advertisementEnd = PktLineFlushFinder()
     private var passing = false
     private var failedHead: HTTPResponseHead?
+    private var redirect: String?
     private var errorBody: [UInt8] = []
-    private var credential: GitCredential?
-    private var credentialFromHelper = false
+    /// The schemes a 401 from this origin named: credentials are offered with these from then on.
+    private var authSchemes: (origin: HTTPOrigin, schemes: Int)?
     private static let errorBodyLimit = 4096
+
+    private struct SentRequest {
+        var method: HTTPRequest.Method
+        var location: SmartHTTP.Location
+        var headers: [String]
+        var body: [UInt8]
+        var credential: HTTPCredential?
+    }
 
     init(
         location: SmartHTTP.Location, request: ServiceRequest, options: HTTPOptions, timeout: Duration?,
@@ -105,21 +125,26 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         self.options = options
         self.timeout = timeout
         self.loop = loop
-        self.base = location.base
-        self.preamble = SmartHTTPPreamble(service: request.service)
-        if let username = location.username {
-            credential = location.credential(username: username, password: location.password)
+        do {
+            session = try SmartHTTP.Session(location, service: request.service)
+        } catch {
+            setupError = error
         }
+        self.preamble = SmartHTTPPreamble(service: request.service)
     }
 
-    private var displayURL: String { base + "/" }
+    private var displayURL: String { session?.displayURL ?? location.base + "/" }
 
     func start(handler: any ConnectionHandler) {
         guard !isClosed else { return }
         self.handler = handler
         // The engine's deadline starts now: it covers the connect and TLS handshake too.
         handler.connectionDidOpen(self)
-        startDiscovery()
+        guard let session else {
+            fail(setupError ?? ProtocolError("no smart HTTP session for \(displayURL)"))
+            return
+        }
+        startDiscovery(session.discovery, announced: true)
     }
 
     func send(_ bytes: [UInt8]) {
@@ -141,48 +166,54 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         request.protocolVersion == .v0 ? [] : ["Git-Protocol: version=\(request.protocolVersion.rawValue)"]
     }
 
-    private func makeRequest(_ method: HTTPRequest.Method, url: String, headers: [String], body: [UInt8] = [])
-        -> HTTPRequest
-    {
-        HTTPRequest(
-            method: method, url: url, headers: headers, body: body, followRedirects: method == .get,
-            username: credential?.username, password: credential?.password, userAgent: options.userAgent,
-            connectTimeout: timeout, tls: options.tls)
-    }
-
-    private func startDiscovery() {
-        guard let loop else { return }
-        currentIsDiscovery = true
+    /// Sends `request` to its location, with the session's credential for that origin and no other.
+    private func start(_ request: SentRequest, announced: Bool) {
+        guard let loop, let session else { return }
+        var request = request
+        request.credential = session.credential(for: request.location.origin)
+        if announced { announce(request.method.rawValue, url: request.location.url, headers: request.headers) }
         resetResponse()
-        let url = SmartHTTP.discoveryURL(base: base, service: request.service)
-        announce("GET", url: url, headers: protocolHeader)
+        sent = request
+        let schemes = authSchemes.flatMap { $0.origin == request.location.origin ? $0.schemes : nil }
         current = HTTPTransfer(
-            makeRequest(.get, url: url, headers: ["Accept: */*", "Pragma: no-cache"] + protocolHeader),
+            HTTPRequest(
+                method: request.method, url: request.location.url, headers: request.headers, body: request.body,
+                credential: request.credential, authSchemes: schemes, userAgent: options.userAgent,
+                connectTimeout: timeout, tls: options.tls),
             delegate: self, in: loop)
     }
 
+    private func startDiscovery(_ target: SmartHTTP.Location, announced: Bool) {
+        currentIsDiscovery = true
+        start(
+            SentRequest(
+                method: .get, location: target, headers: ["Accept: */*", "Pragma: no-cache"] + protocolHeader, body: []),
+            announced: announced)
+    }
+
     private func startNextRequest() {
-        guard let loop, !queued.isEmpty else { return }
+        guard !queued.isEmpty, let session else { return }
         let body = queued.removeFirst()
         currentIsDiscovery = false
-        resetResponse()
         var headers = [
             "Content-Type: \(SmartHTTP.requestType(request.service))",
             "Accept: \(SmartHTTP.resultType(request.service))",
             "Expect:",
         ]
-        var sent = body
+        var payload = body
         if body.count > options.gzipThreshold, let compressed = try? gzip(body) {
             headers.append("Content-Encoding: gzip")
-            sent = compressed
+            payload = compressed
         }
-        announce(
-            "POST", url: SmartHTTP.serviceURL(base: base, service: request.service), headers: headers + protocolHeader)
-        current = HTTPTransfer(
-            makeRequest(
-                .post, url: SmartHTTP.serviceURL(base: base, service: request.service),
-                headers: headers + protocolHeader, body: sent),
-            delegate: self, in: loop)
+        do {
+            start(
+                SentRequest(
+                    method: .post, location: try session.serviceLocation, headers: headers + protocolHeader,
+                    body: payload),
+                announced: true)
+        } catch {
+            fail(error)
+        }
     }
 
     /// Tells an observing handler what is about to be sent: the path and the git headers.
@@ -200,13 +231,23 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private func resetResponse() {
         passing = false
         failedHead = nil
+        redirect = nil
         errorBody = []
     }
 
     // MARK: HTTPTransferDelegate
 
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) {
-        guard transfer === current else { return }
+        guard transfer === current, let sent else { return }
+        if head.authSchemesOffered != 0 && (head.status == 401 || sent.credential != nil) {
+            authSchemes = (sent.location.origin, head.authSchemesOffered)
+        }
+        if currentIsDiscovery, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location")
+        {
+            // Followed once this answer's body is read (the connection stays reusable).
+            redirect = target
+            return
+        }
         (handler as? any HTTPConnectionObserver)?.connection(
             self, didReceiveHTTPResponse: "\(head.status) \(head.value(of: "Content-Type") ?? "-")")
         guard head.status == 200 else {
@@ -219,16 +260,14 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
                 fail(HTTPError(.dumbServer, url: displayURL))
                 return
             }
-            let asked = SmartHTTP.discoveryURL(base: base, service: request.service)
-            if head.effectiveURL != asked {
-                guard
-                    let newBase = SmartHTTP.baseAfterRedirect(effectiveURL: head.effectiveURL, service: request.service)
-                else {
-                    fail(HTTPError(.badRedirect(head.effectiveURL), url: asked))
-                    return
-                }
-                base = newBase
-                options.warning?("redirecting to \(displayURL)")
+            do {
+                if let moved = try session?.discoverySucceeded() { options.warning?("redirecting to \(moved)") }
+            } catch let error as SmartHTTP.Session.BadRedirect {
+                fail(HTTPError(.badRedirect(error.target), url: error.asked))
+                return
+            } catch {
+                fail(error)
+                return
             }
         } else if !SmartHTTP.contentType(contentType, is: SmartHTTP.resultType(request.service)) {
             fail(HTTPError(.unexpectedContentType(contentType), url: displayURL))
@@ -266,14 +305,33 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     }
 
     func transfer(_ transfer: HTTPTransfer, didFinishWith error: HTTPTransferError?) {
-        guard transfer === current, !isClosed else { return }
+        guard transfer === current, !isClosed, let sent else { return }
         current = nil
         if let error {
             fail(HTTPError(.transfer(error), url: displayURL))
             return
         }
         if let failedHead {
-            failed(failedHead)
+            failed(failedHead, sent: sent)
+            return
+        }
+        approveIfAccepted(sent)
+        if let redirect {
+            do {
+                try session?.redirect(to: redirect)
+            } catch {
+                switch error {
+                case .tooMany:
+                    let limit = SmartHTTP.Session.maximumRedirects
+                    let tooMany = HTTPTransferError(
+                        reason: .transfer, code: 47, message: "Maximum (\(limit)) redirects followed")
+                    fail(HTTPError(.transfer(tooMany), url: displayURL))
+                case .unsupported(let target):
+                    fail(HTTPError(.badRedirect(target), url: displayURL))
+                }
+                return
+            }
+            if let session { startDiscovery(session.discovery, announced: false) }
             return
         }
         if currentIsDiscovery {
@@ -284,9 +342,6 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
                 return
             }
             discovered = true
-            if credentialFromHelper, let credential, options.usesCredentialHelper {
-                runOffLoopIfPossible { GitCredentialHelper.report(credential, approved: true) }
-            }
         }
         if queued.isEmpty {
             handler?.connectionDidEnd(self)
@@ -295,16 +350,32 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         }
     }
 
-    private func failed(_ head: HTTPResponseHead) {
+    /// A request that carried the helpers' credential was accepted: they are told so, once.
+    private func approveIfAccepted(_ sent: SentRequest) {
+        guard options.usesCredentialHelper,
+            let accepted = session?.accepted(sent.credential, at: sent.location.origin)
+        else { return }
+        let reported = sent.location.helperQuery(accepted)
+        runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: true) }
+    }
+
+    private func failed(_ head: HTTPResponseHead, sent: SentRequest) {
         let message = serverMessage(head)
         switch head.status {
-        case 401 where currentIsDiscovery && credential?.password == nil && options.usesCredentialHelper:
-            askForCredentials()
         case 401:
-            if credentialFromHelper, let credential {
-                runOffLoopIfPossible { GitCredentialHelper.report(credential, approved: false) }
+            guard var session else { return }
+            let action = session.unauthorized(at: sent.location, helperAllowed: options.usesCredentialHelper)
+            self.session = session
+            switch action {
+            case .askHelper(let location, let username):
+                askForCredentials(for: location, username: username, retrying: sent)
+            case .fail(let rejected):
+                if let rejected {
+                    let reported = sent.location.helperQuery(rejected)
+                    runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: false) }
+                }
+                fail(HTTPError(.authenticationFailed, url: displayURL, serverMessage: message))
             }
-            fail(HTTPError(.authenticationFailed, url: displayURL, serverMessage: message))
         case 404 where currentIsDiscovery:
             fail(HTTPError(.repositoryNotFound, url: displayURL, serverMessage: message))
         default:
@@ -323,17 +394,17 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         return text.isEmpty ? nil : text
     }
 
-    private func askForCredentials() {
+    /// Asks the credential helpers about `location`'s origin, then sends `retrying` again.
+    private func askForCredentials(for location: SmartHTTP.Location, username: String?, retrying: SentRequest) {
         guard let loop else { return }
-        let wanted = credential ?? location.credential(username: nil, password: nil)
+        let wanted = location.helperQuery(username: username)
         let fill = { try GitCredentialHelper.fill(wanted) }
         runOffLoop(in: loop, fill) { [weak self] result in
             guard let self, !self.isClosed else { return }
             switch result {
             case .success(let filled):
-                self.credential = filled
-                self.credentialFromHelper = true
-                self.startDiscovery()
+                self.session?.helperAnswered(username: filled.username, password: filled.password, for: location)
+                self.start(retrying, announced: true)
             case .failure(let error):
                 self.fail(error)
             }
@@ -360,11 +431,19 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
 }
 
 extension SmartHTTP.Location {
-    /// What credential helpers are asked about for this location.
-    func credential(username: String?, password: String?) -> GitCredential {
+    /// What credential helpers are asked about this location's origin (git sends no path unless
+    /// `credential.useHttpPath` asks for it; `git credential` drops it then).
+    func helperQuery(username: String?) -> GitCredential {
         GitCredential(
             protocolName: isSecure ? "https" : "http", host: hostAndPort, path: path, username: username,
-            password: password)
+            password: nil)
+    }
+
+    /// `credential` as told to the helpers (`approve`, `reject`), for this location's origin.
+    func helperQuery(_ credential: HTTPCredential) -> GitCredential {
+        var query = helperQuery(username: credential.username)
+        query.password = credential.password
+        return query
     }
 }
 

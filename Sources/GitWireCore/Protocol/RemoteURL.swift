@@ -1,7 +1,12 @@
 /// Where a remote repository is, parsed the way git reads `<repository>` arguments:
 /// `git://host[:port]/path`, `ssh://[user@]host[:port]/path`, `[user@]host:path` (ssh),
 /// `file:///path`, `http(s)://…`, or a local path.
-public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
+///
+/// A URL may carry a password (`https://user:password@host/…`). It is kept as a ``Secret``, and
+/// the URL shows itself (``description``, ``withoutCredentials(_:)``) without its user
+/// information, as git shows URLs: that is the one way gitwire shows a URL anywhere (messages,
+/// warnings, `From` lines, batch output, recordings, directory names).
+public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// How the remote is reached.
     public enum Scheme: String, Hashable, Sendable {
         /// `git daemon`, port 9418.
@@ -18,15 +23,19 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
 
     /// How the remote is reached.
     public var scheme: Scheme
-    /// The user, for ssh.
+    /// The user: for ssh, and the user name of an `http(s)://` URL.
     public var user: String?
+    /// The password of an `http(s)://user:password@…` URL.
+    public var password: Secret?
     /// The host name or address (IPv6 without brackets); nil for local repositories.
     public var host: String?
     /// The port, if the URL gives one.
     public var port: Int?
     /// The repository's path on the server (or on this machine).
     public var path: String
-    /// The text the URL was parsed from.
+    /// The text the URL was parsed from, user information and all: it may hold a password, so it
+    /// is for making the connection (and `remote.origin.url`, as git writes it), never for showing.
+    /// Show ``description``.
     public let text: String
 
     /// Parses `text`. Throws ``RemoteURLError`` for URLs it cannot read.
@@ -41,6 +50,16 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
             case "https": scheme = .https
             default: throw RemoteURLError(text: text, reason: "unsupported URL scheme '\(schemeName)'")
             }
+            if scheme == .http || scheme == .https {
+                // As libcurl reads it: the authority split first, then its parts decoded, so that an
+                // escaped '/' or '@' in a password stays in the password.
+                let location = try SmartHTTP.Location(text)
+                user = location.username
+                password = location.password
+                (host, port) = try Self.splitHostAndPort(Substring(location.hostAndPort), text: text)
+                path = "/" + Self.percentDecoded(Substring(location.path))
+                return
+            }
             let decoded = Self.percentDecoded(rest)
             let authorityEnd = decoded.firstIndex(ofByte: "/") ?? decoded.endIndex
             if authorityEnd == decoded.endIndex && scheme != .http && scheme != .https {
@@ -54,7 +73,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
                 (user, host, port, badPort) = Self.sshUserHostAndPort(authority)
                 // Where git would pass `host:<text>` to ssh as a host name, gitwire names the
                 // port it cannot use (issue #11).
-                if let badPort { throw RemoteURLError(text: text, reason: "invalid port number '\(badPort)'") }
+                if let badPort { throw RemoteURLError(text: text, reason: Self.invalidPortReason(badPort, in: text)) }
             } else {
                 if let at = authority.lastIndex(ofByte: "@") {
                     user = String(authority[..<at])
@@ -86,17 +105,90 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         if host?.isEmpty == true { throw RemoteURLError(text: text, reason: "no host in URL") }
     }
 
-    /// `scheme://rest` split, when `text` has that form (letters, digits, `+`, `-`, `.` before it).
-    /// `text` with the user information of a `scheme://user:password@host/…` URL removed, as git
-    /// shows URLs in messages; anything else unchanged.
+    /// `text` as gitwire shows a repository URL anywhere: without user information, as git
+    /// anonymises URLs (`transport_anonymize_url`). In a `scheme://` URL everything from the
+    /// `://` to the last `@` before the next `/` goes (git stops at the first `@`, which leaves the
+    /// rest of a password that holds one), and so in a `//host…` reference; `user@host:path`
+    /// (text with a `:` before any `/`)
+    /// loses `user@` the same way; local paths are left as they are. The user name goes too: it
+    /// says whose the password is.
     public static func withoutCredentials(_ text: String) -> String {
-        guard let (_, rest) = splitScheme(text) else { return text }
-        let authorityEnd =
-            rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-            ?? rest.endIndex
-        guard let at = rest[..<authorityEnd].lastIndex(ofByte: "@") else { return text }
-        return String(text[..<rest.startIndex]) + rest[rest.utf8.index(after: at)...]
+        let bytes = Array(text.utf8)
+        let start: Int
+        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }
+        ) {
+            start = separator + 3
+        } else if bytes.starts(with: "//".utf8) {
+            start = 2
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes.firstIndex(of: UInt8(ascii: "/")).map({ colon < $0 }) ?? true
+        {
+            start = 0
+        } else {
+            return text
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+        guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) else { return text }
+        return String(decoding: bytes[..<start] + bytes[(at + 1)...], as: UTF8.self)
     }
+
+    /// The directory `git clone` makes for `repository` when none is given (git's
+    /// `git_url_basename`): the last path component, without user information (everything up to
+    /// the last `@` before the first `/`), trailing slashes, `/.git` or `.git`, and a port when
+    /// there is only a host, with `.git` added for a bare clone, runs of control characters and
+    /// spaces made one space. Nil when no name is left (git: "No directory name could be guessed").
+    public static func cloneDirectoryName(for repository: String, bare: Bool) -> String? {
+        let bytes = Array(repository.utf8)
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        let slash = UInt8(ascii: "/")
+        var start = 0
+        var end = bytes.count
+        if let separator = (0..<max(0, bytes.count - 2)).first(where: { bytes[$0..<($0 + 3)].elementsEqual("://".utf8) }
+        ) {
+            start = separator + 3
+        }
+        var index = start
+        while index < end && bytes[index] != slash {
+            if bytes[index] == UInt8(ascii: "@") { start = index + 1 }
+            index += 1
+        }
+        while start < end && (bytes[end - 1] == slash || isSpace(bytes[end - 1])) { end -= 1 }
+        if end - start > 5 && bytes[end - 5] == slash && bytes[(end - 4)..<end].elementsEqual(".git".utf8) {
+            end -= 5
+            while start < end && bytes[end - 1] == slash { end -= 1 }
+        }
+        if !bytes[start..<end].contains(slash) && bytes[start..<end].contains(UInt8(ascii: ":")) {
+            var digits = end
+            while start < digits && (0x30...0x39).contains(bytes[digits - 1]) { digits -= 1 }
+            if start < digits && bytes[digits - 1] == UInt8(ascii: ":") { end = digits - 1 }
+        }
+        var componentStart = end
+        while start < componentStart && bytes[componentStart - 1] != slash
+            && bytes[componentStart - 1] != UInt8(ascii: ":")
+        {
+            componentStart -= 1
+        }
+        var name = Array(bytes[componentStart..<end])
+        if name.count >= 4 && name.suffix(4).elementsEqual(".git".utf8) { name.removeLast(4) }
+        if name.isEmpty || name == [slash] { return nil }
+        if bare { name += Array(".git".utf8) }
+        var cleaned: [UInt8] = []
+        var previousSpace = true
+        for byte in name {
+            let character = byte < 0x20 ? 0x20 : byte
+            if isSpace(character) {
+                if previousSpace { continue }
+                previousSpace = true
+            } else {
+                previousSpace = false
+            }
+            cleaned.append(character)
+        }
+        if previousSpace, !cleaned.isEmpty { cleaned.removeLast() }
+        return String(decoding: cleaned, as: UTF8.self)
+    }
+
+    /// `scheme://rest` split, when `text` has that form (letters, digits, `+`, `-` before it).
 
     private static func splitScheme(_ text: String) -> (String, Substring)? {
         let bytes = Array(text.utf8)
@@ -219,9 +311,16 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         }
         guard let portText, !portText.isEmpty else { return (String(host), nil) }
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw RemoteURLError(text: text, reason: "invalid port number '\(portText)'")
+            throw RemoteURLError(text: text, reason: invalidPortReason(portText, in: text))
         }
         return (String(host), port)
+    }
+
+    /// `invalid port number '<port>'`, the port left out when the URL holds an `@`: in a URL
+    /// whose user information was not escaped as it should be, what reads as a port may be part
+    /// of a password.
+    package static func invalidPortReason(_ port: Substring, in text: String) -> String {
+        text.firstIndex(ofByte: "@") == nil ? "invalid port number '\(port)'" : "invalid port number"
     }
 
     /// The host as the URL wrote it, with the port if the URL has one: git's `host=` value.
@@ -230,8 +329,22 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible {
         let written = host.firstIndex(ofByte: ":") != nil ? "[\(host)]" : host
         return port.map { "\(written):\($0)" } ?? written
     }
-    /// The text shown to users and in logs.
-    public var description: String { text }
+    /// The URL as shown to users and in logs: ``text`` without its user information
+    /// (``withoutCredentials(_:)``).
+    public var description: String { Self.withoutCredentials(text) }
+
+    /// `RemoteURL(<description>)`.
+    public var debugDescription: String { "RemoteURL(\(description))" }
+
+    /// The parts, and ``description`` in place of ``text``: `dump` and reflection show no password.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "scheme": scheme, "user": user as Any, "password": password as Any, "host": host as Any,
+                "port": port as Any, "path": path, "text": description,
+            ], displayStyle: .struct)
+    }
 }
 
 extension StringProtocol {

@@ -3,14 +3,15 @@ public struct RemoteURLError: GitWireError, Hashable, Sendable {
     /// What kind of failure this is: ``GitWireErrorKind/usage``.
     public var kind: GitWireErrorKind { .usage }
 
-    /// The address as given.
+    /// The address as given, without its user information (``RemoteURL/withoutCredentials(_:)``):
+    /// an error never holds a password.
     public let text: String
     /// What is wrong with it.
     public let reason: String
 
-    /// An error saying `reason` about `text`.
+    /// An error saying `reason` about `text` (kept without its user information).
     public init(text: String, reason: String) {
-        self.text = text
+        self.text = RemoteURL.withoutCredentials(text)
         self.reason = reason
     }
 

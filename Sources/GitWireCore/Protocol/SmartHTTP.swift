@@ -42,6 +42,85 @@ public enum SmartHTTP {
         return bare.trimmingSpaces().lowercased() == expected
     }
 
+    /// The absolute URL a redirect's `Location` value names, resolved against the URL of the
+    /// request it answered (RFC 3986, section 5.2: a URL, `//authority…`, `/path…`, `?query`, or a
+    /// path relative to the request's; dot segments removed, the fragment and an empty query
+    /// dropped, spaces escaped, the scheme in lowercase, as libcurl resolves it). `request` is the URL the request went to, without user
+    /// information: the result has user information only if `location` itself wrote some. Nil for
+    /// an empty value or one with control characters.
+    public static func resolveRedirect(_ location: String, against request: String) -> String? {
+        var reference = Array(location.utf8)
+        while let first = reference.first, first == 0x20 || first == 0x09 { reference.removeFirst() }
+        while let last = reference.last, last == 0x20 || last == 0x09 { reference.removeLast() }
+        guard !reference.isEmpty, !reference.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return nil }
+        reference = reference.flatMap { $0 == 0x20 ? Array("%20".utf8) : [$0] }
+        if let hash = reference.firstIndex(of: UInt8(ascii: "#")) { reference.removeSubrange(hash...) }
+        let base = Array(request.utf8)
+        guard let schemeEnd = base.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let authorityStart = schemeEnd + 3
+        let authorityEnd =
+            base[min(authorityStart, base.count)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+            ?? base.count
+        let queryStart = base[authorityEnd...].firstIndex(of: UInt8(ascii: "?")) ?? base.count
+        let basePath = Array(base[authorityEnd..<queryStart])
+        // The scheme in lowercase and no empty query, as libcurl writes them.
+        func text(_ bytes: [UInt8]) -> String {
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":")) ?? 0
+            var written = bytes[..<colon].map { $0 | 0x20 } + bytes[colon...]
+            if let question = written.firstIndex(of: UInt8(ascii: "?")), question == written.count - 1 {
+                written.removeLast()
+            }
+            return String(decoding: written, as: UTF8.self)
+        }
+        // A scheme: letters, digits, `+`, `-`, `.`, starting with a letter, then `:`.
+        if let colon = reference.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+            reference[0] | 0x20 >= UInt8(ascii: "a") && reference[0] | 0x20 <= UInt8(ascii: "z"),
+            reference[..<colon].allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x61...0x7a).contains(byte | 0x20) || "+-.".utf8.contains(byte)
+            })
+        {
+            return text(withDotSegmentsRemoved(reference))
+        }
+        if reference.starts(with: "//".utf8) {
+            return text(withDotSegmentsRemoved(Array(base[...schemeEnd]) + reference))
+        }
+        let origin = Array(base[..<authorityEnd])
+        if reference.first == UInt8(ascii: "/") { return text(withDotSegmentsRemoved(origin + reference)) }
+        if reference.first == UInt8(ascii: "?") { return text(origin + basePath + reference) }
+        let directory = basePath.lastIndex(of: UInt8(ascii: "/")).map { Array(basePath[...$0]) } ?? [UInt8(ascii: "/")]
+        return text(withDotSegmentsRemoved(origin + directory + reference))
+    }
+
+    /// `url` with `.` and `..` segments of its path resolved (RFC 3986, section 5.2.4).
+    private static func withDotSegmentsRemoved(_ url: [UInt8]) -> [UInt8] {
+        guard let separator = (0..<max(0, url.count - 2)).first(where: { url[$0..<($0 + 3)].elementsEqual("://".utf8) })
+        else { return url }
+        let authorityStart = separator + 3
+        guard
+            let pathStart = url[authorityStart...].firstIndex(where: {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
+            }),
+            url[pathStart] == UInt8(ascii: "/")
+        else { return url }
+        let pathEnd = url[pathStart...].firstIndex(of: UInt8(ascii: "?")) ?? url.count
+        var output: [[UInt8]] = []
+        let segments = url[(pathStart + 1)..<pathEnd].split(
+            separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            if segment.elementsEqual(".".utf8) {
+                if last { output.append([]) }
+            } else if segment.elementsEqual("..".utf8) {
+                if !output.isEmpty { output.removeLast() }
+                if last { output.append([]) }
+            } else {
+                output.append(Array(segment))
+            }
+        }
+        let path = [UInt8(ascii: "/")] + Array(output.joined(separator: [UInt8(ascii: "/")]))
+        return Array(url[..<pathStart]) + path + Array(url[pathEnd...])
+    }
+
     /// The repository URL after the discovery request was redirected to `effectiveURL`: the
     /// redirect's target without the `/info/refs?service=…` git asked for, as git derives it.
     /// Nil when the target does not end that way (git then refuses to follow it).
@@ -127,23 +206,37 @@ extension Substring {
 }
 
 extension SmartHTTP {
-    /// Where a repository is served over HTTP: the URL to build requests on, with any
-    /// credentials the URL carried kept apart so that no message, trace or recording shows them.
+    /// Where a repository (or any request) is over HTTP: the URL to send requests to, with any
+    /// user information the URL carried kept apart, so that no message, trace or recording shows
+    /// it and it goes only to the origin it came with.
     public struct Location: Hashable, Sendable {
-        /// `http://host[:port]/path`, without credentials and without a trailing slash.
+        /// `http://host[:port]/path`, without user information, query or fragment, and without a
+        /// trailing slash: what requests for a repository are built on.
         public let base: String
+        /// `http://host[:port]/path?query` as written, without user information and fragment:
+        /// what a request for this URL itself is sent to.
+        public let url: String
         /// Whether the URL is `https://`.
         public let isSecure: Bool
         /// The host as written, with its port if given: what credential helpers call `host`.
         public let hostAndPort: String
+        /// The scheme, host and port: what a credential is bound to.
+        public let origin: HTTPOrigin
         /// The path without its leading slash: what credential helpers call `path`.
         public let path: String
         /// The URL's user name, percent-decoded.
         public let username: String?
         /// The URL's password, percent-decoded.
-        public let password: String?
+        public let password: Secret?
 
-        /// Parses an `http://` or `https://` URL.
+        /// The URL's user name and password as a credential for its origin, if it has a user name.
+        public var credential: HTTPCredential? {
+            username.map { HTTPCredential(origin: origin, username: $0, password: password) }
+        }
+
+        /// Parses an `http://` or `https://` URL. Throws ``RemoteURLError`` (which shows the URL
+        /// without its user information) for anything else, a missing host, a host with characters
+        /// no URL host has, or a port that is not a number from 1 to 65535.
         public init(_ url: String) throws {
             // Byte by byte, as git's URL parsing: a separator joined to a combining scalar is still
             // a separator (a search by Character would miss an '@' and leave credentials in `base`).
@@ -168,15 +261,15 @@ extension SmartHTTP {
                 rest.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
                 ?? rest.endIndex
             var authority = rest[..<authorityEnd]
-            var pathPart = rest[authorityEnd...]
-            if let query = pathPart.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
-                pathPart = pathPart[..<query]
-            }
+            var target = rest[authorityEnd...]
+            if let fragment = target.firstIndex(ofByte: "#") { target = target[..<fragment] }
+            var pathPart = target
+            if let query = pathPart.firstIndex(ofByte: "?") { pathPart = pathPart[..<query] }
             if let at = authority.lastIndex(ofByte: "@") {
                 let userInfo = authority[..<at]
                 if let colon = userInfo.firstIndex(ofByte: ":") {
                     username = Self.percentDecoded(userInfo[..<colon])
-                    password = Self.percentDecoded(userInfo[userInfo.utf8.index(after: colon)...])
+                    password = Secret(Self.percentDecoded(userInfo[userInfo.utf8.index(after: colon)...]))
                 } else {
                     username = Self.percentDecoded(userInfo)
                     password = nil
@@ -187,13 +280,52 @@ extension SmartHTTP {
                 password = nil
             }
             guard !authority.isEmpty else { throw RemoteURLError(text: url, reason: "no host in URL") }
+            let (host, port) = try Self.hostAndPort(authority, url: url)
             while pathPart.utf8.last == UInt8(ascii: "/") {
                 pathPart = pathPart[..<pathPart.utf8.index(before: pathPart.endIndex)]
             }
             hostAndPort = String(authority)
+            origin = HTTPOrigin(isSecure: isSecure, host: String(host), port: port)
             let pathStart = pathPart.utf8.firstIndex { $0 != UInt8(ascii: "/") } ?? pathPart.endIndex
             path = String(pathPart[pathStart...])
             base = String(url[..<restStart]) + authority + pathPart
+            self.url = String(url[..<restStart]) + authority + target
+        }
+
+        /// Splits `host[:port]` (`[v6]:port`) and checks both: a host of bytes libcurl takes in a
+        /// host name (no space, control character, quote, backslash, `%` or other delimiter), a port of
+        /// decimal digits from 1 to 65535 (none, or nothing after the colon: the default).
+        private static func hostAndPort(_ authority: Substring, url: String) throws -> (Substring, Int?) {
+            var host = authority
+            var portText: Substring = ""
+            if authority.hasBytePrefix("[") {
+                guard let close = authority.firstIndex(ofByte: "]") else {
+                    throw RemoteURLError(text: url, reason: "unterminated IPv6 address")
+                }
+                host = authority[...close]
+                let after = authority[authority.utf8.index(after: close)...]
+                if !after.isEmpty {
+                    guard after.hasBytePrefix(":") else { throw RemoteURLError(text: url, reason: "invalid host") }
+                    portText = after[after.utf8.index(after: after.startIndex)...]
+                }
+            } else if let colon = authority.lastIndex(ofByte: ":") {
+                host = authority[..<colon]
+                portText = authority[authority.utf8.index(after: colon)...]
+            }
+            // What libcurl refuses in a host name; in brackets, an IPv6 address (and zone).
+            let bracketed = host.hasBytePrefix("[")
+            let forbidden = Array((bracketed ? #" "<>\^`{|}[]"# : #" "<>\^`{|}[]!$'*=;,+&()%"#).utf8)
+            let inside = bracketed ? host.utf8.dropFirst().dropLast() : host.utf8[...]
+            guard !host.isEmpty, !inside.contains(where: { $0 < 0x21 || $0 == 0x7f || forbidden.contains($0) }) else {
+                throw RemoteURLError(text: url, reason: "invalid host")
+            }
+            guard !portText.isEmpty else { return (host, nil) }
+            guard portText.utf8.count <= 5, portText.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let port = Int(portText), (1...65535).contains(port)
+            else {
+                throw RemoteURLError(text: url, reason: RemoteURL.invalidPortReason(portText, in: url))
+            }
+            return (host, port)
         }
 
         private static func percentDecoded(_ text: Substring) -> String {

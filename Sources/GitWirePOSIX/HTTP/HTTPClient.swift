@@ -1,7 +1,10 @@
 import CGitWire
 import GitWireCore
 
-/// One HTTP request: what the client sends, and how.
+/// One HTTP request: what the client sends, and how. Redirects are never followed here (the
+/// caller decides about each, from the `Location` header), and user information in `url`
+/// is never used: a credential goes only as ``credential``, and only when the request's origin is
+/// the credential's.
 package struct HTTPRequest: Sendable {
     /// `GET` or `POST`.
     package enum Method: String, Sendable {
@@ -15,25 +18,27 @@ package struct HTTPRequest: Sendable {
     package var headers: [String]
     /// The body of a `POST`.
     package var body: [UInt8]
-    package var followRedirects: Bool
-    package var username: String?
-    package var password: String?
+    /// The user name and password to offer, bound to the origin they were given for.
+    package var credential: HTTPCredential?
+    /// Which authentication schemes to offer the credential with (libcurl's `CURLAUTH_*` bits);
+    /// nil: any the server names, found out by a first request without them. Narrowed to what
+    /// a 401 named, libcurl sends a Basic credential with the first request.
+    package var authSchemes: Int?
     package var userAgent: String
     package var connectTimeout: Duration?
     package var tls: HTTPTLSOptions
 
     package init(
-        method: Method, url: String, headers: [String] = [], body: [UInt8] = [], followRedirects: Bool = false,
-        username: String? = nil, password: String? = nil, userAgent: String, connectTimeout: Duration? = nil,
+        method: Method, url: String, headers: [String] = [], body: [UInt8] = [], credential: HTTPCredential? = nil,
+        authSchemes: Int? = nil, userAgent: String, connectTimeout: Duration? = nil,
         tls: HTTPTLSOptions = HTTPTLSOptions()
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
-        self.followRedirects = followRedirects
-        self.username = username
-        self.password = password
+        self.credential = credential
+        self.authSchemes = authSchemes
         self.userAgent = userAgent
         self.connectTimeout = connectTimeout
         self.tls = tls
@@ -57,13 +62,15 @@ public struct HTTPTLSOptions: Hashable, Sendable {
     }
 }
 
-/// What the server answered, before the body: the status of the last response (after
-/// redirects), its headers and the URL it came from.
+/// What the server answered, before the body: the status, the headers and which authentication
+/// schemes a 401 named.
 package struct HTTPResponseHead: Sendable {
     package var status: Int
-    /// Header lines of the last response, names as sent.
+    /// Header lines of the last response (after libcurl's own authentication round), names as sent.
     package var headers: [(name: String, value: String)]
-    package var effectiveURL: String
+    /// The authentication schemes the server named in a 401 during this request (`CURLAUTH_*`
+    /// bits; 0 when none).
+    package var authSchemesOffered: Int
 
     /// The value of header `name` (case-insensitive), if present.
     package func value(of name: String) -> String? {
@@ -183,12 +190,15 @@ package final class HTTPTransfer {
                     reason: .unavailable, code: Int(code), message: String(cString: cgw_curl_easy_strerror(code)))
             }
         }
-        try set(CGW_CURLOPT_URL, request.url)
+        // The URL libcurl gets has no user information (libcurl would send it as a credential),
+        // and no redirect is followed by libcurl (the caller follows each, deciding which
+        // credential, if any, goes with the next request).
+        let target = try Self.requestTarget(request.url)
+        try set(CGW_CURLOPT_URL, target.url)
         try set(CGW_CURLOPT_NOSIGNAL, 1)
         try set(CGW_CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CGW_CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try set(CGW_CURLOPT_FOLLOWLOCATION, request.followRedirects ? 1 : 0)
-        try set(CGW_CURLOPT_MAXREDIRS, 20)
+        try set(CGW_CURLOPT_FOLLOWLOCATION, 0)
         try set(CGW_CURLOPT_USERAGENT, request.userAgent)
         try set(CGW_CURLOPT_ACCEPT_ENCODING, "")
         try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_ERRORBUFFER, errorBuffer))
@@ -201,11 +211,12 @@ package final class HTTPTransfer {
             try set(CGW_CURLOPT_SSL_VERIFYPEER, 0)
             try set(CGW_CURLOPT_SSL_VERIFYHOST, 0)
         }
-        if let username = request.username {
-            try set(CGW_CURLOPT_USERNAME, username)
-            try set(CGW_CURLOPT_PASSWORD, request.password ?? "")
-            // Any scheme the server offers, as git does once it has credentials.
-            try set(CGW_CURLOPT_HTTPAUTH, cgw_curl_auth_any())
+        // A credential only ever goes to the origin it was given for, whatever the caller asked.
+        if let credential = request.credential, credential.origin == target.origin {
+            try set(CGW_CURLOPT_USERNAME, credential.username)
+            try set(CGW_CURLOPT_PASSWORD, credential.password?.revealed ?? "")
+            // Any scheme the server offers, as git does once it has credentials, until a 401 said which.
+            try set(CGW_CURLOPT_HTTPAUTH, request.authSchemes ?? cgw_curl_auth_any())
         }
         for line in request.headers { headerList = cgw_curl_slist_append(headerList, line) }
         if let headerList { try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HTTPHEADER, headerList)) }
@@ -224,6 +235,17 @@ package final class HTTPTransfer {
         try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_WRITEDATA, me))
         try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_HEADERFUNCTION, curlHeader))
         try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HEADERDATA, me))
+    }
+
+    /// The URL to give libcurl for `url` and its origin, both from one parse: the URL as written
+    /// without user information or fragment. Anything but an `http(s)://` URL is refused.
+    private static func requestTarget(_ url: String) throws -> (url: String, origin: HTTPOrigin) {
+        do {
+            let location = try SmartHTTP.Location(url)
+            return (location.url, location.origin)
+        } catch {
+            throw HTTPTransferError(reason: .unavailable, code: 3, message: "\(error)")
+        }
     }
 
     fileprivate func takeHeaderLine(_ line: String) {
@@ -269,15 +291,12 @@ package final class HTTPTransfer {
 
     private func head() -> HTTPResponseHead {
         var status = 0
-        var url = request.url
+        var offered = 0
         if let easy {
             cgw_curl_easy_getinfo_long(easy, CGW_CURLINFO_RESPONSE_CODE, &status)
-            var pointer: UnsafePointer<CChar>?
-            if cgw_curl_easy_getinfo_string(easy, CGW_CURLINFO_EFFECTIVE_URL, &pointer) == CGW_CURLE_OK, let pointer {
-                url = String(cString: pointer)
-            }
+            cgw_curl_easy_getinfo_long(easy, CGW_CURLINFO_HTTPAUTH_AVAIL, &offered)
         }
-        return HTTPResponseHead(status: status, headers: headLines, effectiveURL: url)
+        return HTTPResponseHead(status: status, headers: headLines, authSchemesOffered: offered)
     }
 
     /// libcurl finished the transfer with `code`.
@@ -531,4 +550,15 @@ private let curlTimerCallback: cgw_curl_timer_callback = { _, milliseconds, user
     guard let user else { return 0 }
     Unmanaged<CurlMultiDriver>.fromOpaque(user).takeUnretainedValue().setTimer(milliseconds: milliseconds)
     return 0
+}
+
+/// `reference` (a `Location` value) resolved against `base` by libcurl itself, as libcurl 7.88
+/// resolves a redirect it follows; nil when libcurl refuses it or cannot be loaded. For tests
+/// that hold gitwire's own resolution (``SmartHTTP/resolveRedirect(_:against:)``) to libcurl's.
+package func libcurlResolvedRedirect(_ reference: String, against base: String) -> String? {
+    var message = [CChar](repeating: 0, count: 256)
+    guard cgw_curl_load(&message, message.count) == 0 else { return nil }
+    var out = [CChar](repeating: 0, count: 8192)
+    guard cgw_curl_url_resolve(base, reference, &out, out.count) == 0 else { return nil }
+    return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -1,0 +1,369 @@
+import Foundation
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// Issue 19, credentials, against hostile servers: the real `git http-backend` behind
+/// `Tools/git-http-server.py` on three origins (A on 127.0.0.1, B on 127.0.0.1 at another port,
+/// C on 127.0.0.2, another host on loopback; A is also reached as `localhost`, another host
+/// name), each logging the `Authorization` and `Host` of every request, and a credential helper
+/// (in a throwaway `HOME`) that answers for A only and logs what it is asked. A's password must
+/// never reach another origin, nor any output: standard output and error, `--json`, packet
+/// traces, recordings, directory names. git 2.39.5 runs the same commands for comparison.
+@Suite("http credentials", .serialized)
+struct HTTPCredentialTests {
+    static let user = "alice"
+    static let password = "A-pw-19-x7Q"
+
+    /// A, B and C; B and C accept other credentials than A.
+    struct Servers: Sendable {
+        let a: HTTPServer
+        let b: HTTPServer
+        let c: HTTPServer
+
+        init() throws {
+            let root = TestRepositories.shared.basePath
+            a = try HTTPServer(root: root, username: user, password: password, logsAuthorization: true)
+            b = try HTTPServer(root: root, username: "bob", password: "b-pw", logsAuthorization: true)
+            c = try HTTPServer(
+                root: root, address: "127.0.0.2", username: "bob", password: "b-pw", logsAuthorization: true)
+        }
+
+        var all: [HTTPServer] { [a, b, c] }
+
+        /// How many requests each has logged so far.
+        func mark() -> [Int] { all.map { $0.loggedRequests().count } }
+
+        /// The requests logged since `mark`, on every server.
+        func requests(since mark: [Int]) -> [String] {
+            zip(all, mark).flatMap { server, count in server.loggedRequests().dropFirst(count) }
+        }
+    }
+
+    static let servers = Result { try Servers() }
+
+    /// A `HOME` whose git configuration (`GIT_CONFIG_GLOBAL`) names a credential helper that
+    /// answers `get` for `origin` only, with ``user`` and ``password``, taking `delay` seconds;
+    /// it logs each call as `<action> <protocol>://<host>`, and `overlap` when it starts while
+    /// another call of it is still running.
+    struct CredentialHome {
+        let directory: TemporaryDirectory
+        let log: String
+        let environment: [String: String]
+
+        init(answeringFor origin: String, delay: String = "0") throws {
+            directory = try TemporaryDirectory()
+            log = directory.appending("helper.log")
+            let script = directory.appending("helper.sh")
+            let lock = directory.appending("running")
+            try writeExecutable(
+                script,
+                """
+                #!/bin/sh
+                input=$(cat)
+                what=$(printf '%s\\n' "$input" | sed -n 's/^protocol=//p')://$(printf '%s\\n' "$input" | sed -n 's/^host=//p')
+                if mkdir '\(lock)' 2>/dev/null; then mine=1; else echo overlap >> '\(log)'; fi
+                echo "$1 $what" >> '\(log)'
+                sleep \(delay)
+                if [ "$1" = get ] && [ "$what" = '\(origin)' ]; then
+                    printf 'username=%s\\npassword=%s\\n' '\(HTTPCredentialTests.user)' '\(HTTPCredentialTests.password)'
+                fi
+                [ -n "$mine" ] && rmdir '\(lock)'
+                exit 0
+
+                """)
+            let config = directory.appending("gitconfig")
+            try "[credential]\n\thelper = \(script)\n".write(toFile: config, atomically: true, encoding: .utf8)
+            environment = reproducibleGitEnvironment.merging(["HOME": directory.path, "GIT_CONFIG_GLOBAL": config]) {
+                $1
+            }
+        }
+
+        /// The calls logged so far, one line each.
+        func calls() -> [String] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+    }
+
+    /// Whether a logged request carried `password` (its `Authorization`, decoded, or anywhere).
+    static func carries(_ line: String, _ password: String) -> Bool { line.contains(password) }
+
+    /// The `Host` a logged request was sent to.
+    static func host(of line: String) -> String {
+        line.split(separator: " ").last { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) } ?? ""
+    }
+
+    /// Every command gitwire runs on `url` (ls-remote, clone, fetch, batch text and JSON, with
+    /// packet traces and a recording where the command takes them), run in `directory`; returns
+    /// each one's output, named.
+    static func runEverything(_ url: String, in directory: TemporaryDirectory, environment: [String: String]) throws
+        -> [(String, ProcessOutput)]
+    {
+        let traced = environment.merging(["GIT_TRACE_PACKET": directory.appending("trace")]) { $1 }
+        let list = directory.appending("urls")
+        try "\(url)\n".write(toFile: list, atomically: true, encoding: .utf8)
+        try git(["init", "-q", "--bare", directory.appending("fetched.git")])
+        return [
+            (
+                "ls-remote",
+                try gitwire(["ls-remote", "--record=\(directory.appending("ls.session"))", url], environment: traced)
+            ),
+            ("clone", try gitwire(["clone", "--bare", url], in: directory.path, environment: traced)),
+            ("fetch", try gitwire(["fetch", url, directory.appending("fetched.git")], environment: traced)),
+            ("batch", try gitwire(["ls-remote", "--batch", list], environment: environment)),
+            ("batch --json", try gitwire(["ls-remote", "--batch", list, "--json"], environment: environment)),
+        ]
+    }
+
+    /// Nothing in `outputs`, in the files under `directory` (traces, recordings, repositories)
+    /// or in the names there holds `secret`.
+    static func expectNowhere(
+        _ secret: String, outputs: [(String, ProcessOutput)], directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, output) in outputs {
+            #expect(!output.text.contains(secret), "\(name) printed it: \(output.text)", sourceLocation: sourceLocation)
+            #expect(
+                !output.errorText.contains(secret), "\(name) printed it: \(output.errorText)",
+                sourceLocation: sourceLocation)
+        }
+        let files = FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String] ?? []
+        #expect(!files.isEmpty, sourceLocation: sourceLocation)
+        for file in files {
+            #expect(!file.contains(secret), "a name holds it: \(file)", sourceLocation: sourceLocation)
+            // The list given to --batch is the test's own; remote.origin.url keeps the URL as
+            // given, as git writes it. Nothing else may hold the password.
+            if file == "urls" || file.hasSuffix("/config") { continue }
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: directory.appending(file)))) ?? Data()
+            #expect(
+                bytes.range(of: Data(secret.utf8)) == nil, "\(file) holds it", sourceLocation: sourceLocation)
+        }
+    }
+
+    enum Source: String, CaseIterable, Sendable {
+        /// The helper answers A's 401, then A redirects (`/authcross/`).
+        case helper
+        /// The URL carries A's password; A redirects (`/cross/`).
+        case url
+        /// The same, and A's `Location` carries user information of its own (`/cross-userinfo/`).
+        case urlAndLocation
+    }
+
+    enum Target: String, CaseIterable, Sendable {
+        /// B: another port on 127.0.0.1.
+        case otherPort
+        /// A itself, reached as `localhost`: another host name.
+        case otherName
+        /// C: 127.0.0.2, another host.
+        case otherHost
+    }
+
+    /// D1: A redirects the discovery request to another origin, which lets the discovery through
+    /// and answers the `POST` with 401 (`/authpost/`). A's credential goes to no other origin, in
+    /// every command; the other origin's 401 asks the helper about that origin (which has nothing
+    /// for it), as git does; A's credential is not rejected for another origin's 401; the
+    /// user information A wrote into its `Location` is not sent either.
+    ///
+    /// git 2.39.5 on the same servers: with the password in the URL it sends A's credential in
+    /// the `POST` to B, to `localhost` and to 127.0.0.2 (the curl handle keeps the user name and
+    /// password it was given for A), sends the `Location`'s user information, and rejects
+    /// (erases) credentials for another origin's 401; after the helper's answer it does not
+    /// follow the redirect for its `POST`s at all (`RPC failed; HTTP 302`). Where git says
+    /// something about the same situation, gitwire says it in the same words.
+    @Test(arguments: Source.allCases, Target.allCases)
+    func credentialsNeverReachAnotherOrigin(source: Source, target: Target) throws {
+        let servers = try Self.servers.get()
+        let targetAuthority: String
+        switch target {
+        case .otherPort: targetAuthority = servers.b.authority
+        case .otherName: targetAuthority = "localhost:\(servers.a.port)"
+        case .otherHost: targetAuthority = servers.c.authority
+        }
+        let home = try CredentialHome(answeringFor: "http://\(servers.a.authority)")
+        let route = ["helper": "authcross", "url": "cross", "urlAndLocation": "cross-userinfo"][source.rawValue]!
+        let withPassword = source == .helper ? "" : "\(Self.user):\(Self.password)@"
+        let url = "http://\(withPassword)\(servers.a.authority)/\(route)/\(targetAuthority)/authpost/small.git"
+
+        let directory = try TemporaryDirectory()
+        let mark = servers.mark()
+        let outputs = try Self.runEverything(url, in: directory, environment: home.environment)
+        let requests = servers.requests(since: mark)
+        let calls = home.calls()
+
+        // A's credential went to A's origin only, and the Location's user information nowhere.
+        for line in requests where Self.carries(line, Self.password) {
+            #expect(Self.host(of: line) == servers.a.authority, "sent to another origin: \(line)")
+        }
+        #expect(!requests.contains { $0.contains("location-pw") }, "the Location's password was sent")
+        #expect(requests.contains { Self.host(of: $0) == targetAuthority && $0.hasPrefix("POST") })
+        // The helper was asked about the origin that answered 401, and rejected nothing.
+        #expect(calls.contains("get http://\(targetAuthority)"), "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("erase") }, "\(calls)")
+        #expect(calls.allSatisfy { $0.hasPrefix("get") || $0 == "store http://\(servers.a.authority)" }, "\(calls)")
+        let expected = [
+            "warning: redirecting to http://\(targetAuthority)/authpost/small.git/",
+            "fatal: could not read Username for 'http://\(targetAuthority)': terminal prompts disabled",
+        ]
+        for (name, output) in outputs where name != "batch" && name != "batch --json" {
+            #expect(output.status == 128, "\(name)")
+            #expect(output.errorText.split(separator: "\n").suffix(2).map(String.init) == expected, "\(name)")
+        }
+        try Self.expectNowhere(Self.password, outputs: outputs, directory: directory)
+
+        // git on the same URL: the same words where git meets the same situation.
+        let theirs = try git(["ls-remote", url], environment: home.environment, check: false)
+        // (git sends A's password to `localhost`, which is A's server and takes it.)
+        if source == .url && target != .otherName {
+            #expect(theirs.status == 128)
+            #expect(Array(theirs.errorText.split(separator: "\n").prefix(2).map(String.init)) == expected)
+            #expect(outputs[0].1.errorText == expected.joined(separator: "\n") + "\n")
+        }
+    }
+
+    /// D2, D3, D4 and the smaller ones: a password in the URL, a redirect on the same origin
+    /// (its `Location` with and without user information), then success or an error after the
+    /// redirect. The warning, every error, the `From` line, the clone's directory, batch text and
+    /// JSON, traces and recordings show no password, and say what git says.
+    @Test func passwordsAreNeverShown() throws {
+        let servers = try Self.servers.get()
+        let a = servers.a
+        let home = try CredentialHome(answeringFor: "http://\(a.authority)")
+        let environment = home.environment
+        let base = "http://\(Self.user):\(Self.password)@\(a.authority)"
+        for path in [
+            "/redirect/small.git", "/cross-userinfo/\(a.authority)/git/small.git",
+            "/cross/\(a.authority)/hostile/html-post/small.git", "/cross/\(a.authority)/nothing/small.git",
+            "/cross/\(a.authority)/status/500/small.git",
+        ] {
+            let url = base + path
+            let directory = try TemporaryDirectory()
+            let outputs = try Self.runEverything(url, in: directory, environment: environment)
+            try Self.expectNowhere(Self.password, outputs: outputs, directory: directory)
+            // What git prints for ls-remote, gitwire prints (html-post: git's message is its
+            // remote helper's own; gitwire's names the URL, without the password).
+            let theirs = try git(["ls-remote", url], environment: environment, check: false)
+            #expect(!theirs.errorText.contains(Self.password), "git shows it too: \(theirs.errorText)")
+            if !path.contains("html-post") {
+                #expect(outputs[0].1.errorText == theirs.errorText, "\(path)")
+                #expect(outputs[0].1.text == theirs.text, "\(path)")
+            } else {
+                #expect(
+                    outputs[0].1.errorText.hasSuffix(
+                        "fatal: unable to access 'http://\(a.authority)/hostile/html-post/small.git/': the server answered with content type 'text/html', not git's\n"
+                    ))
+            }
+        }
+
+        // D3: fetch's `From` line, as git anonymises it.
+        let directory = try TemporaryDirectory()
+        let url = base + "/git/small.git"
+        for name in ["ours.git", "theirs.git"] {
+            try git(["init", "-q", "--bare", directory.appending(name)])
+        }
+        let ours = try gitwire(["fetch", url, directory.appending("ours.git")], environment: environment)
+        let theirs = try git(
+            ["fetch", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
+            in: directory.appending("theirs.git"),
+            environment: environment)
+        #expect(ours.status == 0, "\(ours.errorText)")
+        let fromLine = "From http://\(a.authority)/git/small\n"
+        #expect(ours.errorText.hasPrefix(fromLine), "\(ours.errorText)")
+        #expect(theirs.errorText.hasPrefix(fromLine), "\(theirs.errorText)")
+        #expect(ours.errorText.split(separator: "\n").first == theirs.errorText.split(separator: "\n").first)
+
+        // D4: the directory a clone picks, as git picks it (here both fail after naming it).
+        for clone in ["http://\(Self.user):\(Self.password)@localhost:\(a.port)/", base + "/git/small.git/"] {
+            let mine = try TemporaryDirectory()
+            let theirDirectory = try TemporaryDirectory()
+            let cloned = try gitwire(["clone", "--bare", clone], in: mine.path, environment: environment)
+            let gitCloned = try git(
+                ["clone", "--bare", clone], in: theirDirectory.path, environment: environment, check: false)
+            #expect(cloned.errorText == gitCloned.errorText)
+            #expect(cloned.status == gitCloned.status)
+            #expect(!cloned.errorText.contains(Self.password))
+            let names = try FileManager.default.contentsOfDirectory(atPath: mine.path)
+            #expect(names == (try FileManager.default.contentsOfDirectory(atPath: theirDirectory.path)))
+            #expect(!names.contains { $0.contains(Self.password) })
+        }
+
+        // --get-url (git prints the URL as given, password and all; gitwire never prints one).
+        let gotURL = try gitwire(["ls-remote", "--get-url", url], environment: environment)
+        #expect(gotURL.text == "http://\(a.authority)/git/small.git\n")
+
+        // record-proxy's banner.
+        let out = try TemporaryDirectory()
+        let proxy = try gitwire(
+            ["record-proxy", "--listen=127.0.0.1:0", "--upstream=\(base)", "--out=\(out.path)", "--idle-timeout=1"],
+            environment: environment)
+        #expect(proxy.errorText.contains("forwarding to http://\(a.authority)\n"), "\(proxy.errorText)")
+        #expect(!proxy.errorText.contains(Self.password))
+    }
+
+    /// D20: a server that lets the discovery through and answers the `POST` with 401
+    /// (`/authpost/`), and one that wants credentials for everything (`/auth/`), with the password
+    /// in the URL or from the helper: gitwire gets through, and the server answers 401 exactly as
+    /// often as it does to git (once a session: afterwards the credential goes with every request).
+    @Test(arguments: ["authpost", "auth"], ["url", "helper"])
+    func asManyUnauthorizedAnswersAsGit(route: String, source: String) throws {
+        let servers = try Self.servers.get()
+        let a = servers.a
+        let home = try CredentialHome(answeringFor: "http://\(a.authority)")
+        let url = "http://\(source == "url" ? "\(Self.user):\(Self.password)@" : "")\(a.authority)/\(route)/big.git"
+        for version in ["0", "2"] {
+            let directory = try TemporaryDirectory()
+            func unauthorized(_ run: () throws -> ProcessOutput) throws -> (ProcessOutput, Int, Int) {
+                let before = a.loggedRequests().count
+                let output = try run()
+                let requests = a.loggedRequests().dropFirst(before)
+                return (output, requests.filter { $0.contains("status=401") }.count, requests.count)
+            }
+            let (ours, our401s, ourRequests) = try unauthorized {
+                try gitwire(
+                    ["clone", "-q", "--bare", "--protocol-version=\(version)", url, directory.appending("mine.git")],
+                    environment: home.environment)
+            }
+            let (theirs, their401s, _) = try unauthorized {
+                try git(
+                    [
+                        "-c", "protocol.version=\(version)", "clone", "-q", "--bare", url,
+                        directory.appending("theirs.git"),
+                    ],
+                    environment: home.environment, check: false)
+            }
+            #expect(theirs.status == 0, "\(theirs.errorText)")
+            #expect(ours.status == 0, "v\(version): \(ours.errorText)")
+            #expect(our401s == their401s, "v\(version): \(our401s) 401s, git \(their401s)")
+            #expect(our401s == 1)
+            #expect(ourRequests >= 3)
+            #expect(
+                try gitText(["for-each-ref"], in: directory.appending("mine.git"))
+                    == gitText(["for-each-ref"], in: directory.appending("theirs.git")))
+        }
+        let calls = home.calls()
+        if source == "helper" {
+            #expect(
+                calls.allSatisfy { $0 == "get http://\(a.authority)" || $0 == "store http://\(a.authority)" },
+                "\(calls)")
+        }
+    }
+
+    /// `--batch` with many remotes answering 401 at once: the credential helper (or git's prompt
+    /// on a terminal) runs for one at a time, never overlapping, and every remote is listed.
+    @Test func credentialPromptsRunOneAtATime() throws {
+        let servers = try Self.servers.get()
+        let a = servers.a
+        let home = try CredentialHome(answeringFor: "http://\(a.authority)", delay: "0.2")
+        let directory = try TemporaryDirectory()
+        let urls = (0..<8).map { "http://\(a.authority)/auth/\(["small.git", "big.git"][$0 % 2])?\($0)" }
+        let list = directory.appending("urls")
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try gitwire(
+            ["ls-remote", "--batch", list, "--json", "--jobs-per-host=8"], environment: home.environment)
+        #expect(result.status == 0, "\(result.text)")
+        #expect(result.text.split(separator: "\n").count == urls.count)
+        #expect(!result.text.contains("\"error\""))
+        let calls = home.calls()
+        #expect(!calls.contains("overlap"), "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("get") }.count == urls.count, "\(calls)")
+    }
+}
