@@ -122,9 +122,13 @@ package struct ObjectIDSet: Sequence, Sendable {
     }
 
     /// Adds every name of `ids`.
+    ///
+    /// An array rather than any sequence: the generic version was called unspecialized from the
+    /// pack indexer's threads (an iterator through witness tables and allocations for every
+    /// batch), which made a SHA-1 clone of 200k objects 10% slower in CPU than before.
     @inlinable
-    package mutating func formUnion<Names: Sequence<ObjectID>>(_ ids: Names) {
-        for id in ids { insert(id) }
+    package mutating func formUnion(_ ids: [ObjectID]) {
+        for index in ids.indices { insert(ids[index]) }
     }
 
     /// Every name: the SHA-1 ones, then the SHA-256 ones, each in no particular order.
