@@ -11,7 +11,7 @@ import Testing
 /// recording describes.
 @Suite("Replay HTTP fixtures")
 struct ReplayHTTPFixtureTests {
-    static let fixtures = sessionFixtures(in: "http")
+    static let fixtures = sessionFixtures(in: "http") + sessionFixtures(in: "sha256/http")
 
     @Test func bothVersionsAreRecorded() throws {
         let names = Self.fixtures.map { URL(fileURLWithPath: $0).lastPathComponent }

@@ -201,6 +201,26 @@ typedef struct {
  * after the other. `features` as for cgw_sha1dc_init. */
 void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features);
 
+/* SHA-256 (see sha256.c), for repositories with `extensions.objectFormat = sha256`: the SHA
+ * extensions where the CPU has them, portable C elsewhere. */
+enum {
+    CGW_SHA256_SHA_EXTENSIONS = 1, /* compress with sha256rnds2 and friends */
+};
+
+typedef struct {
+    uint32_t state[8];
+    uint64_t total;     /* bytes taken so far */
+    uint8_t buffer[64]; /* the start of an incomplete block: total % 64 bytes */
+    uint8_t features;   /* the CGW_SHA256_* paths this context may take */
+} cgw_sha256_ctx;
+
+/* The CGW_SHA256_* paths this CPU can take. */
+int cgw_sha256_available_features(void);
+/* Starts a digest; `features` limits the paths taken (-1 for all the CPU has, 0 for portable C). */
+void cgw_sha256_init(cgw_sha256_ctx *ctx, int features);
+void cgw_sha256_update(cgw_sha256_ctx *ctx, const void *data, size_t count);
+void cgw_sha256_final(cgw_sha256_ctx *ctx, uint8_t digest[32]);
+
 /* Runs a git delta's instructions (`length` bytes after its two sizes) on `base`: returns 1 if
  * they are valid and make exactly `out_length` bytes, written to `out`, else 0 (out is then
  * partly written). GitWireCore's Delta.apply is the reference for the rules and the errors. */

@@ -28,7 +28,7 @@ struct SideBandTests {
         let directory = try TemporaryDirectory()
         try git(["init", "-q", "--bare", directory.path])
         let indexed = try git(["index-pack", "--stdin"], in: directory.path, input: pack)
-        #expect(indexed.text == "pack\t\(ObjectID(bytes: pack.suffix(20))!.hex)\n")
+        #expect(indexed.text == "pack\t\(ObjectID(bytes: pack.suffix(20), format: .sha1)!.hex)\n")
     }
 
     @Test func bandsOneTwoAndThree() throws {
