@@ -162,3 +162,26 @@ public struct Remote: Sendable {
             })
     }
 }
+
+extension Remote {
+    /// What becomes of what the program behind the transport (ssh, `git-upload-pack`) writes on
+    /// its standard error: this process's standard error by default (as git's children write
+    /// there), or ``ProgramErrorOutput/kept`` to show it nowhere. Either way its last lines
+    /// explain a failure (``RemoteProgramError``). Transports with no program ignore it.
+    public var programErrorOutput: ProgramErrorOutput {
+        get {
+            if let local = transport as? LocalTransport { return local.programErrorOutput }
+            if let ssh = transport as? SSHTransport { return ssh.programErrorOutput }
+            return .standardError
+        }
+        set {
+            if var local = transport as? LocalTransport {
+                local.programErrorOutput = newValue
+                transport = local
+            } else if var ssh = transport as? SSHTransport {
+                ssh.programErrorOutput = newValue
+                transport = ssh
+            }
+        }
+    }
+}
