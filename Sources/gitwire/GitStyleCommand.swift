@@ -17,6 +17,10 @@ extension Subcommand {
                     Console.writeError("remote: \(maskedForTerminal(String(line)))\n")
                 }
             }
+            if let error = error as? ConfigError, let reason = error.reason {
+                // git's `error:` line comes before its fatal message.
+                Console.writeError("error: \(maskedForTerminal(reason))\n")
+            }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")

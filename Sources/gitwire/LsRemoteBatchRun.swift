@@ -99,7 +99,7 @@ private final class BatchRun {
         batch = LsRemoteBatch(
             options, in: loop,
             makeRemote: { url in
-                var remote = try Remote(url, timeout: timeout)
+                var remote = try CommandConfiguration.remote(url, timeout: timeout)
                 // What ssh or git-upload-pack says goes into that remote's own error.
                 remote.programErrorOutput = .kept
                 if var http = remote.transport as? HTTPTransport {

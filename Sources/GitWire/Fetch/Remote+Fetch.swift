@@ -9,7 +9,8 @@ extension Remote {
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
-        try runBlocking(RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone")
+        try runBlocking(
+            RepositoryFetch(cloneFrom: url, into: path, options: effective(options), progress: progress), "clone")
     }
 
     /// Fetches from the remote into the existing bare repository at `gitDirectory`, blocking until
@@ -20,7 +21,8 @@ extension Remote {
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
         try runBlocking(
-            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch")
+            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: effective(options), progress: progress),
+            "fetch")
     }
 
     private func runBlocking(_ operation: RepositoryFetch, _ identity: String) throws -> FetchResult {
@@ -52,7 +54,8 @@ extension Remote {
         progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
         runOnLoop(
-            RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone", loop, completion
+            RepositoryFetch(cloneFrom: url, into: path, options: effective(options), progress: progress), "clone", loop,
+            completion
         )
     }
 
@@ -64,7 +67,8 @@ extension Remote {
         progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
         runOnLoop(
-            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch", loop,
+            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: effective(options), progress: progress),
+            "fetch", loop,
             completion)
     }
 
