@@ -72,7 +72,7 @@ public struct HTTPProxy: Hashable, Sendable, CustomStringConvertible {
 /// Which HTTP version requests ask for (`http.version`).
 public enum HTTPVersion: String, Hashable, Sendable {
     /// `HTTP/1.1`.
-    case http1_1 = "HTTP/1.1"
+    case http11 = "HTTP/1.1"
     /// `HTTP/2` (over TLS through ALPN; libcurl falls back to HTTP/1.1 where the server has no HTTP/2).
     case http2 = "HTTP/2"
 }
