@@ -43,6 +43,13 @@ extension Remote {
             entries: configuration.entries, allowProtocol: environment["GIT_ALLOW_PROTOCOL"],
             protocolFromUser: environment["GIT_PROTOCOL_FROM_USER"])
         try policy.check(parsed.scheme.transportName)
+        if parsed.scheme == .http || parsed.scheme == .https {
+            // git's HTTP transport tells libcurl which protocols it may use and be redirected to,
+            // asking the rules about each: their errors (a bad value, a bad
+            // GIT_PROTOCOL_FROM_USER) are git's errors here too.
+            for name in ["http", "https", "ftp", "ftps"] { _ = try policy.allows(name, fromUser: false) }
+            for name in ["http", "https", "ftp", "ftps"] { _ = try policy.allows(name) }
+        }
         let uploadPack = try name.flatMap { try configuration.string("remote.\($0).uploadpack") }
         let transport: any Transport
         switch parsed.scheme {
