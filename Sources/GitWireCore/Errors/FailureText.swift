@@ -10,7 +10,8 @@ package enum FailureText {
         if has("does not appear to be a git repository") || has("access denied or repository not exported")
             || has("repository not found") || has("could not be found or you don't have permission")
             || has("no such repository")
-            || ((has("upload-pack") || has("receive-pack")) && (has(": not found") || has("command not found")))
+            || ((has("upload-pack") || has("receive-pack"))
+                && (has(": not found") || has("command not found") || has("no such file or directory")))
         {
             return .notFound
         }

@@ -76,9 +76,13 @@ package final class StreamChannel: LoopSource {
         let target = LoopBound<() -> StreamChannel?>({ [weak self] in self }, on: loop)
         let handle = loop.handle
         let (host, port, resolver) = (connector.host, connector.port, connector.resolver)
+        // The loop must not run out of work while the answer is on its way (a loop with nothing
+        // else to wait for returned at once, and its blocking caller found no result).
+        let keepAlive = Transferred(loop.addTimer(after: .seconds(3600), repeating: .seconds(3600)) { _ in })
         ResolverPool.shared.submit {
             let result = Result { try resolver.resolve(host: host, port: port) }
             handle.post {
+                keepAlive.value.invalidate()
                 guard let channel = target.value?(), channel.isConnecting, channel.connector?.addresses == nil,
                     let loop = channel.loop
                 else { return }
