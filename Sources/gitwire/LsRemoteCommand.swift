@@ -123,7 +123,7 @@ struct LsRemoteCommand: Subcommand {
         // whole is printed at the end, as git prints it.
         var output: [UInt8] = []
         let listing = try recording.saving {
-            try remote.run(
+            try remote.runBlocking(
                 LsRemoteExchange(options: options), protocolVersion: version, traceIdentity: "ls-remote",
                 onElement: { LsRemoteOutput.append($0, filter: filter, showSymrefs: symref, to: &output) })
         }

@@ -13,7 +13,7 @@ struct ReplayMismatchTests {
         let transport = ReplayTransport(try fixture("v2-small-symref"))
         let remote = Remote(url: try RemoteURL("git://127.0.0.1/small.git"), transport: transport)
         let error = try #require(throws: ReplayMismatchError.self) {
-            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v2, agent: "someone-else/1.0"))
+            try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: .v2, agent: "someone-else/1.0"))
         }
         #expect(
             error.description
@@ -26,7 +26,7 @@ struct ReplayMismatchTests {
         let transport = ReplayTransport(try fixture("v2-small-symref"))
         let remote = Remote(url: try RemoteURL("git://127.0.0.1/small.git"), transport: transport)
         let error = try #require(throws: ReplayMismatchError.self) {
-            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v0))
+            try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: .v0))
         }
         #expect(
             error.description == "replay mismatch: the client asked for protocol version '0', the recording for '2'")

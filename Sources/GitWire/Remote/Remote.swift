@@ -44,8 +44,9 @@ public struct Remote: Sendable {
     /// are parsed. `traceIdentity` names this side in `GIT_TRACE_PACKET` output.
     ///
     /// This is the run-loop form on a private ``EpollRunLoop`` that runs until the exchange ends:
-    /// the same engine, connections and error handling as the other forms.
-    public func run<E: Exchange>(
+    /// the same engine, connections and error handling as the other forms. Its name says it
+    /// blocks, so that `try await remote.run(…)` always means the `async` form.
+    public func runBlocking<E: Exchange>(
         _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: (E.Element) -> Void = { _ in }
     ) throws -> E.Output {
@@ -130,10 +131,11 @@ public struct Remote: Sendable {
         return options
     }
 
-    /// Lists the remote's refs, blocking.
-    public func lsRemote(_ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
+    /// Lists the remote's refs, blocking the calling thread (the `async` form is
+    /// ``lsRemote(_:)``, `try await remote.lsRemote()`).
+    public func lsRemoteBlocking(_ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
         let options = effective(options)
-        return try run(
+        return try runBlocking(
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
     }
 

@@ -95,7 +95,7 @@ struct LsRemoteCommandTests {
                 + "fatal: server options require protocol version 2 or later\n")
         let remote = try Remote(url, timeout: .seconds(30))
         let error = try #require(throws: ProtocolVersionError.self) {
-            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
+            try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
         }
         #expect(error.kind == .usage)
         #expect(error.description == "server options require protocol version 2 or later")
@@ -117,7 +117,7 @@ struct LsRemoteCommandTests {
         #expect(actual.errorText == expected.errorText)
         #expect(actual.errorText == "fatal: server doesn't support 'server-option'\n")
         let error = try #require(throws: FetchError.self) {
-            try Remote(server.url(), timeout: .seconds(30)).lsRemote(LsRemoteOptions(serverOptions: ["x"]))
+            try Remote(server.url(), timeout: .seconds(30)).lsRemoteBlocking(LsRemoteOptions(serverOptions: ["x"]))
         }
         #expect(error.kind == .usage)
         // gitwire sends no ls-refs command the server could not take (git starts one, then stops).

@@ -19,7 +19,7 @@ struct ErrorKindTests {
         kind: GitWireErrorKind?, message: String
     ) {
         do {
-            _ = try remote.lsRemote()
+            _ = try remote.lsRemoteBlocking()
             Issue.record("listing \(remote.url.text) succeeded", sourceLocation: sourceLocation)
             return (nil, "")
         } catch let error as any GitWireError {
@@ -58,7 +58,7 @@ struct ErrorKindTests {
             #expect(actual.standardOutput == expected.standardOutput)
             #expect(actual.errorText == expected.errorText)
         }
-        #expect(throws: Never.self) { try Remote(url).lsRemote() }
+        #expect(throws: Never.self) { try Remote(url).lsRemoteBlocking() }
     }
 
     // MARK: file://
