@@ -83,12 +83,17 @@ struct RemoteProgressSplitter {
 }
 
 /// Stands between a fetch and the caller's ``FetchProgressHandler``: splits band 2 into lines and
-/// hands everything on on the loop's thread, in order (worker threads' progress is posted to the
-/// loop).
+/// hands everything on on the loop's thread, in order. Progress from a worker thread (resolving
+/// deltas) is posted to the loop and the worker waits until the handler has run, so that a
+/// handler that cancels the operation does so before the work goes on (and a slow handler slows
+/// the work, as it did when it was called on the worker). Should the loop not run the handler
+/// within 30 seconds, the worker goes on, and no longer waits for later reports.
 final class ProgressRelay: Sendable {
     private let handler: FetchProgressHandler
     private let handle: RunLoopHandle
     private let splitter = Locked(RemoteProgressSplitter())
+    /// Set when the loop left a report waiting too long: later ones are posted without waiting.
+    private let loopUnresponsive = Locked(false)
 
     init(_ handler: @escaping FetchProgressHandler, loop: EpollRunLoop) {
         self.handler = handler
@@ -108,7 +113,19 @@ final class ProgressRelay: Sendable {
 
     private func deliver(_ progress: FetchProgress) {
         let handler = self.handler
-        if !handle.post({ handler(progress) }) { handler(progress) }
+        guard !handle.isRunningOnCurrentThread, !loopUnresponsive.withLock({ $0 }) else {
+            if !handle.post({ handler(progress) }) { handler(progress) }
+            return
+        }
+        let delivered = OneShotSignal()
+        if handle.post({
+            handler(progress)
+            delivered.signal()
+        }) {
+            if !delivered.wait(timeout: .seconds(30)) { loopUnresponsive.withLock { $0 = true } }
+        } else {
+            handler(progress)
+        }
     }
 
     /// Hands on the last, unended line, then runs `then`, on the loop after everything before.
