@@ -38,6 +38,11 @@ void cgw_cleanup_unregister(int slot);
 /* Installs the handler for `signal_number`: it removes every registered path, then dies by the
  * signal with its default action. 0, or -1 with errno set. */
 int cgw_cleanup_install(int signal_number);
+/* Brackets a section in which a thread creates a path and registers it: a cleanup signal that
+ * another thread takes meanwhile waits until the last such section has ended (then kills the
+ * process as it would have), and a section entered while the process is dying never returns. */
+void cgw_cleanup_enter(void);
+void cgw_cleanup_leave(void);
 
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);
