@@ -69,7 +69,10 @@ func expectSame(
     _ runs: (git: ProcessOutput, gitwire: ProcessOutput), output: Bool = true,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(runs.gitwire.status == runs.git.status, "\(runs.gitwire.errorText)", sourceLocation: sourceLocation)
+    // git's remote helper (git-remote-http) dies of a bad setting with status 128; git itself,
+    // writing to the helper at that moment, is sometimes killed by SIGPIPE (141) first.
+    let gitStatus = runs.git.status == 141 && runs.git.errorText.hasPrefix("fatal: ") ? 128 : runs.git.status
+    #expect(runs.gitwire.status == gitStatus, "\(runs.gitwire.errorText)", sourceLocation: sourceLocation)
     if output { #expect(runs.gitwire.text == runs.git.text, sourceLocation: sourceLocation) }
     #expect(runs.gitwire.errorText == runs.git.errorText, sourceLocation: sourceLocation)
 }
