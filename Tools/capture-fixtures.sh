@@ -23,18 +23,20 @@
 # packets depends on pipe timing (it forwards whatever one read of pack-objects' output gave),
 # so those packets may be split differently from one run to the next.
 #
-# Usage: Tools/capture-fixtures.sh      (needs git, unshare and ip; builds gitwire first)
+# Usage: Tools/capture-fixtures.sh      (needs git, unshare and ip; builds gitwire first: the
+# README's build from Tools/lib.sh, or GITWIRE=<binary>)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 
 if [ -z "${GITWIRE_CAPTURE_NETNS:-}" ]; then
-    bash "$root/Tools/setup.sh"
-    (cd "$root" && swift build --product gitwire >&2)
-    exec unshare -rn env GITWIRE_CAPTURE_NETNS=1 bash "$0" "$@"
+    source "$(dirname "$0")/lib.sh"
+    setup_machine
+    build_gitwire
+    exec unshare -rn env GITWIRE_CAPTURE_NETNS=1 GITWIRE="$gitwire" bash "$0" "$@"
 fi
 
+root=$(cd "$(dirname "$0")/.." && pwd)
 ip link set lo up
-gitwire="$root/.build/debug/gitwire"
+gitwire=$GITWIRE
 work=$(mktemp -d /tmp/gitwire-capture.XXXXXX)
 pids=()
 cleanup() {

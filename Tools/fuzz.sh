@@ -74,7 +74,7 @@ fi
 seeds="$build/seeds"
 if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     echo "== making seeds" >&2
-    swift build -c release --static-swift-stdlib --product gitwire-fuzz >"$build/seeds-build.log" 2>&1 ||
+    (source "$root/Tools/lib.sh" && build_gitwire gitwire-fuzz) >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
     work=$(mktemp -d /tmp/gitwire-fuzz-seeds.XXXXXX)
     trap 'rm -rf "$work"' EXIT

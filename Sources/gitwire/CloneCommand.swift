@@ -46,7 +46,7 @@ struct CloneCommand: Subcommand {
         if !arguments.quiet { Console.writeError("Cloning into bare repository '\(target)'...\n") }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         var configuredURL: String?
-        if remote.url.scheme == .file && !repository.contains("://") {
+        if remote.url.scheme == .file && !repository.utf8.containsSubsequence("://".utf8) {
             configuredURL = try Self.absolutePath(repository)
         }
         let options = RepositoryFetchOptions(

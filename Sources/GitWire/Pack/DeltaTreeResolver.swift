@@ -67,12 +67,10 @@ final class DeltaTreeResolver {
     private var hashBatch = ObjectHashBatch()
     private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
     /// A batch is named once it holds this many objects or bytes; larger results are named alone.
-    /// The results wait in memory until then: 4 MiB a thread costs no time against 8 and keeps
-    /// the peak 3 MiB lower on the 164k-object pack. With deferred children the batch is smaller
-    /// still: each naming pushes the results that have children as frames, which keep their data
-    /// until those children are taken, so the batch size sets how much waits on the stack (on the
-    /// same objects with reference deltas, 32 objects and 2 MiB peak at 33–37 MiB, 64 and 8 MiB
-    /// at 40–42, for 3% less time).
+    /// The results wait in memory until then. With deferred children the batch is smaller still:
+    /// each naming pushes the results that have children as frames, which keep their data until
+    /// those children are taken, so the batch size sets how much waits on the stack. The sizes
+    /// were chosen by measurement (Documentation/Performance.md, "Batch sizes").
     private let batchObjects: Int
     private let batchBytes: Int
     static let batchLargestObject = 1 << 20

@@ -18,9 +18,8 @@ public struct LsRemoteBatchOptions: Sendable {
     /// `git daemon` serves at most 32 clients by default (`--max-connections`); `sshd` starts
     /// dropping connections beyond 10 unauthenticated ones (`MaxStartups`). When more connection
     /// requests arrive than the queue holds, the kernel drops them and each dropped one costs its
-    /// client a retransmission a second or more later (on a 2-core machine, 8 jobs with one
-    /// `git daemon` lost a second to that in most runs). The default, 6, never overfills such a
-    /// queue.
+    /// client a retransmission a second or more later (measured in Documentation/Performance.md).
+    /// The default, 6, never overfills such a queue.
     public var jobsPerHost: Int
     /// In which order listings are handed out.
     public var ordering: LsRemoteBatchOrdering

@@ -145,7 +145,7 @@ public struct GitConfig: Hashable, Sendable {
         var text = ""
         for section in sections {
             if let subsection = section.subsection {
-                let escaped = subsection.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
+                let escaped = subsection.escapingQuotes
                 text += "[\(section.name) \"\(escaped)\"]\n"
             } else {
                 text += "[\(section.name)]\n"
@@ -182,8 +182,14 @@ public struct GitConfig: Hashable, Sendable {
 }
 
 extension String {
-    /// The string with every `target` replaced by `replacement`.
-    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    /// The string with a backslash before every backslash and double quote (scalar by scalar,
+    /// as git escapes bytes: a combining mark after a quote does not hide the quote).
+    fileprivate var escapingQuotes: String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+            escaped.append(scalar)
+        }
+        return String(escaped)
     }
 }

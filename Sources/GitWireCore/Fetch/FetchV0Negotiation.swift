@@ -244,11 +244,11 @@ struct FetchV0Negotiation: Sendable {
         if line.last == 0x0a { line.removeLast() }
         if line.elementsEqual("NAK".utf8) { return (.nak, .zero) }
         if line.starts(with: "ACK ".utf8), line.count >= 44, let id = ObjectID(hex: line[4..<44]) {
-            let rest = String(decoding: line[44...], as: UTF8.self)
+            let rest = line[44...]
             if rest.isEmpty { return (.ack, id) }
-            if rest.contains("continue") { return (.continue, id) }
-            if rest.contains("common") { return (.common, id) }
-            if rest.contains("ready") { return (.ready, id) }
+            if rest.containsSubsequence("continue".utf8) { return (.continue, id) }
+            if rest.containsSubsequence("common".utf8) { return (.common, id) }
+            if rest.containsSubsequence("ready".utf8) { return (.ready, id) }
             return (.ack, id)
         }
         throw ProtocolError("expected ACK/NAK", line: line)
