@@ -6,7 +6,7 @@ package enum FailureText {
     /// The kind `line` names, or nil.
     package static func kind(of line: some StringProtocol) -> GitWireErrorKind? {
         let text = line.lowercased()
-        func has(_ phrase: String) -> Bool { text.contains(phrase) }
+        func has(_ phrase: String) -> Bool { text.utf8.containsSubsequence(phrase.utf8) }
         if has("does not appear to be a git repository") || has("access denied or repository not exported")
             || has("repository not found") || has("could not be found or you don't have permission")
             || has("no such repository")
