@@ -43,6 +43,12 @@ struct FetchV0Negotiation: Sendable {
     private var gotContinue = false
     private var gotReady = false
     private var retval = -1
+    /// How many more `ACK`/`NAK` lines the requests sent so far can draw: one for each `have`
+    /// sent (the repeated ones of a stateless request included) and two for each flush or `done`
+    /// (a `ready` and the `NAK`, or the final `ACK`). upload-pack (git's and JGit's) sends no more:
+    /// its third line for a flush, the `ACK` of `no-done`, comes only in a stateless request, whose
+    /// wants' flush draws nothing. More answer nothing that was asked; git reads them for ever.
+    private var answersOwed = 0
 
     private(set) var reading = Reading.pack
     private(set) var statistics = FetchStatistics()
@@ -83,6 +89,7 @@ struct FetchV0Negotiation: Sendable {
         } else if !stateless {
             out += buffer
         }
+        if deepen || !stateless { owe(buffer) }
         if !stateless {
             buffer.removeAll()
             stateLength = 0
@@ -111,6 +118,7 @@ struct FetchV0Negotiation: Sendable {
         case .acks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
             let (ack, id) = try Self.parseAck(packet)
+            try drawAnswer(packet)
             switch ack {
             case .nak:
                 flushes -= 1
@@ -145,6 +153,7 @@ struct FetchV0Negotiation: Sendable {
         case .finalAcks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
             let (ack, id) = try Self.parseAck(packet)
+            try drawAnswer(packet)
             switch ack {
             case .nak:
                 flushes -= 1
@@ -175,6 +184,7 @@ struct FetchV0Negotiation: Sendable {
             statistics.rounds += 1
             buffer.append(.flush)
             out += buffer
+            owe(buffer)
             buffer.removeSubrange(stateLength...)
             flushes += 1
             flushAt = Self.nextFlush(stateless: stateless, count: count)
@@ -192,6 +202,7 @@ struct FetchV0Negotiation: Sendable {
         if sendDone {
             buffer.append(.text("done"))
             out += buffer
+            owe(buffer)
         }
         if retval != 0 {
             multiAck = 0
@@ -201,6 +212,27 @@ struct FetchV0Negotiation: Sendable {
             reading = .shallowList(then: .finalAcks)
         } else {
             enterFinalAcks()
+        }
+    }
+
+    /// Counts what `sent` can draw as answers (see ``answersOwed``).
+    private mutating func owe(_ sent: [PktLine]) {
+        for line in sent {
+            if line == .flush || line.payload?.starts(with: "done".utf8) == true {
+                answersOwed += 2
+            } else if line.payload?.starts(with: "have ".utf8) == true {
+                answersOwed += 1
+            }
+        }
+    }
+
+    /// One `ACK` or `NAK` line arrived: an error if nothing sent asked for it.
+    private mutating func drawAnswer(_ packet: PktLine) throws {
+        answersOwed -= 1
+        if answersOwed < 0 {
+            var line = packet.payload ?? []
+            if line.last == 0x0a { line.removeLast() }
+            throw ProtocolError("more acknowledgments than haves were sent", line: line)
         }
     }
 
