@@ -229,7 +229,7 @@ final class RepositoryFetch {
             }
             try indexer!.append(bytes)
         case .progress(let bytes):
-            progress?(.remote(bytes))
+            progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .shallow(let id):
             shallowAdded.append(id)
         case .unshallow(let id):

@@ -26,7 +26,7 @@ struct RecordedCloneTests {
         let fetch = FetchOptions(
             protocolVersion: fixture.protocolVersion, depth: shallow ? 1 : nil, progress: !shallow,
             agent: try fixture.clientAgent())
-        let result = try remote.clone(into: target, options: RepositoryFetchOptions(fetch: fetch))
+        let result = try remote.cloneBlocking(into: target, options: RepositoryFetchOptions(fetch: fetch))
         try replay.verify()
 
         let listing = result.outcome.listing

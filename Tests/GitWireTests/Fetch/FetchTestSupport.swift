@@ -169,7 +169,7 @@ struct FetchFixture: CustomTestStringConvertible, Sendable {
         let replay = ReplayTransport(session, chunking: chunking)
         let remote = Remote(url: try RemoteURL("git://127.0.0.1\(session.path)"), transport: replay)
         var events = FetchEvents()
-        let outcome = try remote.run(exchange, protocolVersion: protocolVersion, traceIdentity: "fetch") {
+        let outcome = try remote.runBlocking(exchange, protocolVersion: protocolVersion, traceIdentity: "fetch") {
             events.add($0)
         }
         try replay.verify()
