@@ -7,6 +7,10 @@
 # Usage: Tools/bench-index-pack.sh <pack-file | git-directory> [threads=2] [runs=3]
 # Given a git directory (for example a local clone of a large repository), packs all its objects
 # into a temporary pack first (use one with 100k+ objects).
+# With BASELINE=<another gitwire binary> (an earlier build, say), that binary runs in the same
+# hyperfine run as "baseline index-pack", must write the same .idx, and gets a row of its own, for
+# before/after comparisons. With OBJECT_FORMAT=sha256 the pack (from a SHA-256 repository) is
+# indexed with --object-format=sha256 by every tool.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source_pack=${1:?usage: $0 <pack-file | git-directory> [threads] [runs]}
@@ -31,16 +35,26 @@ name=$(basename "$source_pack" .pack)
 cd "$work"
 export GIT_CEILING_DIRECTORIES="$work"
 
+format=${OBJECT_FORMAT:+--object-format=$OBJECT_FORMAT}
+baseline=${BASELINE:-}
+baseline_args=()
+if [ -n "$baseline" ]; then
+    baseline_args=(--prepare "rm -f $work/baseline.idx" -n "baseline index-pack --threads=$threads"
+        "$baseline index-pack $format --threads=$threads -o $work/baseline.idx $pack")
+fi
 hyperfine_run "$out/$name.json" -N --runs "$runs" \
     --prepare "rm -f $work/git.idx" -n "git index-pack --threads=$threads" \
-    "git index-pack --threads=$threads -o $work/git.idx $pack" \
+    "git index-pack $format --threads=$threads -o $work/git.idx $pack" \
     --prepare "rm -f $work/gitwire.idx" -n "gitwire index-pack --threads=$threads" \
-    "$gitwire index-pack --threads=$threads -o $work/gitwire.idx $pack"
+    "$gitwire index-pack $format --threads=$threads -o $work/gitwire.idx $pack" \
+    "${baseline_args[@]}"
 cmp "$work/git.idx" "$work/gitwire.idx" || { echo "the .idx files differ" >&2; exit 1; }
+[ -z "$baseline" ] || cmp "$work/git.idx" "$work/baseline.idx" || { echo "the baseline's .idx differs" >&2; exit 1; }
 : >"$out/$name.memory"
-rm -f "$work/git.idx" "$work/gitwire.idx"
-peak_rss "$out/$name.memory" "git index-pack --threads=$threads" git index-pack --threads="$threads" -o "$work/git.idx" "$pack"
-peak_rss "$out/$name.memory" "gitwire index-pack --threads=$threads" "$gitwire" index-pack --threads="$threads" -o "$work/gitwire.idx" "$pack"
+rm -f "$work/git.idx" "$work/gitwire.idx" "$work/baseline.idx"
+peak_rss "$out/$name.memory" "git index-pack --threads=$threads" git index-pack $format --threads="$threads" -o "$work/git.idx" "$pack"
+peak_rss "$out/$name.memory" "gitwire index-pack --threads=$threads" "$gitwire" index-pack $format --threads="$threads" -o "$work/gitwire.idx" "$pack"
+[ -z "$baseline" ] || peak_rss "$out/$name.memory" "baseline index-pack --threads=$threads" "$baseline" index-pack $format --threads="$threads" -o "$work/baseline.idx" "$pack"
 {
     echo "index-pack of $source_pack: $(du -h "$pack" | cut -f1), $objects objects, $runs runs (hyperfine);" \
         "peak memory from one more run each; identical .idx; $(machine_line)"

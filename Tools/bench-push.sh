@@ -89,5 +89,7 @@ sizes() {
     echo "| pack sent | git bytes | gitwire bytes | ratio |"
     echo "| --- | --- | --- | --- |"
     sizes "$work/local.git" "" "$branch\n" "whole history"
-    sizes "$work/local50.git" --thin "$branch\n^$branch~50\n" "50 commits (thin)"
+    # gitwire pack-objects reads ids and ref names, not revision expressions.
+    sizes "$work/local50.git" --thin "$branch\n^$(git -C "$work/local50.git" rev-parse "$branch~50")\n" \
+        "50 commits (thin)"
 } | tee "$out/table.md"

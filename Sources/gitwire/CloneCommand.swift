@@ -53,7 +53,7 @@ struct CloneCommand: Subcommand {
             fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL)
         let result = try recording.saving {
             defer { display.finish() }
-            return try remote.clone(into: target, options: options, progress: display.handler)
+            return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
         }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         // A warning: git shows it with -q too.

@@ -84,7 +84,7 @@ struct RemoteArguments {
         let options: [CommandOption<Self>] = [
             .integer(
                 nil, "protocol-version", valueName: "n", \.protocolVersion,
-                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
+                help: "Protocol version to ask for: 0, 1 or 2 (default: protocol.version, else 2)."),
             .value(
                 nil, "timeout", valueName: "seconds", \.timeout,
                 help: "Seconds to wait for the connection and for each read (default: no limit)."),
@@ -100,22 +100,25 @@ struct RemoteArguments {
         return options.map { $0.lifted(path) }
     }
 
-    var protocolVersion = 2
+    var protocolVersion: Int?
     var timeout: String?
     var uploadPack: String?
     var record: String?
 
-    /// The protocol version asked for.
+    /// The protocol version asked for: `--protocol-version`, else `protocol.version`, else 2.
     func version() throws -> ProtocolVersion {
+        guard let protocolVersion else { return try CommandConfiguration.load().protocolVersion() ?? .v2 }
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
         return version
     }
 
-    /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
+    /// The remote for `repository`, with the configuration, `--protocol-version`, `--timeout`,
+    /// `--upload-pack` and `--record` applied.
     func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
-        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+        var remote = try CommandConfiguration.remote(repository, timeout: try parseTimeout(timeout))
+        remote.protocolVersion = try version()
         remote.showWarningsOnStandardError()
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }

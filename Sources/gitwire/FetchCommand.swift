@@ -55,7 +55,7 @@ struct FetchCommand: Subcommand {
         do {
             result = try recording.saving {
                 defer { display.finish() }
-                return try remote.fetch(into: directory, options: options, progress: display.handler)
+                return try remote.fetchBlocking(into: directory, options: options, progress: display.handler)
             }
         } catch let error as RefUpdateError where atomic {
             // git's --atomic: `error: <why>`, and no ref changed; git exits with its transaction's

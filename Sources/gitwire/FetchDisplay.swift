@@ -5,7 +5,6 @@ import GitWire
 /// objects" with the bytes and rate, and "Resolving deltas".
 final class FetchDisplay: Sendable {
     private struct State {
-        var remoteLine: [UInt8] = []
         var receivingStart: ContinuousClock.Instant?
         var last: PackProgress?
         var writingStart: ContinuousClock.Instant?
@@ -31,27 +30,22 @@ final class FetchDisplay: Sendable {
     var handler: FetchProgressHandler? {
         { [self] progress in
             switch progress {
-            case .remote(let bytes): remote(bytes)
+            case .remote(let line): remote(line)
             case .pack(let pack): if showsProgress { show(pack) }
             case .packing(let packing): if showsProgress { show(packing) }
             }
         }
     }
 
-    private func remote(_ bytes: [UInt8]) {
-        state.withLock { state in
-            for byte in bytes {
-                if byte == 0x0a || byte == 0x0d {
-                    if !state.remoteLine.isEmpty || byte == 0x0a {
-                        Console.writeError(
-                            Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [byte])
-                    }
-                    state.remoteLine.removeAll()
-                } else {
-                    state.remoteLine.append(byte)
-                }
-            }
-        }
+    /// One line as git's side-band display shows it: `remote: `, the text (control characters
+    /// replaced: git 2.39 passes them to the terminal), what clears the rest of the terminal line
+    /// (not after an empty line, nor after the server's last, unended text), the line's own
+    /// ending (a line feed for that last text).
+    private func remote(_ line: RemoteProgressLine) {
+        var text = Array("remote: ".utf8) + maskedForTerminal(line.bytes)
+        if !line.bytes.isEmpty && line.ending != .none { text += remoteSuffix }
+        text.append(line.ending == .carriageReturn ? 0x0d : 0x0a)
+        state.withLock { _ in Console.writeError(text) }
     }
 
     private func show(_ progress: PackProgress) {
@@ -121,10 +115,6 @@ final class FetchDisplay: Sendable {
     /// Closes the last progress line.
     func finish() {
         state.withLock { state in
-            if !state.remoteLine.isEmpty {
-                Console.writeError(Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [0x0a])
-                state.remoteLine.removeAll()
-            }
             guard let last = state.last else { return }
             Console.writeError(Self.line(last, start: state.receivingStart) + ", done.\n")
             state.last = nil

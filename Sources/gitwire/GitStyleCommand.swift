@@ -17,12 +17,19 @@ extension Subcommand {
                     Console.writeError("remote: \(maskedForTerminal(String(line)))\n")
                 }
             }
+            if let error = error as? ConfigError, let reason = error.reason {
+                // git's `error:` line comes before its fatal message.
+                Console.writeError("error: \(maskedForTerminal(reason))\n")
+            }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")
             }
+            // What ssh or git-upload-pack said is on the terminal already, as git's children
+            // write it there: only what gitwire saw follows.
+            let shown = (error as? RemoteProgramError).map { "\($0.underlying)" } ?? "\(error)"
             // Errors carry server text (ERR lines, band 3, names): masked as git's die() masks it.
-            Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
+            Console.writeError("fatal: \(maskedForTerminal(shown))\n")
             return 128
         }
     }

@@ -28,7 +28,10 @@ struct IndexPackCommand: Subcommand {
             ),
             .value(
                 nil, "repository", valueName: "git-dir", \.repository,
-                help: "The git directory that supplies bases for --fix-thin."),
+                help: "The git directory that supplies bases for --fix-thin (and, with --stdin, the object format)."),
+            .value(
+                nil, "object-format", valueName: "format", \.objectFormatName,
+                help: "The hash of the pack's objects, sha1 or sha256 (not with --stdin: the repository's)."),
         ]
     }
 
@@ -45,6 +48,7 @@ struct IndexPackCommand: Subcommand {
     var threads: Int?
     var indexVersion: String?
     var repository: String?
+    var objectFormatName: String?
     var packFile: String?
 
     func execute() throws -> Int32 {
@@ -79,7 +83,7 @@ struct IndexPackCommand: Subcommand {
         let bases: ObjectDatabase?
         if fixThin {
             guard let repository else { throw UsageError("--fix-thin needs --repository=<git dir> for the bases") }
-            bases = try ObjectDatabase(gitDirectory: repository)
+            bases = try ObjectDatabase(gitDirectory: repository, format: options.objectFormat)
         } else {
             bases = nil
         }
@@ -96,6 +100,15 @@ struct IndexPackCommand: Subcommand {
     private func makeOptions() throws -> PackIndexOptions {
         var options = PackIndexOptions(threads: try threadCount())
         options.indexPath = indexFile
+        if let objectFormatName {
+            guard let format = ObjectFormat(objectFormatName) else {
+                throw UsageError("unknown hash algorithm '\(objectFormatName)'")
+            }
+            guard !stdin else { throw UsageError("options '--object-format' and '--stdin' cannot be used together") }
+            options.objectFormat = format
+        } else if stdin, let repository {
+            options.objectFormat = try Repository.objectFormat(ofGitDirectory: repository)
+        }
         if let indexVersion {
             let parts = indexVersion.split(separator: ",", maxSplits: 1)
             guard parts.first == "2" else { throw UsageError("unsupported index version '\(indexVersion)' (only 2)") }

@@ -90,7 +90,8 @@ struct PushCommand: Subcommand {
         do {
             result = try recording.saving {
                 defer { display.finish() }
-                return try remote.push(from: gitDirectory, updates: specs, options: options, progress: display.handler)
+                return try remote.pushBlocking(
+                    from: gitDirectory, updates: specs, options: options, progress: display.handler)
             }
         } catch let error as PushMatchError {
             for message in error.errors { Console.writeError("error: \(message)\n") }

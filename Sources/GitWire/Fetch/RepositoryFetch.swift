@@ -20,6 +20,8 @@ final class RepositoryFetch {
     private var refsBefore: [RefRecord] = []
     /// The v0 advertisement's `shallow` lines: the server's repository is shallow there.
     private let advertisedShallow = Locked<[ObjectID]>([])
+    /// The object format of the remote's listing, once it has arrived.
+    private let listedFormat = Locked<ObjectFormat?>(nil)
     /// Refs a remote's shallow commits keep from being updated (see ``RemoteShallowRule``).
     private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
@@ -93,6 +95,8 @@ final class RepositoryFetch {
         // git's clone asks for every tag by name; only a single-branch clone follows tags.
         if isClone && !singleBranch { fetchOptions.includeTag = false }
         fetchOptions.localShallow = shallowBefore.sorted()
+        // A clone takes the remote's format; a fetch needs the remote to have its repository's.
+        fetchOptions.objectFormat = isClone ? nil : repository.objectFormat
         if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
             fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
         }
@@ -103,10 +107,12 @@ final class RepositoryFetch {
         let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         let advertisedShallow = advertisedShallow
+        let listedFormat = listedFormat
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
                 advertisedShallow.withLock { $0 = listing.shallow }
+                listedFormat.withLock { $0 = listing.objectFormat }
                 return Self.wants(
                     listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current,
                     headByTarget: headByTarget)
@@ -200,6 +206,9 @@ final class RepositoryFetch {
         switch event {
         case .packData(let bytes):
             if indexer == nil {
+                // Objects are asked for only once refs were taken: a clone is of the remote's format.
+                try adoptRemoteFormat()
+                let format = repository!.objectFormat
                 var packProgress: PackProgressHandler?
                 if let handler = progress { packProgress = { handler(.pack($0)) } }
                 // The server has said which commits become shallow before the pack starts (and,
@@ -208,17 +217,19 @@ final class RepositoryFetch {
                 shallow.formUnion(shallowAdded)
                 shallow.formUnion(advertisedShallow.withLock { $0 })
                 shallow.subtract(shallowRemoved)
-                let links = LinkCollector(shallow: shallow, contentMayBeMissing: options.fetch.filter != nil)
+                let links = LinkCollector(
+                    shallow: shallow, contentMayBeMissing: options.fetch.filter != nil, format: format)
                 self.links = links
                 var indexOptions = options.index
                 indexOptions.links = links
+                indexOptions.objectFormat = format
                 indexer = try PackIndexer(
                     destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: indexOptions,
                     progress: packProgress)
             }
             try indexer!.append(bytes)
         case .progress(let bytes):
-            progress?(.remote(bytes))
+            progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .shallow(let id):
             shallowAdded.append(id)
         case .unshallow(let id):
@@ -233,6 +244,9 @@ final class RepositoryFetch {
     /// Completes the pack, checks connectivity and updates the refs. The slow part (delta
     /// resolution) runs here: call it off the run loop's thread.
     func complete(_ outcome: FetchOutcome) throws -> FetchResult {
+        if isClone && Self.takesRemoteFormat(outcome.listing, refspecs: options.effectiveRefspecs) {
+            try adoptRemoteFormat()
+        }
         let repository = repository!
         // What the server said about history, checked against the request: `shallow` lines
         // answer a request that deepens (v2: or that the server answered with `unshallow`
@@ -284,7 +298,7 @@ final class RepositoryFetch {
 
         var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
         try ConnectivityCheck(objects: repository.objects).verify(
-            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
+            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? ObjectIDSet())
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
@@ -330,7 +344,8 @@ final class RepositoryFetch {
             }
             if let filter = options.fetch.filter {
                 try FileSystem.writeAtomically(
-                    cloneConfig(filter: filter).text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644,
+                    cloneConfig(filter: filter, format: repository.objectFormat).text[...],
+                    to: "\(repository.gitDirectory)/config", permissions: 0o644,
                     temporaryPrefix: ".config-")
             }
         } else {
@@ -425,7 +440,7 @@ final class RepositoryFetch {
             case .commit: return true
             case .tag:
                 guard let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
-                    let target = ObjectID(hex: line.dropFirst(7))
+                    let target = ObjectID(hex: line.dropFirst(7), format: objects.format)
                 else { return false }
                 current = target
             default: return false
@@ -514,17 +529,41 @@ final class RepositoryFetch {
         if let clonePath { SignalCleanup.forget(clonePath) }
     }
 
+    // MARK: Object format
+
+    /// Whether git 2.39's clone takes the remote's object format: when it maps some ref (the
+    /// remote's `HEAD` with a commit, or a ref the refspecs take). An empty remote, or one with
+    /// only an unborn `HEAD`, leaves the new repository SHA-1, as `git clone` 2.39 leaves it.
+    static func takesRemoteFormat(_ listing: RefListing, refspecs: [Refspec]) -> Bool {
+        listing.refs.contains { $0.name == "HEAD" && $0.objectID != nil }
+            || !wantedRefs(listing, refspecs: refspecs).isEmpty
+    }
+
+    /// Makes a new clone's repository of the remote's object format, as `git clone` does once it
+    /// has the refs (`core.repositoryformatversion = 1`, `extensions.objectformat`); nothing
+    /// for a fetch, or when the format is already the remote's.
+    private func adoptRemoteFormat() throws {
+        guard isClone, let repository, let format = listedFormat.withLock({ $0 }), format != repository.objectFormat
+        else { return }
+        try FileSystem.writeAtomically(
+            cloneConfig(filter: nil, format: format).text[...], to: "\(repository.gitDirectory)/config",
+            permissions: 0o644, temporaryPrefix: ".config-")
+        self.repository = try Repository(gitDirectory: repository.gitDirectory)
+    }
+
     // MARK: Files
 
-    private func cloneConfig(filter: String?) -> GitConfig {
+    private func cloneConfig(filter: String?, format: ObjectFormat = .sha1) -> GitConfig {
         var core = GitConfig.bareCore
-        if filter != nil { core.entries[0].value = "1" }
+        if filter != nil || format != .sha1 { core.entries[0].value = "1" }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
         if options.mirror {
             origin += [("fetch", "+refs/*:refs/*"), ("mirror", "true")]
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
-        return GitConfig([core, GitConfig.Section("remote", "origin", origin)])
+        var sections = [core, GitConfig.Section("remote", "origin", origin)]
+        if format != .sha1 { sections.append(GitConfig.Section("extensions", nil, [("objectformat", format.name)])) }
+        return GitConfig(sections)
     }
 
     private func readShallow(_ repository: Repository) throws -> Set<ObjectID> {
@@ -532,7 +571,7 @@ final class RepositoryFetch {
         guard FileSystem.exists(path) else { return [] }
         var ids = Set<ObjectID>()
         for line in try FileSystem.read(path).split(separator: 0x0a) {
-            guard let id = ObjectID(hex: line) else {
+            guard let id = ObjectID(hex: line, format: repository.objectFormat) else {
                 throw RepositoryError.corrupt(path, String(decoding: line, as: UTF8.self))
             }
             ids.insert(id)

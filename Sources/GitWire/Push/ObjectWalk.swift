@@ -56,7 +56,10 @@ struct ObjectWalk {
                     } else if seenTips.insert(current).inserted {
                         tags.append(Entry(id: current, type: .tag))
                     }
-                    guard let target = try ObjectLinks.links(of: .tag, data: object.data).first, hops < 64 else {
+                    guard
+                        let target = try ObjectLinks.links(of: .tag, data: object.data, format: database.format).first,
+                        hops < 64
+                    else {
                         throw PushPackError.malformed(current)
                     }
                     current = target.id
@@ -114,8 +117,8 @@ struct ObjectWalk {
             if let commit = parsed[id] { return commit }
             guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }
             guard object.type == .commit else { throw PushPackError.malformed(id) }
-            let links = try ObjectLinks.links(of: .commit, data: object.data)
-            let summary = CommitSummary(commitData: object.data)
+            let links = try ObjectLinks.links(of: .commit, data: object.data, format: database.format)
+            let summary = CommitSummary(commitData: object.data, format: database.format)
             let commit = Commit(
                 id: id, tree: links[0].id, parents: links.dropFirst().map(\.id), time: summary?.committerTime ?? 0)
             parsed[id] = commit
@@ -182,7 +185,8 @@ struct ObjectWalk {
         var stack = [id]
         while let tree = stack.popLast() {
             guard let object = try database.object(tree) else { continue }
-            for link in try ObjectLinks.links(of: .tree, data: object.data) where remoteHas.insert(link.id).inserted {
+            for link in try ObjectLinks.links(of: .tree, data: object.data, format: database.format)
+            where remoteHas.insert(link.id).inserted {
                 if link.type == .tree { stack.append(link.id) }
             }
         }
@@ -196,7 +200,8 @@ struct ObjectWalk {
             guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
             guard object.type == .tree else { throw PushPackError.malformed(tree) }
             var subtrees: [(ObjectID, [UInt8])] = []
-            for (name, link) in try ObjectLinks.namedTreeLinks(object.data) where seen.insert(link.id).inserted {
+            for (name, link) in try ObjectLinks.namedTreeLinks(object.data, format: database.format)
+            where seen.insert(link.id).inserted {
                 let path = prefix.isEmpty ? Array(name) : prefix + [0x2f] + name
                 try addPreferredBases(path: path)
                 objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
@@ -234,7 +239,7 @@ struct ObjectWalk {
         if let entries = baseTreeEntries[tree] { return entries[name] }
         guard let object = try database.object(tree), object.type == .tree else { return nil }
         var entries: [ArraySlice<UInt8>: ObjectLinks.Link] = [:]
-        for (entryName, link) in try ObjectLinks.namedTreeLinks(object.data) {
+        for (entryName, link) in try ObjectLinks.namedTreeLinks(object.data, format: database.format) {
             entries[ArraySlice(Array(entryName))] = link
         }
         baseTreeEntries[tree] = entries

@@ -299,9 +299,12 @@ public final class PackWriter {
         let shared = DeltaSearchShared(
             candidates: candidates, total: searched, progress: progress, threads: options.threads)
         let options = self.options
-        WorkerThreads.run(count: slices.count) { part in
+        // Progress is reported from the calling thread (index 0), which watches the others:
+        // handlers hear every report on the thread that made the pack.
+        WorkerThreads.run(count: slices.count + 1) { part in
+            guard part > 0 else { return shared.report(threads: slices.count) }
             shared.search(
-                slices[part], gitDirectory: gitDirectory, window: options.window,
+                slices[part - 1], gitDirectory: gitDirectory, window: options.window,
                 depth: options.depth)
         }
         if let error = shared.failure { throw error }
@@ -465,7 +468,7 @@ private final class DeltaSearchShared: @unchecked Sendable {
     private let lock = Locked(())
     private(set) var results: [Int: PackWriter.Found] = [:]
     private var done = 0
-    private var percent = 0
+    private var percent = -1
     private var cached = 0
     private(set) var failure: (any Error)?
 
@@ -512,7 +515,7 @@ private final class DeltaSearchShared: @unchecked Sendable {
                         guard baseDepth < maximumDepth else { continue }
                         // git's size heuristics: a delta must beat half the object (or the
                         // best delta so far), less for bases deep in a chain.
-                        var limit = candidate.size / 2 - ObjectID.byteCount
+                        var limit = candidate.size / 2 - database.format.byteCount
                         var referenceDepth = 1
                         if let best {
                             limit = best.delta.count
@@ -554,6 +557,7 @@ private final class DeltaSearchShared: @unchecked Sendable {
         } catch {
             lock.withLock { _ in if failure == nil { failure = error } }
         }
+        lock.withLock { _ in finishedThreads += 1 }
     }
 
     private func keep(_ bytes: Int) -> Bool {
@@ -564,14 +568,31 @@ private final class DeltaSearchShared: @unchecked Sendable {
         }
     }
 
+    private var finishedThreads = 0
+
     private func advance() {
-        lock.withLock { _ in
-            done += 1
-            let now = done * 100 / max(1, total)
-            if now != percent || done == total {
-                percent = now
-                progress?(.compressing(completed: done, total: total, threads: threads))
+        lock.withLock { _ in done += 1 }
+    }
+
+    /// Reports the search's progress on the calling thread until `threads` searches ended:
+    /// each percentage reached, as git's display shows them, a little late.
+    func report(threads searching: Int) {
+        let pause = OneShotSignal()
+        var reported = 0
+        while true {
+            let (count, ended) = lock.withLock { _ in (done, finishedThreads == searching) }
+            if let progress, count > reported {
+                for value in (reported + 1)...count {
+                    let now = value * 100 / max(1, total)
+                    if now != percent {
+                        percent = now
+                        progress(.compressing(completed: value, total: total, threads: threads))
+                    }
+                }
             }
+            reported = count
+            if ended { break }
+            _ = pause.wait(timeout: .milliseconds(10))
         }
     }
 }
@@ -590,7 +611,7 @@ extension PackReader {
         guard low > 0, boundaries[low - 1] == start else { throw PackError(offset: start, .packChangedOnDisk) }
         let end = boundaries[low]
         let first = try file.read(at: Int64(start), count: Int(min(end - start, UInt64(PackEntryHeader.maximumLength))))
-        guard let header = try PackEntryHeader.parse(first[...], at: start) else {
+        guard let header = try PackEntryHeader.parse(first[...], at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
         return (header, start..<end)

@@ -7,7 +7,7 @@ extension Remote {
     /// made (a connection lost, a refspec that matches nothing, a server that broke the
     /// protocol). `progress` hears the server's messages.
     @discardableResult
-    public func push(
+    public func pushBlocking(
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> PushResult {
@@ -34,6 +34,16 @@ extension Remote {
         in loop: EpollRunLoop, progress: FetchProgressHandler? = nil,
         completion: @escaping (Result<PushResult, any Error>) -> Void
     ) -> RunningExchange {
+        // Every progress call on the loop's thread, whole lines, before the completion.
+        let relay = progress.map { ProgressRelay($0, loop: loop) }
+        let progress = relay?.sink
+        let completion: (Result<PushResult, any Error>) -> Void =
+            relay.map { relay in
+                { result in
+                    let deliver = Transferred({ completion(result) })
+                    relay.finish { deliver.value() }
+                }
+            } ?? completion
         let operation: RepositoryPush
         let connection: PackStreamingConnection
         do {
@@ -84,7 +94,7 @@ extension Remote {
     // MARK: async
 
     /// Pushes from the repository at `gitDirectory`; see
-    /// ``push(from:updates:options:progress:)``. Cancelling the task closes the connection.
+    /// ``pushBlocking(from:updates:options:progress:)``. Cancelling the task closes the connection.
     @discardableResult
     public func push(
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),

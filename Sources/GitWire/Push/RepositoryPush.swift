@@ -1,6 +1,6 @@
 /// One push from a local repository: decides each ref's update from the remote's advertisement
 /// as git's `send-pack` does, makes the pack, and turns the server's report into results.
-/// Used by every form of ``Remote/push(from:updates:options:progress:)``; runs on the loop's
+/// Used by every form of ``Remote/pushBlocking(from:updates:options:progress:)``; runs on the loop's
 /// thread.
 final class RepositoryPush: @unchecked Sendable {
     private let repository: Repository
@@ -116,7 +116,7 @@ final class RepositoryPush: @unchecked Sendable {
             }
         }
         commands = results.filter { $0.status == .ok }.map {
-            PushCommand(name: $0.destination, old: $0.old ?? .zero, new: $0.new ?? .zero)
+            PushCommand(name: $0.destination, old: $0.old ?? .zero(.sha1), new: $0.new ?? .zero(.sha1))
         }
         return commands
     }
@@ -137,7 +137,10 @@ final class RepositoryPush: @unchecked Sendable {
             switch object.type {
             case .commit: return current
             case .tag:
-                guard let target = try ObjectLinks.links(of: .tag, data: object.data).first else { return nil }
+                guard
+                    let target = try ObjectLinks.links(of: .tag, data: object.data, format: repository.objects.format)
+                        .first
+                else { return nil }
                 current = target.id
             case .tree, .blob: return nil
             }
@@ -271,12 +274,12 @@ final class RepositoryPush: @unchecked Sendable {
     func handle(_ event: PushEvent) throws {
         switch event {
         case .ref: break
-        case .remoteMessage(let bytes): progress?(.remote(bytes))
+        case .remoteMessage(let bytes): progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .sending(let request):
             guard request.sendsPack, !options.dryRun else { return }
             var exclude: [ObjectID] = []
             // What the remote advertised (that we have) and the old values: git's negative revisions.
-            for command in request.commands where command.old != .zero { exclude.append(command.old) }
+            for command in request.commands where !command.old.isZero { exclude.append(command.old) }
             let include = request.commands.filter { !$0.isDeletion }.map(\.new)
             var packing: (@Sendable (PackingProgress) -> Void)?
             if options.progress, let handler = progress {

@@ -3,9 +3,19 @@
 public struct RefStore: Sendable {
     /// The git directory (a bare repository).
     public let gitDirectory: String
+    /// The format of the object ids the refs hold.
+    public let format: ObjectFormat
 
-    /// The refs of `gitDirectory`.
-    public init(gitDirectory: String) { self.gitDirectory = gitDirectory }
+    /// The refs of `gitDirectory`, holding object ids of `format`.
+    public init(gitDirectory: String, format: ObjectFormat) {
+        self.gitDirectory = gitDirectory
+        self.format = format
+    }
+
+    /// The refs of `gitDirectory`, in the object format its `config` declares.
+    public init(gitDirectory: String) throws {
+        self.init(gitDirectory: gitDirectory, format: try Repository.objectFormat(ofGitDirectory: gitDirectory))
+    }
 
     private var packedRefsPath: String { "\(gitDirectory)/packed-refs" }
 
@@ -45,16 +55,17 @@ public struct RefStore: Sendable {
         for line in text.split(separator: UInt8(ascii: "\n")) {
             if line.first == UInt8(ascii: "#") { continue }
             if line.first == UInt8(ascii: "^") {
-                guard !records.isEmpty, let peeled = ObjectID(hex: line.dropFirst()) else {
+                guard !records.isEmpty, let peeled = ObjectID(hex: line.dropFirst(), format: format) else {
                     throw RepositoryError.corrupt(packedRefsPath, String(decoding: line, as: UTF8.self))
                 }
                 records[records.count - 1].peeled = peeled
                 continue
             }
-            guard line.count > 41, line[line.startIndex + 40] == UInt8(ascii: " "),
-                let id = ObjectID(hex: line.prefix(40))
+            let width = format.hexCount
+            guard line.count > width + 1, line[line.startIndex + width] == UInt8(ascii: " "),
+                let id = ObjectID(hex: line.prefix(width), format: format)
             else { throw RepositoryError.corrupt(packedRefsPath, String(decoding: line, as: UTF8.self)) }
-            records.append(RefRecord(name: String(decoding: line.dropFirst(41), as: UTF8.self), id: id))
+            records.append(RefRecord(name: String(decoding: line.dropFirst(width + 1), as: UTF8.self), id: id))
         }
         return records
     }
@@ -67,7 +78,7 @@ public struct RefStore: Sendable {
         if text.starts(with: Array("ref: ".utf8)) {
             return .symbolic(String(decoding: text.dropFirst(5), as: UTF8.self))
         }
-        guard let id = ObjectID(hex: text) else {
+        guard let id = ObjectID(hex: text, format: format) else {
             throw RepositoryError.corrupt(path, String(decoding: text, as: UTF8.self))
         }
         return .detached(id)

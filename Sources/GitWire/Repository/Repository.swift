@@ -8,15 +8,28 @@ public final class Repository {
     public let refs: RefStore
     /// Its objects.
     public let objects: ObjectDatabase
+    /// The hash its objects are named with (`extensions.objectFormat`; SHA-1 when unset).
+    public let objectFormat: ObjectFormat
 
-    /// Opens the bare repository at `gitDirectory`.
+    /// Opens the bare repository at `gitDirectory`. Throws ``RepositoryFormatError`` for a format
+    /// git 2.39 would refuse (a version above 1, an unknown object format).
     public init(gitDirectory: String) throws {
         guard FileSystem.exists("\(gitDirectory)/HEAD"), FileSystem.isDirectory("\(gitDirectory)/objects"),
             FileSystem.isDirectory("\(gitDirectory)/refs")
         else { throw RepositoryError.notARepository(gitDirectory) }
         self.gitDirectory = gitDirectory
-        refs = RefStore(gitDirectory: gitDirectory)
-        objects = try ObjectDatabase(gitDirectory: gitDirectory)
+        objectFormat = try Self.objectFormat(ofGitDirectory: gitDirectory)
+        refs = RefStore(gitDirectory: gitDirectory, format: objectFormat)
+        objects = try ObjectDatabase(gitDirectory: gitDirectory, format: objectFormat)
+    }
+
+    /// The object format the `config` of `gitDirectory` declares (`core.repositoryformatversion`
+    /// 1 and `extensions.objectFormat`); SHA-1 when it declares none or there is no `config`.
+    /// Throws ``RepositoryFormatError`` with git's message for a format git 2.39 refuses.
+    public static func objectFormat(ofGitDirectory gitDirectory: String) throws -> ObjectFormat {
+        let path = "\(gitDirectory)/config"
+        guard FileSystem.exists(path) else { return .sha1 }
+        return try RepositoryFormat(config: FileSystem.read(path)).objectFormat
     }
 
     /// Creates a bare repository at `path` (which must not exist, or be an empty directory), as

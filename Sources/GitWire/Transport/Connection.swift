@@ -17,6 +17,10 @@ public protocol Connection: AnyObject {
     /// push's pack) sends more only while this is small. 0 by default (everything leaves at once
     /// as far as the caller can tell).
     var queuedByteCount: Int { get }
+    /// The last lines the program behind the connection (ssh, `git-upload-pack`) wrote on its
+    /// standard error, for the error that explains a failure (see ``RemoteProgramError``); empty
+    /// by default. A connection that wraps another passes the other's on.
+    var standardErrorLines: [String] { get }
 }
 
 extension Connection {
@@ -52,4 +56,9 @@ public protocol ConnectionHandler: AnyObject {
 extension ConnectionHandler {
     /// Ignored by default.
     public func connectionDidDrain(_ connection: any Connection) {}
+}
+
+extension Connection {
+    /// None: the connection has no program behind it.
+    public var standardErrorLines: [String] { [] }
 }

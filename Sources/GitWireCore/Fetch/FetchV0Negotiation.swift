@@ -59,12 +59,15 @@ struct FetchV0Negotiation: Sendable {
     private var shallowSeen: Set<ObjectID> = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
+    /// The format of the object ids in acknowledgments and shallow lines.
+    private let format: ObjectFormat
 
     init(
         negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int,
-        localShallow: Set<ObjectID> = []
+        localShallow: Set<ObjectID> = [], format: ObjectFormat
     ) {
         self.negotiator = negotiator
+        self.format = format
         self.localShallow = localShallow
         self.stateless = stateless
         self.deepen = deepen
@@ -117,7 +120,7 @@ struct FetchV0Negotiation: Sendable {
             }
         case .acks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
-            let (ack, id) = try Self.parseAck(packet)
+            let (ack, id) = try Self.parseAck(packet, format: format)
             try drawAnswer(packet)
             switch ack {
             case .nak:
@@ -152,7 +155,7 @@ struct FetchV0Negotiation: Sendable {
             }
         case .finalAcks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
-            let (ack, id) = try Self.parseAck(packet)
+            let (ack, id) = try Self.parseAck(packet, format: format)
             try drawAnswer(packet)
             switch ack {
             case .nak:
@@ -247,7 +250,7 @@ struct FetchV0Negotiation: Sendable {
     /// Takes a `shallow <id>` or `unshallow <id>` line; false if `packet` is neither.
     private mutating func receiveShallowLine(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> Bool {
         guard let line = packet.payload else { return false }
-        let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
+        let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
         guard let id else { return false }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
@@ -269,14 +272,15 @@ struct FetchV0Negotiation: Sendable {
     }
 
     /// git's `get_ack`: `NAK`, or `ACK <id>` with an optional status word.
-    private static func parseAck(_ packet: PktLine) throws -> (Ack, ObjectID) {
+    private static func parseAck(_ packet: PktLine, format: ObjectFormat) throws -> (Ack, ObjectID) {
         guard var line = packet.payload else {
             throw ProtocolError("expected ACK/NAK, got a \(packet == .flush ? "flush" : "special") packet")
         }
         if line.last == 0x0a { line.removeLast() }
-        if line.elementsEqual("NAK".utf8) { return (.nak, .zero) }
-        if line.starts(with: "ACK ".utf8), line.count >= 44, let id = ObjectID(hex: line[4..<44]) {
-            let rest = line[44...]
+        if line.elementsEqual("NAK".utf8) { return (.nak, format.zeroID) }
+        let end = 4 + format.hexCount
+        if line.starts(with: "ACK ".utf8), line.count >= end, let id = ObjectID(hex: line[4..<end], format: format) {
+            let rest = line[end...]
             if rest.isEmpty { return (.ack, id) }
             if rest.containsSubsequence("continue".utf8) { return (.continue, id) }
             if rest.containsSubsequence("common".utf8) { return (.common, id) }
@@ -287,10 +291,10 @@ struct FetchV0Negotiation: Sendable {
     }
 }
 
-/// Parses `shallow <id>` or `unshallow <id>` (newline optional): the id (nil if the line is
-/// neither) and whether it is `shallow`. Throws for a malformed id, and (as git) for an
-/// `unshallow` of a commit that is not one of the repository's shallow commits.
-func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>) throws -> (ObjectID?, Bool) {
+/// Parses `shallow <id>` or `unshallow <id>` (newline optional), the id of `format`: the id (nil
+/// if the line is neither) and whether it is `shallow`. Throws for a malformed id, and (as git)
+/// for an `unshallow` of a commit that is not one of the repository's shallow commits.
+func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>, format: ObjectFormat) throws -> (ObjectID?, Bool) {
     var body = line[...]
     if body.last == 0x0a { body = body.dropLast() }
     let isShallow: Bool
@@ -303,7 +307,7 @@ func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>) throws -> (O
     } else {
         return (nil, false)
     }
-    guard let id = ObjectID(hex: body) else {
+    guard let id = ObjectID(hex: body, format: format) else {
         throw ProtocolError("invalid \(isShallow ? "shallow" : "unshallow") line", line: line)
     }
     if !isShallow && !localShallow.contains(id) {

@@ -44,12 +44,15 @@ struct FetchV2Negotiation: Sendable {
     private(set) var unshallow: [ObjectID] = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
+    /// The format of the object ids in acknowledgments and shallow lines.
+    private let format: ObjectFormat
 
     init(
         negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool,
-        localShallow: Set<ObjectID> = []
+        localShallow: Set<ObjectID> = [], format: ObjectFormat
     ) {
         self.negotiator = negotiator
+        self.format = format
         self.localShallow = localShallow
         self.head = head
         self.wants = wants
@@ -120,7 +123,9 @@ struct FetchV2Negotiation: Sendable {
                 receivedReady = true
                 return []
             }
-            guard text.count == 44, text.starts(with: "ACK ".utf8), let id = ObjectID(hex: text[4...]) else {
+            guard text.count == 4 + format.hexCount, text.starts(with: "ACK ".utf8),
+                let id = ObjectID(hex: text[4...], format: format)
+            else {
                 throw ProtocolError("unexpected acknowledgment line", line: text)
             }
             _ = negotiator.acknowledge(id)
@@ -144,7 +149,7 @@ struct FetchV2Negotiation: Sendable {
                 reading = .sectionHeader
                 return []
             }
-            let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
+            let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
             if isShallow {
                 shallow.append(id)
@@ -162,7 +167,10 @@ struct FetchV2Negotiation: Sendable {
                 reading = .sectionHeader
                 return []
             }
-            guard text.count > 41, ObjectID(hex: text.prefix(40)) != nil, text[40] == 0x20 else {
+            let width = format.hexCount
+            guard text.count > width + 1, ObjectID(hex: text.prefix(width), format: format) != nil,
+                text[width] == 0x20
+            else {
                 throw ProtocolError("expected wanted-ref", line: text)
             }
             throw ProtocolError("unexpected wanted-ref", line: text)

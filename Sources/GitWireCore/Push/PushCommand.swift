@@ -16,7 +16,7 @@ public struct PushCommand: Hashable, Sendable {
     }
 
     /// Whether the command deletes the ref.
-    public var isDeletion: Bool { new == .zero }
+    public var isDeletion: Bool { new.isZero }
 
     /// The command's line, `<old> <new> <name>`, without a newline (git writes none).
     public var line: [UInt8] {

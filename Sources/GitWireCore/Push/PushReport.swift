@@ -185,9 +185,11 @@ struct PushReportParser: Sendable {
         let last = report.refs[index].rewrites.count - 1
         if key.elementsEqual("refname".utf8), let value {
             report.refs[index].rewrites[last].refName = String(decoding: value, as: UTF8.self)
-        } else if key.elementsEqual("old-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40)) {
+        } else if key.elementsEqual("old-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40), format: .sha1)
+        {
             report.refs[index].rewrites[last].old = id
-        } else if key.elementsEqual("new-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40)) {
+        } else if key.elementsEqual("new-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40), format: .sha1)
+        {
             report.refs[index].rewrites[last].new = id
         } else if key.elementsEqual("forced-update".utf8) {
             report.refs[index].rewrites[last].forcedUpdate = true

@@ -80,8 +80,9 @@ struct DeepRefNameTests {
         let repository = work.appending("r.git")
         try git(["init", "-q", "--bare", "--initial-branch=main", repository])
         try Self.commit(1, in: repository)
-        let main = try #require(ObjectID(hex: Array(gitText(["rev-parse", "main"], in: repository).utf8)))
-        let store = RefStore(gitDirectory: repository)
+        let main = try #require(
+            ObjectID(hex: Array(gitText(["rev-parse", "main"], in: repository).utf8), format: .sha1))
+        let store = try RefStore(gitDirectory: repository)
         try store.writePackedRefs([RefRecord(name: deep, id: main, peeled: nil)])
         // A ref where a directory of the packed one is, and one below it: each refused.
         let failures = try store.apply(

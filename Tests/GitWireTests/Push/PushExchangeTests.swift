@@ -46,8 +46,8 @@ struct PushFixture {
             let words = line.split(separator: 0x20)
             result.append(
                 PushCommand(
-                    name: String(decoding: words[2], as: UTF8.self), old: ObjectID(hex: words[0])!,
-                    new: ObjectID(hex: words[1])!))
+                    name: String(decoding: words[2], as: UTF8.self), old: ObjectID(hex: words[0], format: .sha1)!,
+                    new: ObjectID(hex: words[1], format: .sha1)!))
         }
         return result
     }
