@@ -48,7 +48,7 @@ public final class PackReader: ObjectSource {
                 .checksumMismatch(
                     expected: index.packChecksum, computed: ObjectID(bytes: trailer, format: format) ?? format.zeroID))
         }
-        boundaries = (0..<index.count).map(index.offset(at:)).sorted() + [UInt64(size) - UInt64(width)]
+        boundaries = OffsetSort.sorted((0..<index.count).map(index.offset(at:))) + [UInt64(size) - UInt64(width)]
     }
 
     /// The object named `id`, or nil if the pack does not hold it.

@@ -95,3 +95,17 @@ import Testing
         }
     }
 }
+
+/// The radix sort of pack offsets, against the standard library's sort.
+@Suite struct OffsetSortTests {
+    @Test func sortsAsTheStandardLibraryDoes() {
+        var random = SeededRandom(seed: 19)
+        for count in [0, 1, 2, 64, 65, 1000, 70_000] {
+            for bits: UInt64 in [8, 16, 17, 32, 33, 48, 63, 64] {
+                let mask = bits == 64 ? UInt64.max : (1 << bits) - 1
+                let values = (0..<count).map { _ in random.next() & mask }
+                #expect(OffsetSort.sorted(values) == values.sorted())
+            }
+        }
+    }
+}
