@@ -215,13 +215,16 @@ public struct RefStore: Sendable {
         let names = HashedNames(updates.map(\.name))
         var locks: [(RefLock, RefUpdate)] = []
         var packedLock: RefLock?
+        var unchanged = Set<String>()
         defer {
             for (lock, _) in locks { lock.rollback() }
             packedLock?.rollback()
         }
         for update in updates {
             try check(update, state: state, others: names, objectType: objectType)
-            locks.append((try lock(update, exists: state.contains(update.name)), update))
+            let same = try isUnchanged(update, state: state)
+            if same { unchanged.insert(update.name) }
+            locks.append((try lock(update, exists: state.contains(update.name), unchanged: same), update))
         }
         let deleted = Set(updates.filter { $0.newID == nil && state.packed.contains($0.name) }.map(\.name))
         if !deleted.isEmpty {
@@ -231,6 +234,10 @@ public struct RefStore: Sendable {
         // files backend orders them, so a ref is never missing while a deletion is under way).
         var commitError: RefUpdateError?
         for (lock, update) in locks where update.newID != nil {
+            if unchanged.contains(update.name) {
+                lock.rollback()
+                continue
+            }
             do {
                 try lock.commit()
                 state.add(update.name)
@@ -376,17 +383,30 @@ public struct RefStore: Sendable {
         }
     }
 
-    /// Takes `update`'s lock, its new value written (empty for a deletion). An empty directory
-    /// where the ref's file goes (left by refs once below it) is removed first, as git does.
-    private func lock(_ update: RefUpdate, exists: Bool) throws -> RefLock {
+    /// Whether `update` sets a ref to the value it already has (not through a symbolic ref): git
+    /// then writes nothing and only takes and drops the lock, so a packed ref stays packed and a
+    /// directory where its loose file would go is no obstacle.
+    private func isUnchanged(_ update: RefUpdate, state: RefNames) throws -> Bool {
+        guard let new = update.newID, state.contains(update.name) else { return false }
+        switch try readLoose(update.name) {
+        case .detached(let id)?: return id == new
+        case .symbolic?: return false
+        case nil: return state.packedIDs[update.name] == new
+        }
+    }
+
+    /// Takes `update`'s lock, its new value written (empty for a deletion, and for an `unchanged`
+    /// update, whose lock is only taken and dropped). An empty directory where the ref's file goes
+    /// (left by refs once below it) is removed first, as git does.
+    private func lock(_ update: RefUpdate, exists: Bool, unchanged: Bool = false) throws -> RefLock {
         let path = "\(gitDirectory)/\(update.name)"
-        if (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
+        if !unchanged && (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
             Self.removeEmptyDirectories(path)
             if FileSystem.exists(path) {
                 throw RefUpdateError(name: update.name, reason: .blockingDirectory(path))
             }
         }
-        let content = update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
+        let content = unchanged ? [] : update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
         do {
             try FileSystem.makeDirectories(Self.parent(of: path))
             do {
