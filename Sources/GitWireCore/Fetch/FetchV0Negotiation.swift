@@ -50,13 +50,19 @@ struct FetchV0Negotiation: Sendable {
     /// wants' flush draws nothing. More answer nothing that was asked; git reads them for ever.
     private var answersOwed = 0
 
-    private(set) var reading = Reading.pack
+    private(set) var reading = Reading.pack {
+        didSet { if case .shallowList = reading { shallowInAnswer.removeAll() } }
+    }
     private(set) var statistics = FetchStatistics()
     private(set) var common: [ObjectID] = []
     private var commonSet: Set<ObjectID> = []
     private(set) var shallow: [ObjectID] = []
     private(set) var unshallow: [ObjectID] = []
     private var shallowSeen: Set<ObjectID> = []
+    /// The commits the current answer's shallow list named so far. upload-pack names each once
+    /// (a stateless one repeats the list in every answer, but not within one); git overwrites the
+    /// same entry for a repeat, so a server repeating one line kept it reading for ever.
+    private var shallowInAnswer: Set<ObjectID> = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
 
@@ -249,6 +255,9 @@ struct FetchV0Negotiation: Sendable {
         guard let line = packet.payload else { return false }
         let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
         guard let id else { return false }
+        guard shallowInAnswer.insert(id).inserted else {
+            throw ProtocolError("repeated shallow line", line: Array(line.last == 0x0a ? line.dropLast() : line[...]))
+        }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
         if isShallow {

@@ -44,6 +44,13 @@ struct FetchV2Negotiation: Sendable {
     private(set) var unshallow: [ObjectID] = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
+    /// The commits the `shallow-info` section named so far: upload-pack names each once, and a
+    /// server repeating one line forever would otherwise be read forever (git 2.39 also keeps
+    /// each repeat, growing without limit).
+    private var shallowNamed: Set<ObjectID> = []
+    /// The sections after the acknowledgments that the answer has begun so far, in the order
+    /// the protocol fixes (`shallow-info`, `wanted-refs`, `packfile`), each at most once.
+    private var sectionsSeen = 0
 
     init(
         negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool,
@@ -130,12 +137,18 @@ struct FetchV2Negotiation: Sendable {
         case .sectionHeader:
             if stateless && packet == .responseEnd { return [] }
             guard let text else { throw ProtocolError("expected 'packfile'", line: packet.encoded) }
-            switch String(decoding: text, as: UTF8.self) {
-            case "shallow-info": reading = .shallowInfo
-            case "wanted-refs": reading = .wantedRefs
-            case "packfile": reading = .pack
-            default: throw ProtocolError("expected 'packfile'", line: text)
-            }
+            // As git's `process_section_header`: each section once, in this order; anything else
+            // where `packfile` must come is an error (a repeated section would let a server go on
+            // for ever).
+            let order: [(String, Reading)] = [
+                ("shallow-info", .shallowInfo), ("wanted-refs", .wantedRefs), ("packfile", .pack),
+            ]
+            guard
+                let index = order.indices.first(where: { text.elementsEqual(order[$0].0.utf8) }),
+                index >= sectionsSeen
+            else { throw ProtocolError("expected 'packfile'", line: text) }
+            sectionsSeen = index + 1
+            reading = order[index].1
         case .shallowInfo:
             guard let line = packet.payload else {
                 guard packet == .delimiter || packet == .flush else {
@@ -146,6 +159,10 @@ struct FetchV2Negotiation: Sendable {
             }
             let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
+            guard shallowNamed.insert(id).inserted else {
+                throw ProtocolError(
+                    "repeated shallow line", line: Array(line.last == 0x0a ? line.dropLast() : line[...]))
+            }
             if isShallow {
                 shallow.append(id)
                 emit(.shallow(id))
