@@ -44,10 +44,8 @@ struct FetchV2Negotiation: Sendable {
     private(set) var unshallow: [ObjectID] = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
-    /// The commits the `shallow-info` section named so far: upload-pack names each once, and a
-    /// server repeating one line forever would otherwise be read forever (git 2.39 also keeps
-    /// each repeat, growing without limit).
-    private var shallowNamed: Set<ObjectID> = []
+    /// The lines of the `shallow-info` section, each commit kept once.
+    private var shallowNamed: ShallowAnswer
     /// The sections after the acknowledgments that the answer has begun so far, in the order
     /// the protocol fixes (`shallow-info`, `wanted-refs`, `packfile`), each at most once.
     private var sectionsSeen = 0
@@ -58,6 +56,7 @@ struct FetchV2Negotiation: Sendable {
     ) {
         self.negotiator = negotiator
         self.localShallow = localShallow
+        shallowNamed = ShallowAnswer(wantCount: wants.count)
         self.head = head
         self.wants = wants
         self.stateless = stateless
@@ -159,10 +158,7 @@ struct FetchV2Negotiation: Sendable {
             }
             let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
-            guard shallowNamed.insert(id).inserted else {
-                throw ProtocolError(
-                    "repeated shallow line", line: Array(line.last == 0x0a ? line.dropLast() : line[...]))
-            }
+            guard try shallowNamed.isNew(id, line: line) else { return [] }
             if isShallow {
                 shallow.append(id)
                 emit(.shallow(id))

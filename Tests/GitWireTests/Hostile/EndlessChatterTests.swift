@@ -7,7 +7,8 @@ import Testing
 /// each packet is well formed and data keeps coming, so neither the timeout (it bounds each
 /// wait) nor a memory bound ends the exchange, and git 2.39 reads all of them for ever.
 /// - the same `shallow <id>` line over and over, in v0's shallow list and in v2's `shallow-info`
-///   section (upload-pack names each commit once per answer);
+///   section (upload-pack repeats a commit only when several wants lead to it; gitwire allows
+///   65,536 repeats in one answer beyond one for each want);
 /// - progress (band 2) or keep-alive packets with no pack data (upload-pack sends 8 KiB of
 ///   progress for all of git.git; gitwire allows 16 MiB more than the pack bytes received);
 /// - in v2, empty `shallow-info` sections one after the other (each section comes at most once,
@@ -96,7 +97,7 @@ struct EndlessChatterTests {
         let allowance = SideBandDemultiplexer.chatterAllowance
         let expected: String
         switch test.chatter {
-        case .repeatedShallow: expected = "repeated shallow line: 'shallow \(fixture.mainID)'"
+        case .repeatedShallow: expected = "too many repeated shallow lines: 'shallow \(fixture.mainID)'"
         case .repeatedSections: expected = "expected 'packfile': 'shallow-info'"
         case .progress, .keepAlives:
             // The first packet past the allowance: 24 bytes of progress, or 5 of keep-alive.
