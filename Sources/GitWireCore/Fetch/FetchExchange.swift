@@ -219,7 +219,7 @@ public struct FetchExchange: Exchange, Sendable {
         let noDone = multiAck == 2 && !connectionPersists && capabilities.contains("no-done")
         var negotiation = FetchV0Negotiation(
             negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
-            multiAck: multiAck, localShallow: Set(options.localShallow), format: format)
+            multiAck: multiAck, localShallow: Set(options.localShallow), format: format, wantCount: wants.count)
         let packets = negotiation.start(
             request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
         state = .v0(negotiation, SideBandDemultiplexer())
