@@ -111,20 +111,14 @@ struct HashObjectCommand: Subcommand {
         }
     }
 
-    /// The objects directory of the repository git would use here: `$GIT_DIR`, else the first
-    /// directory upwards that is a repository or holds `.git`.
+    /// The objects directory of the repository git would use here, found as git finds it
+    /// (``RepositoryLocation/discover(from:environment:)``: `GIT_DIR`, `.git` directories and
+    /// files upwards, `GIT_CEILING_DIRECTORIES`, `safe.directory`); `GIT_OBJECT_DIRECTORY`
+    /// when set.
     private static func objectsDirectory() throws -> String {
-        if let gitDirectory = Environment.value("GIT_DIR") { return "\(gitDirectory)/objects" }
-        var directory = try FileSystem.currentDirectory()
-        while true {
-            if FileSystem.isDirectory("\(directory)/.git/objects") { return "\(directory)/.git/objects" }
-            if FileSystem.exists("\(directory)/HEAD") && FileSystem.isDirectory("\(directory)/objects") {
-                return "\(directory)/objects"
-            }
-            guard let slash = directory.lastIndex(of: "/"), directory != "/" else { break }
-            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
-        }
-        throw UsageError("not a git repository (or any of the parent directories): .git")
+        let location = try RepositoryLocation.discover()
+        if let objects = Environment.value("GIT_OBJECT_DIRECTORY") { return objects }
+        return "\(location.commonDirectory)/objects"
     }
 }
 

@@ -17,7 +17,8 @@ struct IndexPackCommand: Subcommand {
                 help: "Write the index to <index-file> instead of beside the pack."),
             .flag(nil, "stdin", \.stdin, help: "Read the pack from standard input and write it to <pack-file>."),
             .flag(
-                nil, "fix-thin", \.fixThin, help: "Complete a thin pack with bases from --repository (needs --stdin)."),
+                nil, "fix-thin", \.fixThin, help: "Complete a thin pack with bases from the repository (needs --stdin)."
+            ),
             .integer(
                 nil, "threads", valueName: "n", \.threads,
                 help: "Threads resolving deltas (default: as git chooses, from the number of processors)."),
@@ -28,7 +29,7 @@ struct IndexPackCommand: Subcommand {
             ),
             .value(
                 nil, "repository", valueName: "git-dir", \.repository,
-                help: "The git directory that supplies bases for --fix-thin."),
+                help: "The git directory to use (default: the one git would find here, as git does)."),
         ]
     }
 
@@ -67,19 +68,29 @@ struct IndexPackCommand: Subcommand {
 
     private func indexStandardInput(options: PackIndexOptions, progress: PackProgressHandler?) throws -> PackIndexResult
     {
+        // The repository: --repository, else the one git would find here (needed for a pack
+        // written into it, and for --fix-thin's bases).
+        var repositoryDirectory = repository
+        if repositoryDirectory == nil && (packFile == nil || fixThin) {
+            do {
+                repositoryDirectory = try RepositoryLocation.discover().commonDirectory
+            } catch let error as RepositoryDiscoveryError {
+                if case .notFound = error.reason { throw UsageError("--stdin requires a git repository") }
+                throw error
+            }
+        }
         let destination: PackDestination
         if let packFile {
             guard !FileSystem.exists(packFile) else { throw UsageError("unable to create '\(packFile)': File exists") }
             destination = .file(packFile)
-        } else if let repository {
-            destination = .directory("\(repository)/objects/pack")
+        } else if let repositoryDirectory {
+            destination = .directory("\(repositoryDirectory)/objects/pack")
         } else {
-            throw UsageError("--stdin needs a pack file or --repository")
+            throw UsageError("--stdin requires a git repository")
         }
         let bases: ObjectDatabase?
-        if fixThin {
-            guard let repository else { throw UsageError("--fix-thin needs --repository=<git dir> for the bases") }
-            bases = try ObjectDatabase(gitDirectory: repository)
+        if fixThin, let repositoryDirectory {
+            bases = try ObjectDatabase(gitDirectory: repositoryDirectory)
         } else {
             bases = nil
         }

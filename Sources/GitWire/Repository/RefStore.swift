@@ -1,13 +1,33 @@
 /// The refs of a git directory, read and written as git does: loose refs under `refs/`, the
 /// `packed-refs` file, and `HEAD`; every change through git's lock files.
 public struct RefStore: Sendable {
-    /// The git directory (a bare repository).
+    /// The git directory: `HEAD` (and the other refs of one work tree) are there.
     public let gitDirectory: String
+    /// The directory shared by every work tree: `refs/` and `packed-refs` are there (the git
+    /// directory itself unless it is a linked work tree's).
+    public let commonDirectory: String
 
-    /// The refs of `gitDirectory`.
-    public init(gitDirectory: String) { self.gitDirectory = gitDirectory }
+    /// The refs of `gitDirectory`, whose shared refs are in `commonDirectory` (by default the
+    /// same directory).
+    public init(gitDirectory: String, commonDirectory: String? = nil) {
+        self.gitDirectory = gitDirectory
+        self.commonDirectory = commonDirectory ?? gitDirectory
+    }
 
-    private var packedRefsPath: String { "\(gitDirectory)/packed-refs" }
+    private var packedRefsPath: String { "\(commonDirectory)/packed-refs" }
+
+    /// The file of the loose ref `name`: in the git directory for `HEAD` and the refs git keeps
+    /// per work tree (`refs/bisect/`, `refs/worktree/`, `refs/rewritten/`), in the common
+    /// directory otherwise.
+    func path(of name: String) -> String {
+        "\(Self.isPerWorktree(name) ? gitDirectory : commonDirectory)/\(name)"
+    }
+
+    /// Whether git keeps `name` per work tree.
+    static func isPerWorktree(_ name: String) -> Bool {
+        !name.hasPrefix("refs/") || name.hasPrefix("refs/bisect/") || name.hasPrefix("refs/worktree/")
+            || name.hasPrefix("refs/rewritten/")
+    }
 
     // MARK: Reading
 
@@ -60,7 +80,7 @@ public struct RefStore: Sendable {
     }
 
     private func readLoose(_ name: String) throws -> HeadState? {
-        let path = "\(gitDirectory)/\(name)"
+        let path = self.path(of: name)
         guard FileSystem.exists(path), !FileSystem.isDirectory(path) else { return nil }
         var text = try FileSystem.read(path)
         while text.last == UInt8(ascii: "\n") || text.last == UInt8(ascii: "\r") { text.removeLast() }
@@ -74,11 +94,11 @@ public struct RefStore: Sendable {
     }
 
     private func collectLoose(directory: String, into byName: inout [String: RefRecord]) throws {
-        let path = "\(gitDirectory)/\(directory)"
+        let path = "\(commonDirectory)/\(directory)"
         guard FileSystem.isDirectory(path) else { return }
         for entry in try FileSystem.contents(ofDirectory: path) where !entry.hasSuffix(".lock") {
             let name = "\(directory)/\(entry)"
-            if FileSystem.isDirectory("\(gitDirectory)/\(name)") {
+            if FileSystem.isDirectory("\(commonDirectory)/\(name)") {
                 try collectLoose(directory: name, into: &byName)
             } else if let id = try resolve(name) {
                 byName[name] = RefRecord(name: name, id: id, peeled: nil)
@@ -91,7 +111,7 @@ public struct RefStore: Sendable {
     /// Points `HEAD` (or another symbolic ref) at `target`, through its lock file.
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
-        let lock = try RefLock("\(gitDirectory)/\(name)", content: Array("ref: \(target)\n".utf8))
+        let lock = try RefLock(path(of: name), content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
 
@@ -294,7 +314,7 @@ public struct RefStore: Sendable {
         }
         locks = []
         for update in missing {
-            let path = "\(gitDirectory)/\(update.name)"
+            let path = self.path(of: update.name)
             if FileSystem.isDirectory(path) {
                 Self.removeEmptyDirectories(path)
                 if FileSystem.exists(path) {
@@ -362,7 +382,7 @@ public struct RefStore: Sendable {
     /// Takes `update`'s lock, its new value written (empty for a deletion). An empty directory
     /// where the ref's file goes (left by refs once below it) is removed first, as git does.
     private func lock(_ update: RefUpdate, exists: Bool) throws -> RefLock {
-        let path = "\(gitDirectory)/\(update.name)"
+        let path = self.path(of: update.name)
         if (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
             Self.removeEmptyDirectories(path)
             if FileSystem.exists(path) {
@@ -421,7 +441,7 @@ public struct RefStore: Sendable {
     private func removeEmptyParents(of name: String) {
         var parts = name.split(separator: "/").dropLast()
         while parts.count > 1 {
-            FileSystem.removeDirectoryIfEmpty("\(gitDirectory)/\(parts.joined(separator: "/"))")
+            FileSystem.removeDirectoryIfEmpty("\(commonDirectory)/\(parts.joined(separator: "/"))")
             parts = parts.dropLast()
         }
     }
@@ -476,7 +496,7 @@ struct RefNames {
             packedIDs[record.name] = record.id
             add(record.name)
         }
-        try collectLoose(store.gitDirectory, "refs")
+        try collectLoose(store.commonDirectory, "refs")
     }
 
     private mutating func collectLoose(_ gitDirectory: String, _ directory: String) throws {
