@@ -24,6 +24,8 @@ final class RepositoryFetch {
     private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
     private let cancellation = Locked(false)
+    /// A fetch into an existing repository: git's rules for its refs.
+    private var update: RepositoryUpdate?
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
@@ -84,31 +86,46 @@ final class RepositoryFetch {
             repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
             createdDirectory = !existed
         } else {
-            repository = try Repository(gitDirectory: existingPath!)
+            repository = try Repository(RepositoryLocation(at: existingPath!))
             refsBefore = try repository.refs.all()
             shallowBefore = try readShallow(repository)
         }
         self.repository = repository
         var fetchOptions = options.fetch
-        // git's clone asks for every tag by name; only a single-branch clone follows tags.
-        if isClone && !singleBranch { fetchOptions.includeTag = false }
         fetchOptions.localShallow = shallowBefore.sorted()
-        if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
-            fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
+        let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
+        let advertisedShallow = advertisedShallow
+        if !isClone {
+            let update = try RepositoryUpdate(
+                repository: repository, options: options, remoteURL: remoteURL, refsBefore: refsBefore)
+            self.update = update
+            try update.truncateFetchHead()
+            fetchOptions.includeTag = update.includeTag
+            if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
+                fetchOptions.refPrefixes = update.refPrefixes
+            }
+            return FetchExchange(
+                options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
+                selectWants: { listing in
+                    advertisedShallow.withLock { $0 = listing.shallow }
+                    return update.wants(listing)
+                })
         }
-        let refspecs = options.effectiveRefspecs
+        // git's clone asks for every tag by name; only a single-branch clone follows tags.
+        if !singleBranch { fetchOptions.includeTag = false }
+        if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
+            fetchOptions.refPrefixes = Self.refPrefixes(for: options.cloneRefspecs, clone: isClone)
+        }
+        let refspecs = options.cloneRefspecs
         let singleBranch = singleBranch
         let isClone = isClone
         let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
-        let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
-        let advertisedShallow = advertisedShallow
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
                 advertisedShallow.withLock { $0 = listing.shallow }
                 return Self.wants(
-                    listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current,
+                    listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: [:],
                     headByTarget: headByTarget)
             })
     }
@@ -234,6 +251,9 @@ final class RepositoryFetch {
     /// resolution) runs here: call it off the run loop's thread.
     func complete(_ outcome: FetchOutcome) throws -> FetchResult {
         let repository = repository!
+        // What git dies of before it fetches (a refspec that matches nothing, a checked-out
+        // branch): nothing was asked for, nothing is stored.
+        let fetchEntries = try update?.entries().entries
         // What the server said about history, checked against the request: `shallow` lines
         // answer a request that deepens (v2: or that the server answered with `unshallow`
         // lines); otherwise they say where the server's own repository is shallow (git's
@@ -247,7 +267,7 @@ final class RepositoryFetch {
         var objectsBefore: ObjectDatabase?
         var hadBefore: Set<ObjectID> = []
         if !isClone && !remoteShallow.isEmpty {
-            objectsBefore = try ObjectDatabase(gitDirectory: repository.gitDirectory)
+            objectsBefore = try ObjectDatabase(gitDirectory: repository.commonDirectory)
             hadBefore = Set(remoteShallow.filter { repository.objects.contains($0) })
         }
         if let indexer {
@@ -256,7 +276,8 @@ final class RepositoryFetch {
             if options.fetch.filter != nil, let indexed {
                 // As git's index-pack --promisor: the refs the pack was fetched for.
                 let wantedNames = Set(
-                    Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
+                    fetchEntries?.map(\.remoteName)
+                        ?? Self.wantedRefs(outcome.listing, refspecs: options.cloneRefspecs, singleBranch: singleBranch)
                         .map(\.remote))
                 var lines: [UInt8] = []
                 for ref in outcome.listing.refs where ref.name == "HEAD" || wantedNames.contains(ref.name) {
@@ -282,9 +303,10 @@ final class RepositoryFetch {
             shallow.formUnion(remoteShallow.filter { Self.isCommit($0, in: repository.objects) })
         }
 
-        var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
+        var wanted =
+            isClone ? Self.wantedRefs(outcome.listing, refspecs: options.cloneRefspecs, singleBranch: singleBranch) : []
         try ConnectivityCheck(objects: repository.objects).verify(
-            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
+            tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
@@ -308,7 +330,7 @@ final class RepositoryFetch {
         if isClone {
             // git's clone writes every ref in one transaction, which refuses a name given twice.
             let all = Self.wantedRefs(
-                outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch, keepDuplicates: true)
+                outcome.listing, refspecs: options.cloneRefspecs, singleBranch: singleBranch, keepDuplicates: true)
             let allNames = all.map(\.local)
             let followed = Set(allNames)
             try RefStore.checkInitialNames(allNames + wanted.map(\.local).filter { !followed.contains($0) })
@@ -333,87 +355,31 @@ final class RepositoryFetch {
                     cloneConfig(filter: filter).text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644,
                     temporaryPrefix: ".config-")
             }
-        } else {
+        } else if let update {
             if let objectsBefore {
-                let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
                 let rule = RemoteShallowRule(
                     remoteShallow: remoteShallow, hadBefore: hadBefore, localShallow: shallowBefore,
                     localTips: refsBefore.map(\.id), objectsBefore: objectsBefore, objects: repository.objects)
-                refusedForShallow = rule.refusedRefs(
-                    wanted.filter { current[$0.local] != $0.id }.map { ($0.local, $0.id) })
+                refusedForShallow = rule.refusedRefs(try update.changingRefs())
             }
-            changes = try updateRefs(
-                wanted, in: repository, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
+            let updated = try update.complete(
+                refused: refusedForShallow, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
+            var result = FetchResult(
+                gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: updated.changes,
+                head: nil)
+            result.ignoredRefs = updated.ignored
+            result.warnings = updated.warnings
+            result.fetchHead = updated.fetchHead
+            indexed = nil  // kept from now on
+            return result
         }
         var result = FetchResult(
             gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: changes, head: head)
         result.ignoredRefs =
-            Self.mapRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch).ignored
+            Self.mapRefs(outcome.listing, refspecs: options.cloneRefspecs, singleBranch: singleBranch).ignored
         indexed = nil  // kept from now on
         if let clonePath { SignalCleanup.forget(clonePath) }
         return result
-    }
-
-    private func updateRefs(
-        _ wanted: [(remote: String, local: String, id: ObjectID)], in repository: Repository, graph: DatabaseCommitGraph
-    ) throws -> [RefChange] {
-        let before = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        var deletions: [RefChange] = []
-        var toCommits: [RefChange] = []
-        var others: [RefChange] = []
-        let refspecs = options.effectiveRefspecs
-        let objects = repository.objects
-        for (remote, local, id) in wanted {
-            if refusedForShallow.contains(local) {
-                // git: "rejected <ref> because shallow roots are not allowed to be updated".
-                others.append(
-                    RefChange(
-                        remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
-                continue
-            }
-            let force = refspecs.first { $0.destination(for: remote) == local }?.force ?? false
-            let kind: RefChange.Kind
-            if let old = before[local] {
-                if old == id {
-                    kind = .upToDate
-                } else if local.hasPrefix("refs/tags/") {
-                    kind = force ? .tagUpdate : .rejected
-                } else if Self.isAncestor(old, of: id, graph: graph) {
-                    kind = .fastForward
-                } else {
-                    kind = force ? .forced : .rejected
-                }
-            } else {
-                kind = .created
-            }
-            let change = RefChange(
-                remoteName: remote, localName: local, oldID: before[local], newID: kind == .rejected ? nil : id,
-                kind: kind)
-            // git reports (and updates) the refs whose values are or peel to commits first.
-            if Self.peelsToCommit(id, in: objects) { toCommits.append(change) } else { others.append(change) }
-        }
-        if options.prune {
-            let kept = Set(wanted.map(\.local))
-            for record in refsBefore where !kept.contains(record.name) {
-                guard refspecs.contains(where: { $0.destinationMatches(record.name) }) else { continue }
-                deletions.append(
-                    RefChange(remoteName: nil, localName: record.name, oldID: record.id, newID: nil, kind: .deleted))
-            }
-        }
-        var changes = deletions + toCommits + others
-        let notApplied: Set<RefChange.Kind> = [.rejected, .upToDate, .rejectedShallow]
-        let updates = changes.filter { !notApplied.contains($0.kind) }.map {
-            RefUpdate(name: $0.localName, newID: $0.newID, expectedOldID: $0.oldID)
-        }
-        let failures = try repository.refs.apply(
-            updates, atomic: options.atomic, objectType: { try objects.object($0)?.type })
-        if !failures.isEmpty {
-            let byName = Dictionary(failures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            for index in changes.indices where !notApplied.contains(changes[index].kind) {
-                changes[index].error = byName[changes[index].localName]
-            }
-        }
-        return changes
     }
 
     /// Whether `id` names a commit, or a tag that peels to one.
@@ -528,7 +494,7 @@ final class RepositoryFetch {
     }
 
     private func readShallow(_ repository: Repository) throws -> Set<ObjectID> {
-        let path = "\(repository.gitDirectory)/shallow"
+        let path = "\(repository.commonDirectory)/shallow"
         guard FileSystem.exists(path) else { return [] }
         var ids = Set<ObjectID>()
         for line in try FileSystem.read(path).split(separator: 0x0a) {
@@ -541,7 +507,7 @@ final class RepositoryFetch {
     }
 
     private func writeShallow(_ shallow: Set<ObjectID>, in repository: Repository) throws {
-        let path = "\(repository.gitDirectory)/shallow"
+        let path = "\(repository.commonDirectory)/shallow"
         if shallow.isEmpty {
             try FileSystem.remove(path)
             return

@@ -106,6 +106,25 @@ public struct RefStore: Sendable {
         }
     }
 
+    /// The loose refs under `refs/` that are symbolic, with what they point to.
+    public func symbolicRefs() throws -> [String: String] {
+        var result: [String: String] = [:]
+        func walk(_ directory: String) throws {
+            let path = "\(commonDirectory)/\(directory)"
+            guard FileSystem.isDirectory(path) else { return }
+            for entry in try FileSystem.contents(ofDirectory: path) where !entry.hasSuffix(".lock") {
+                let name = "\(directory)/\(entry)"
+                if FileSystem.isDirectory("\(commonDirectory)/\(name)") {
+                    try walk(name)
+                } else if case .symbolic(let target)? = try? readLoose(name) {
+                    result[name] = target
+                }
+            }
+        }
+        try walk("refs")
+        return result
+    }
+
     // MARK: Writing
 
     /// Points `HEAD` (or another symbolic ref) at `target`, through its lock file.
@@ -189,6 +208,16 @@ public struct RefStore: Sendable {
     public func apply(
         _ updates: [RefUpdate], atomic: Bool, objectType: ((ObjectID) throws -> ObjectType?)? = nil
     ) throws -> [RefUpdateError] {
+        try apply(updates, atomic: atomic, objectType: objectType, reflog: nil)
+    }
+
+    /// ``apply(_:atomic:objectType:)``, each update that is made also logged in `reflog` with its
+    /// ``RefUpdate/logMessage`` (and in `HEAD`'s log when it moves the branch `HEAD` names), each
+    /// deletion taking its log with it.
+    @discardableResult
+    func apply(
+        _ updates: [RefUpdate], atomic: Bool, objectType: ((ObjectID) throws -> ObjectType?)?, reflog: Reflog?
+    ) throws -> [RefUpdateError] {
         guard !updates.isEmpty else { return [] }
         var state = try RefNames(store: self)
         if atomic {
@@ -196,17 +225,17 @@ public struct RefStore: Sendable {
             for (previous, update) in zip(sorted, sorted.dropFirst()) where previous.name == update.name {
                 throw RefUpdateError(name: update.name, reason: .duplicate)
             }
-            try transaction(sorted, state: &state, objectType: objectType)
+            try transaction(sorted, state: &state, objectType: objectType, reflog: reflog)
             return []
         }
         var failures: [RefUpdateError] = []
         let deletions = updates.filter { $0.newID == nil }
         if !deletions.isEmpty {
-            failures += try deleteEach(deletions, state: &state)
+            failures += try deleteEach(deletions, state: &state, reflog: reflog)
         }
         for update in updates where update.newID != nil {
             do {
-                try transaction([update], state: &state, objectType: objectType)
+                try transaction([update], state: &state, objectType: objectType, reflog: reflog)
             } catch let error as RefUpdateError {
                 failures.append(error)
             }
@@ -217,10 +246,12 @@ public struct RefStore: Sendable {
     /// One transaction: checks and locks every update, rewrites `packed-refs` for deletions,
     /// then commits. On a failure before the commit, every lock is removed.
     private func transaction(
-        _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?
+        _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?,
+        reflog: Reflog?
     ) throws {
         let names = Set(updates.map(\.name))
         var locks: [(RefLock, RefUpdate)] = []
+        var oldValues: [String: ObjectID] = [:]
         var packedLock: RefLock?
         defer {
             for (lock, _) in locks { lock.rollback() }
@@ -228,6 +259,7 @@ public struct RefStore: Sendable {
         }
         for update in updates {
             try check(update, state: state, others: names, objectType: objectType)
+            if reflog != nil, let old = try? currentValue(update.name, state: state) { oldValues[update.name] = old }
             locks.append((try lock(update, exists: state.contains(update.name)), update))
         }
         let deleted = Set(updates.filter { $0.newID == nil && state.packed.contains($0.name) }.map(\.name))
@@ -241,6 +273,7 @@ public struct RefStore: Sendable {
             do {
                 try lock.commit()
                 state.add(update.name)
+                try log(update, old: oldValues[update.name], in: reflog)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -257,6 +290,7 @@ public struct RefStore: Sendable {
                 try lock.commitDeletion()
                 state.remove(update.name)
                 removeEmptyParents(of: update.name)
+                reflog?.remove(update.name)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -268,7 +302,18 @@ public struct RefStore: Sendable {
     /// Deletes `deletions` as git's `delete_refs` does: each loose ref locked (a ref that cannot
     /// be is reported and kept), `packed-refs` rewritten without the locked ones, then their loose
     /// files removed.
-    private func deleteEach(_ deletions: [RefUpdate], state: inout RefNames) throws -> [RefUpdateError] {
+    /// Logs a made update as git does: in the ref's log, and in `HEAD`'s when `HEAD` names it.
+    private func log(_ update: RefUpdate, old: ObjectID?, in reflog: Reflog?) throws {
+        guard let reflog, let message = update.logMessage else { return }
+        try reflog.append(update.name, old: old, new: update.newID, message: message)
+        if case .symbolic(let target)? = try? readLoose("HEAD"), target == update.name {
+            try reflog.append("HEAD", old: old, new: update.newID, message: message)
+        }
+    }
+
+    private func deleteEach(_ deletions: [RefUpdate], state: inout RefNames, reflog: Reflog?) throws
+        -> [RefUpdateError]
+    {
         var failures: [RefUpdateError] = []
         var locks: [(RefLock, RefUpdate)] = []
         defer { for (lock, _) in locks { lock.rollback() } }
@@ -308,6 +353,7 @@ public struct RefStore: Sendable {
                 try lock.commitDeletion()
                 state.remove(update.name)
                 removeEmptyParents(of: update.name)
+                reflog?.remove(update.name)
             } catch {
                 failures.append(RefUpdateError(name: update.name, reason: .cannotCommit("\(error)")))
             }
@@ -469,12 +515,16 @@ public struct RefUpdate: Hashable, Sendable {
     public var newID: ObjectID?
     /// The id the ref must still have (nil: no check).
     public var expectedOldID: ObjectID?
+    /// What the reflog entry of the update says (`fetch origin: fast-forward`); nil: none.
+    public var logMessage: String?
 
-    /// An update of `name` to `newID` (nil: delete), checked against `expectedOldID` if given.
-    public init(name: String, newID: ObjectID?, expectedOldID: ObjectID? = nil) {
+    /// An update of `name` to `newID` (nil: delete), checked against `expectedOldID` if given,
+    /// logged with `logMessage`.
+    public init(name: String, newID: ObjectID?, expectedOldID: ObjectID? = nil, logMessage: String? = nil) {
         self.name = name
         self.newID = newID
         self.expectedOldID = expectedOldID
+        self.logMessage = logMessage
     }
 }
 

@@ -67,3 +67,24 @@ extension FileSystem {
     /// as git's `is_git_directory` asks.
     package static func isSearchable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 }
+
+extension FileSystem {
+    /// Appends `bytes` to the file at `path` (created, mode 0666 less the umask, if missing) in
+    /// one `write` with `O_APPEND`, as git appends reflog entries.
+    package static func append(_ bytes: [UInt8], to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw SystemCallError("open \(path)", Errno.current) }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemCallError("write \(path)", Errno.current)
+            }
+            offset += written
+        }
+    }
+}

@@ -62,14 +62,14 @@ struct CloneFetchCommandTests {
         try changeSource(source)
         let gitFetch = try git(
             ["-c", "protocol.version=\(version)", "fetch", "--prune", url] + Self.refspecs, in: theirs)
-        let ourFetch = try gitwire(["fetch", "--prune", "--protocol-version=\(version)", url, ours])
+        let ourFetch = try gitwire(["fetch", "--prune", "--protocol-version=\(version)", url, ours] + Self.refspecs)
         #expect(ourFetch.status == 0)
         #expect(ourFetch.errorText == gitFetch.errorText)
         #expect(try gitText(["for-each-ref"], in: ours) == gitText(["for-each-ref"], in: theirs))
         try git(["fsck", "--full", "--strict", "--no-dangling"], in: ours)
 
         // Nothing new: no output at all, as git.
-        let again = try gitwire(["fetch", "--protocol-version=\(version)", url, ours])
+        let again = try gitwire(["fetch", "--protocol-version=\(version)", url, ours] + Self.refspecs)
         #expect(again.status == 0)
         #expect(again.errorText.isEmpty)
     }
@@ -124,7 +124,7 @@ struct CloneFetchCommandTests {
                 == gitText(["log", "--format=%H", "main"], in: directory.appending("theirs.git")))
         try git(["fsck", "--no-dangling"], in: ours)
         // Deepen to the whole history.
-        #expect(try gitwire(["fetch", "-q", "--unshallow", url, ours]).status == 0)
+        #expect(try gitwire(["fetch", "-q", "--unshallow", url, ours] + Self.refspecs).status == 0)
         #expect(!FileManager.default.fileExists(atPath: "\(ours)/shallow"))
         try git(["fsck", "--full", "--no-dangling"], in: ours)
         #expect(try gitText(["rev-list", "--count", "main"], in: ours) == "5")

@@ -392,7 +392,7 @@ struct HostileFetchTests {
         case .fetch:
             let refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
             gitOutput = try git(["fetch", url] + refspecs, in: run.path, check: false)
-            ours = try gitwire(["fetch", "--timeout=10", url, run.path])
+            ours = try gitwire(["fetch", "--timeout=10", url, run.path] + refspecs)
         }
         _ = run.server.finish()
         #expect(gitOutput.status == 128)
@@ -437,7 +437,8 @@ struct HostileFetchTests {
         let local = work.appending("local.git")
         try run(["cp", "-a", fixture.localTemplate, local])
         let before = try RepositorySnapshot(local)
-        let output = try gitwire(["fetch", "--timeout=10", server.url(), local])
+        let output = try gitwire(
+            ["fetch", "--timeout=10", server.url(), local, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
         _ = server.finish()
         let (_, text) = try #require(HostileFetch.missingObject.expectedError(fixture, .fetch))
         #expect(output.status == 128)

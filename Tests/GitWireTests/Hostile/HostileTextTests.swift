@@ -86,7 +86,7 @@ struct HostileTextTests {
         case .fetch:
             let repository = directory.appending("local.git")
             try git(["init", "-q", "--bare", repository])
-            ours = try gitwire(["fetch", "--timeout=10", server.url(), repository])
+            ours = try gitwire(["fetch", "--timeout=10", server.url(), repository, "+refs/heads/*:refs/heads/*"])
         }
         _ = server.finish()
         #expect(ours.status == 128)
