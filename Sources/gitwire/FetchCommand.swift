@@ -81,11 +81,14 @@ struct FetchCommand: Subcommand {
         // one git finds here.
         var refspecWords = refspecs
         var location: RepositoryLocation
+        var words = subcommandWords
         if let first = refspecWords.first, (try? Refspec(first)) == nil, FileSystem.isDirectory(first),
             let named = try? RepositoryLocation(at: first)
         {
             location = named
             refspecWords.removeFirst()
+            // Not part of the command git would have run: left out of the reflog messages.
+            if let index = words.firstIndex(of: first) { words.remove(at: index) }
         } else {
             location = try RepositoryLocation.discover()
         }
@@ -100,9 +103,18 @@ struct FetchCommand: Subcommand {
             let remoteSettings = try ConfiguredRemote.named(
                 repository, configuration: configuration, currentBranch: currentBranch)
         else {
-            throw ValidationError(
-                "no remote repository specified; please specify either a URL or a\nremote name from which new revisions should be fetched"
-            )
+            // No remote at all: git fetches from none of them (its fetch of several remotes,
+            // with none), which only empties FETCH_HEAD.
+            if arguments.filter != nil {
+                throw ValidationError("--filter can only be used with the remote configured in extensions.partialclone")
+            }
+            if atomic { throw ValidationError("--atomic can only be used when fetching from one remote") }
+            if !append && writeFetchHead && !dryRun {
+                try FileSystem.writeAtomically(
+                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
+                    temporaryPrefix: ".FETCH_HEAD-")
+            }
+            return 0
         }
         var parsed: [Refspec] = []
         var index = 0
@@ -125,6 +137,14 @@ struct FetchCommand: Subcommand {
             throw ValidationError("--unshallow on a complete repository does not make sense")
         }
         let (remote, recording) = try arguments.remote(remoteSettings.url)
+        if verbose && remote.url.scheme == .git, let host = remote.url.host {
+            // git's git:// connection, told with -v.
+            let port = String(remote.url.port ?? 9418)
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            let address = UserDatabase.firstAddress(bare) ?? bare
+            Console.writeError(
+                "Looking up \(host) ... done.\nConnecting to \(host) (port \(port)) ... \(address) done.\n")
+        }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         fetchOptions.serverOptions = serverOptions
         if fetchOptions.filter == nil && remoteSettings.promisor {
@@ -135,7 +155,7 @@ struct FetchCommand: Subcommand {
             fetch: fetchOptions, refspecs: parsed, prune: prune, atomic: atomic, remote: remoteSettings, tags: tags,
             force: force, updateHeadOK: updateHeadOK, dryRun: dryRun, pruneTags: (parsed.isEmpty ? pruneTags : nil),
             writeFetchHead: writeFetchHead, appendFetchHead: append, refmap: refmapSpecs.isEmpty ? nil : refmapSpecs,
-            reflogAction: Self.reflogAction(subcommandWords), configuration: configuration)
+            reflogAction: Self.reflogAction(words), configuration: configuration)
         let result: FetchResult
         do {
             result = try recording.saving {

@@ -217,17 +217,16 @@ final class RepositoryUpdate: @unchecked Sendable {
             entries, phase: .fetch, refused: refused, graph: graph, pending: &pending, fetchHead: &fetchHead)
         outcome.changes += first
 
-        // Tags whose objects the transfer brought (git's backfill).
-        if tags == .follow && autotags {
+        // Tags whose objects the transfer brought (git's backfill), unless a ref of the first
+        // part failed (git then stops there).
+        let firstFailed = first.contains { $0.kind == .rejected || $0.error != nil }
+        if tags == .follow && autotags && !firstFailed {
             let queued = Set(pending.filter { $0.newID != nil && $0.name.hasPrefix("refs/tags/") }.map(\.name))
+            // The refs as they are now (a dry run changed none; --atomic has them queued).
             var refsNow = localRefs
             if !options.atomic && !options.dryRun {
                 refsNow = Dictionary(
                     try repository.refs.all().map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-            } else {
-                for change in first where change.kind != .fetchHeadOnly {
-                    if let id = change.newID { refsNow[change.localName] = id }
-                }
             }
             let followed = mapper.nonLocalTags(fetching: [], queued: queued, localRefs: refsNow).filter {
                 presence.contains($0.remoteID)

@@ -62,7 +62,7 @@ public struct Refspec: Hashable, Sendable, CustomStringConvertible {
         source = left == "@" ? "HEAD" : String(left)
         destination = right.flatMap { $0.isEmpty ? nil : String($0) }
         isExactObjectID = false
-        let sourceBytes = Array(left.utf8)
+        let sourceBytes = Array(source.utf8)
         if isNegative {
             guard !sourceBytes.isEmpty, !Self.isFullObjectID(sourceBytes),
                 Self.isValidName(sourceBytes, pattern: glob)

@@ -34,6 +34,26 @@ package enum UserDatabase {
         return text.contains(".") ? text : nil
     }
 
+    /// The first address `getaddrinfo` gives for `host` (TCP), numeric, as git names the address
+    /// it connects to.
+    package static func firstAddress(_ host: String) -> String? {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(list) }
+        var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        guard
+            getnameinfo(
+                first.pointee.ai_addr, first.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
+                NI_NUMERICHOST) == 0
+        else {
+            return nil
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Now, in seconds since 1970, and the local time zone's offset from UTC then, in seconds.
     package static func now() -> (seconds: Int64, utcOffset: Int) {
         var seconds = time(nil)
