@@ -151,8 +151,13 @@ struct CommandArgument<Command> {
 /// command's usage on standard error, exit status 129.
 struct CommandLineError: Error, CustomStringConvertible {
     let description: String
+    /// Reported as git's `usage_msg_opt` reports it: `fatal: <message>`, a blank line, the usage.
+    let fatal: Bool
 
-    init(_ description: String) { self.description = description }
+    init(_ description: String, fatal: Bool = false) {
+        self.description = description
+        self.fatal = fatal
+    }
 }
 
 /// A subcommand of `gitwire`.
@@ -335,6 +340,9 @@ extension Subcommand {
             }
             try parsed.validate()
             command = parsed
+        } catch let error as CommandLineError where error.fatal {
+            Console.writeError("fatal: \(maskedForTerminal(error.description))\n\nusage: \(usage)\n")
+            return 129
         } catch {
             Console.writeError("error: \(maskedForTerminal("\(error)"))\nusage: \(usage)\n")
             return 129

@@ -55,6 +55,18 @@ public struct RepositoryFetchOptions: Sendable {
     /// What reflog entries start with (git's `GIT_REFLOG_ACTION`, by default the command line,
     /// such as `fetch origin`); nil: `fetch` and the remote's name.
     public var reflogAction: String?
+    /// A clone makes a bare repository (`git clone --bare`, the default); false makes what
+    /// `git clone --no-checkout` makes: a work tree at the path with a `.git` directory,
+    /// `refs/remotes/<origin>/*`, the remote's `HEAD` branch as a local branch that tracks it
+    /// (`branch.<name>.remote`, `.merge`), and reflogs. Nothing is checked out: `git checkout`
+    /// (or `git switch`) then fills the work tree.
+    public var bare: Bool
+    /// The name a clone gives the remote (`--origin`).
+    public var originName: String
+    /// The branch (or tag) a clone's `HEAD` takes instead of the remote's (`--branch`).
+    public var branch: String?
+    /// Whether a clone takes only one branch (`--single-branch`); nil: only for a shallow clone.
+    public var singleBranch: Bool?
     /// The repository's configuration, as git reads it for the fetch; nil: read with
     /// ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` and the process's
     /// environment.
@@ -66,8 +78,13 @@ public struct RepositoryFetchOptions: Sendable {
         configuredURL: String? = nil, index: PackIndexOptions = PackIndexOptions(), atomic: Bool = false,
         remote: ConfiguredRemote? = nil, tags: FetchTags? = nil, force: Bool = false, updateHeadOK: Bool = false,
         dryRun: Bool = false, pruneTags: Bool? = nil, writeFetchHead: Bool = true, appendFetchHead: Bool = false,
-        refmap: [Refspec]? = nil, reflogAction: String? = nil, configuration: GitConfiguration? = nil
+        refmap: [Refspec]? = nil, reflogAction: String? = nil, configuration: GitConfiguration? = nil,
+        bare: Bool = true, originName: String = "origin", branch: String? = nil, singleBranch: Bool? = nil
     ) {
+        self.bare = bare
+        self.originName = originName
+        self.branch = branch
+        self.singleBranch = singleBranch
         self.atomic = atomic
         self.fetch = fetch
         self.refspecs = refspecs
@@ -88,11 +105,21 @@ public struct RepositoryFetchOptions: Sendable {
         self.configuration = configuration
     }
 
-    /// The refspecs a clone follows.
-    var cloneRefspecs: [Refspec] {
+    /// The refspecs a clone follows: the branches (under `refs/remotes/<origin>/` unless bare),
+    /// and the tags unless ``tags`` is ``FetchTags/none``; every ref for a mirror.
+    func cloneRefspecs() throws -> [Refspec] {
         if !refspecs.isEmpty { return refspecs }
         if mirror { return [try! Refspec("+refs/*:refs/*")] }
-        return [try! Refspec("+refs/heads/*:refs/heads/*"), try! Refspec("+refs/tags/*:refs/tags/*")]
+        // git's valid_remote_name: the name must make a valid refspec.
+        guard (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) != nil else {
+            throw FetchRefMapError("'\(originName)' is not a valid remote name")
+        }
+        let top = bare ? "refs/heads/" : "refs/remotes/\(originName)/"
+        var specs = [try Refspec("+refs/heads/*:\(top)*")]
+        if tags != FetchTags.none {
+            specs.append(try! Refspec(bare ? "+refs/tags/*:refs/tags/*" : "refs/tags/*:refs/tags/*"))
+        }
+        return specs
     }
 
     /// The library's default refspecs for a fetch with neither ``remote`` nor ``refspecs``.

@@ -130,7 +130,9 @@ public struct RefStore: Sendable {
     /// Points `HEAD` (or another symbolic ref) at `target`, through its lock file.
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
-        let lock = try RefLock(path(of: name), content: Array("ref: \(target)\n".utf8))
+        let file = path(of: name)
+        if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
+        let lock = try RefLock(file, content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
 

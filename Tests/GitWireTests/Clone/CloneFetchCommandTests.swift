@@ -89,8 +89,10 @@ struct CloneFetchCommandTests {
         let missing = try gitwire(["clone", "--bare", directory.appending("nope"), directory.appending("n.git")])
         #expect(missing.status == 128)
         #expect(!FileManager.default.fileExists(atPath: directory.appending("n.git")))
-        let notBare = try gitwire(["clone", source])
-        #expect(notBare.status != 0)
+        // Without --bare: a clone with a work tree (see CloneWorkTreeTests), in git's directory.
+        let withWorkTree = try gitwire(["clone", "-q", source, directory.appending("copy")])
+        #expect(withWorkTree.status == 0, "\(withWorkTree.errorText)")
+        #expect(FileManager.default.fileExists(atPath: directory.appending("copy/.git/HEAD")))
     }
 
     @Test func defaultDirectoryIsGits() throws {
