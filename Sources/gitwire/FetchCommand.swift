@@ -145,12 +145,13 @@ struct FetchCommand: Subcommand {
             Console.writeError(
                 "Looking up \(host) ... done.\nConnecting to \(host) (port \(port)) ... \(address) done.\n")
         }
-        let display = FetchDisplay(showsProgress: arguments.showsProgress)
         fetchOptions.serverOptions = serverOptions
         if fetchOptions.filter == nil && remoteSettings.promisor {
             // A promisor remote's fetches keep its filter (git's partial_clone_get_default_filter_spec).
             fetchOptions.filter = remoteSettings.partialCloneFilter
         }
+        let reading = PackReading(fetchWith: configuration, keep: keep, filtered: fetchOptions.filter != nil)
+        let display = FetchDisplay(showsProgress: arguments.showsProgress, reading: reading)
         let options = RepositoryFetchOptions(
             fetch: fetchOptions, refspecs: parsed, prune: prune, atomic: atomic, remote: remoteSettings, tags: tags,
             force: force, updateHeadOK: updateHeadOK, dryRun: dryRun, pruneTags: (parsed.isEmpty ? pruneTags : nil),
@@ -162,6 +163,8 @@ struct FetchCommand: Subcommand {
                 defer { display.finish() }
                 return try remote.fetch(into: location.gitDirectory, options: options, progress: display.handler)
             }
+        } catch let error as RemoteError {
+            throw error.reported(reading) ?? error
         } catch let error as RefUpdateError where atomic {
             // git's --atomic: `error: <why>`, and no ref changed; git exits with its transaction's
             // code (-1 for a name conflict, -2 otherwise).

@@ -17,6 +17,14 @@ extension Subcommand {
                     Console.writeError("remote: \(maskedForTerminal(String(line)))\n")
                 }
             }
+            if let failure = error as? ReportedFailure {
+                Console.writeError(failure.text)
+                return 128
+            }
+            if let error = error as? RemoteError, let failure = error.reported(PackReading()) {
+                Console.writeError(failure.text)
+                return 128
+            }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")
@@ -25,6 +33,26 @@ extension Subcommand {
             Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
             return 128
         }
+    }
+}
+
+/// A failure already in git's words: written as it is, exit status 128.
+struct ReportedFailure: Error {
+    let text: [UInt8]
+}
+
+extension RemoteError {
+    /// Side-band 3 as git shows it: the server's own line after `remote: ` (a NUL as it came,
+    /// other control characters masked), a newline, then where git's pack reader stopped. Nil
+    /// for an `ERR` packet.
+    func reported(_ reading: PackReading) -> ReportedFailure? {
+        guard case .sideBand(let header) = origin else { return nil }
+        var shown: [UInt8] = Array("remote: ".utf8)
+        for (index, part) in rawMessage.split(separator: 0, omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { shown.append(0) }
+            shown += maskedForTerminal(Array(part))
+        }
+        return ReportedFailure(text: shown + [0x0a] + Array(reading.fatalLines(header: header).utf8))
     }
 }
 

@@ -5,6 +5,8 @@ public enum FetchProgress: Sendable, Equatable {
     case remote([UInt8])
     /// Receiving objects and resolving deltas.
     case pack(PackProgress)
+    /// What git prints as `warning: <text>` while it fetches (a filter the server ignores).
+    case warning(String)
 }
 
 /// Receives ``FetchProgress``; called from the run loop's thread while the pack arrives and from

@@ -261,7 +261,7 @@ final class RepositoryFetch {
                 var indexOptions = options.index
                 indexOptions.links = links
                 indexer = try PackIndexer(
-                    destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: indexOptions,
+                    destination: .directory("\(repository!.commonDirectory)/objects/pack"), options: indexOptions,
                     progress: packProgress)
             }
             try indexer!.append(bytes)
@@ -271,6 +271,8 @@ final class RepositoryFetch {
             shallowAdded.append(id)
         case .unshallow(let id):
             shallowRemoved.append(id)
+        case .warning(let text):
+            progress?(.warning(text))
         case .ref:
             break
         }

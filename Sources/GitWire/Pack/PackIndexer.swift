@@ -110,6 +110,7 @@ public final class PackIndexer {
 
     private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
         var packChecksum = try parser.finish()
+        receiving?.report(bytes: bytesRead)
         var table = parser.takeTable()
         let packPath: String
         switch source {

@@ -16,7 +16,8 @@ public struct PackProgress: Sendable, Equatable {
     public var completed: Int
     /// Objects the pack announces, or deltas it holds.
     public var total: Int
-    /// Pack bytes read so far.
+    /// Pack bytes read so far. Once the whole pack is read, the reading phase is reported once
+    /// more with the same count and the pack's full size (its checksum included).
     public var bytes: UInt64
 }
 
@@ -59,6 +60,16 @@ final class ProgressCounter: Sendable {
         calling.withLock { reported in
             guard done > reported else { return }
             reported = done
+            handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes))
+        }
+    }
+
+    /// Reports the count again, with `bytes` (the whole pack once it has all been read).
+    func report(bytes: UInt64) {
+        guard let handler else { return }
+        calling.withLock { reported in
+            let done = completed.load(ordering: .relaxed)
+            reported = max(reported, done)
             handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes))
         }
     }

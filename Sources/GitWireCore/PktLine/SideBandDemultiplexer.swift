@@ -20,6 +20,8 @@ public struct SideBandDemultiplexer: Sendable {
     public private(set) var dataByteCount = 0
     /// Progress bytes seen so far (band 2).
     public private(set) var progressByteCount = 0
+    /// The first pack bytes (band 1), up to the 12 of a pack header.
+    public private(set) var packHeader: [UInt8] = []
     /// Whether the closing flush was seen.
     public private(set) var isDone = false
 
@@ -41,13 +43,14 @@ public struct SideBandDemultiplexer: Sendable {
             case .data(let bytes):
                 if bytes.isEmpty { return .keepAlive }
                 dataByteCount += bytes.count
+                if packHeader.count < 12 { packHeader += bytes.prefix(12 - packHeader.count) }
                 return .data(bytes)
             case .progress(let bytes):
                 if bytes.isEmpty { return .keepAlive }
                 progressByteCount += bytes.count
                 return .progress(bytes)
             case .error(let bytes):
-                throw RemoteError(message: bytes)
+                throw RemoteError(message: bytes, origin: .sideBand(packHeader: packHeader))
             }
         }
     }

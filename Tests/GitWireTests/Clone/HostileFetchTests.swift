@@ -420,7 +420,17 @@ struct HostileFetchTests {
         let lines = output.errorText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Cloning into bare repository '\(target)'...", "\(output.errorText)")
         let fatal = lines.dropLast().last ?? ""
-        #expect(fatal.hasPrefix("fatal: ") && fatal.contains(text), "\(output.errorText)")
+        if hostile == .band3MidPack {
+            // git 2.39.5 shows side-band 3 as the server's line, then its index-pack stops
+            // early and never names the pack it kept.
+            #expect(
+                output.errorText.hasSuffix(
+                    "remote: \(HostileFetch.band3Message)\n\nfatal: early EOF\nfatal: fetch-pack: invalid index-pack output\n"
+                ),
+                "\(output.errorText)")
+        } else {
+            #expect(fatal.hasPrefix("fatal: ") && fatal.contains(text), "\(output.errorText)")
+        }
         #expect(output.errorText.hasSuffix("\n"))
         #expect(!FileManager.default.fileExists(atPath: target))
     }
