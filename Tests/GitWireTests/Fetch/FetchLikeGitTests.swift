@@ -183,6 +183,82 @@ struct FetchLikeGitTests {
         try expectSame(["../served/source/", "main"], version: version, name: "relative-\(version)")
     }
 
+    /// The other half of issue 20's scenario: `--prune` deletes only what the refspecs cover,
+    /// never a local branch (the clone's `local-only`, which its remote never had), whether
+    /// the remote is named, configured or a URL with the repository after it.
+    @Test(arguments: [0, 2])
+    func pruneNeverDeletesLocalBranches(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let cases: [(git: [String], ours: [String])] = [
+            (["--prune"], ["--prune"]), (["-p", "origin"], ["-p", "origin"]),
+            ([scenario.url, "--prune"], [scenario.url, ".git", "--prune"]),
+            ([scenario.url, "--prune"], [scenario.url, ".", "--prune"]),
+            (
+                ["--prune", "origin", "refs/heads/*:refs/remotes/origin/*"],
+                ["--prune", "origin", "refs/heads/*:refs/remotes/origin/*"]
+            ),
+        ]
+        for (index, (theirs, ours)) in cases.enumerated() {
+            let name = "prune-\(version)-\(index)"
+            try expectSame(theirs, ours: ours, version: version, name: name)
+            let ourCopy = scenario.directory.appending("ours/\(name)")
+            #expect(try gitText(["rev-parse", "--verify", "-q", "refs/heads/local-only"], in: ourCopy).count == 40)
+            #expect(
+                try gitText(["rev-parse", "--verify", "-q", "refs/heads/main"], in: ourCopy)
+                    == gitText(["rev-parse", "--verify", "-q", "refs/heads/main"], in: scenario.template))
+        }
+    }
+
+    /// A mirror made by `gitwire clone --mirror` is later fetched with the `+refs/*:refs/*` and
+    /// `mirror = true` it was configured with: notes and other refs follow the source, and
+    /// what the source deleted goes with `--prune`, as in a mirror git made and fetched.
+    @Test(arguments: [0, 2])
+    func aMirrorMadeByGitwireStaysAMirror(version: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-mirror")
+        let source = directory.appending("served/source.git")
+        let work = directory.appending("work")
+        try git(["init", "-q", "--bare", "-b", "main", source])
+        try git(["clone", "-q", source, work])
+        try git(["commit", "-q", "--allow-empty", "-m", "one"], in: work)
+        try git(["branch", "doomed"], in: work)
+        try git(["notes", "add", "-m", "a note"], in: work)
+        try git(["push", "-q", "origin", "main", "doomed", "refs/notes/commits"], in: work)
+        let daemon = try GitDaemon(basePath: directory.appending("served"))
+        let url = daemon.url("source.git")
+        try git(
+            ["-c", "protocol.version=\(version)", "clone", "-q", "--mirror", url, "theirs.git"], in: directory.path)
+        let cloned = try gitwire(
+            ["clone", "-q", "--mirror", "--protocol-version=\(version)", url, "ours.git"], in: directory.path,
+            environment: reproducibleGitEnvironment)
+        #expect(cloned.status == 0, "\(cloned.errorText)")
+        #expect(
+            try gitText(["config", "--list", "--local"], in: directory.appending("ours.git"))
+                == gitText(["config", "--list", "--local"], in: directory.appending("theirs.git")))
+        // The source moves on in every namespace.
+        try git(["commit", "-q", "--allow-empty", "-m", "two"], in: work)
+        try git(["notes", "add", "-f", "-m", "another note"], in: work)
+        try git(["update-ref", "refs/custom/thing", "HEAD"], in: work)
+        try git(["push", "-q", "origin", "main", "refs/notes/commits", "refs/custom/thing", ":doomed"], in: work)
+        for arguments in [[], ["--prune"]] {
+            let theirs = try git(
+                ["-c", "protocol.version=\(version)", "fetch"] + arguments, in: directory.appending("theirs.git"))
+            let ours = try gitwire(
+                ["fetch", "--protocol-version=\(version)"] + arguments, in: directory.appending("ours.git"),
+                environment: reproducibleGitEnvironment)
+            #expect(ours.status == theirs.status, "\(ours.errorText)")
+            #expect(ours.errorText == theirs.errorText)
+            #expect(
+                try gitText(["for-each-ref"], in: directory.appending("ours.git"))
+                    == gitText(["for-each-ref"], in: directory.appending("theirs.git")))
+        }
+        let refs = try gitText(["for-each-ref", "--format=%(refname)"], in: directory.appending("ours.git"))
+        #expect(refs.contains("refs/custom/thing"))
+        #expect(!refs.contains("refs/heads/doomed"))
+        #expect(
+            try gitText(["rev-parse", "refs/notes/commits"], in: directory.appending("ours.git"))
+                == gitText(["rev-parse", "refs/notes/commits"], in: work))
+    }
+
     /// Configuration read as git reads it: `fetch.prune`, `remote.<name>.prune`, `tagOpt`,
     /// `pruneTags`, several fetch refspecs with a negative one, a branch merging from another
     /// remote, `core.logAllRefUpdates` and `core.abbrev`.

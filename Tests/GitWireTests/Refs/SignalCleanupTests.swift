@@ -125,23 +125,25 @@ struct SignalCleanupTests {
         return found
     }
 
-    @Test(arguments: signals)
-    func cloneKilledMidAdvertisementOrPackLeavesNothing(signal: Int32) throws {
+    @Test(arguments: signals, [true, false])
+    func cloneKilledMidAdvertisementOrPackLeavesNothing(signal: Int32, bare: Bool) throws {
         let directory = try TemporaryDirectory()
         let source = try Self.makeSource(directory)
         let (relay, harness) = try Self.scripts(directory)
         let lifetime = scaledForSlowRuns(seconds: 60)
+        let mode = bare ? ["--bare"] : []
+        let gitDirectory = bare ? "" : "/.git"
         // Mid-advertisement (40 bytes in), then mid-pack (1 MiB in).
         for (threshold, pattern) in [(40, "HEAD"), (1 << 20, "objects/pack/tmp_pack_*")] {
-            let target = directory.appending("clone-\(threshold).git")
+            let target = directory.appending("clone-\(threshold)\(bare ? ".git" : "")")
             let report = try Self.signalled(
-                signal, when: "\(target)/\(pattern)",
-                ["clone", "-q", "--bare", "--upload-pack=python3 \(relay) \(threshold) \(lifetime)", source, target],
+                signal, when: "\(target)\(gitDirectory)/\(pattern)",
+                ["clone", "-q"] + mode + ["--upload-pack=python3 \(relay) \(threshold) \(lifetime)", source, target],
                 harness: harness)
             #expect(report.hasPrefix("signal \(signal) "), "\(report)")
             #expect(!FileManager.default.fileExists(atPath: target), "\(Self.leftovers(in: target))")
             // The retry is not refused.
-            let again = try gitwire(["clone", "-q", "--bare", source, target])
+            let again = try gitwire(["clone", "-q"] + mode + [source, target])
             #expect(again.status == 0, "\(again.errorText)")
             try git(["fsck", "--no-dangling"], in: target)
         }
