@@ -64,6 +64,17 @@ final class ProgressCounter: Sendable {
         }
     }
 
+    /// Reports that the work starts, at zero, as git's index-pack does before it resolves its
+    /// first delta (`Resolving deltas:   0% (0/n)`).
+    func start() {
+        guard let handler else { return }
+        reportedPercent.store(0, ordering: .relaxed)
+        calling.withLock { reported in
+            reported = max(reported, 0)
+            handler(PackProgress(phase: phase, completed: 0, total: total, bytes: 0))
+        }
+    }
+
     /// Reports the count again, with `bytes` (the whole pack once it has all been read).
     func report(bytes: UInt64) {
         guard let handler else { return }
