@@ -37,7 +37,8 @@ let package = Package(
             name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireTestSupport"),
         // Run by the tests as a process of its own (what a SIGPIPE does cannot be seen from inside
         // the test process, which ignores the signal).
-        .executableTarget(name: "GitWireTestHelper", dependencies: ["GitWire"], path: "Tests/GitWireTestHelper"),
+        .executableTarget(
+            name: "GitWireTestHelper", dependencies: ["GitWire", "GitWirePOSIX"], path: "Tests/GitWireTestHelper"),
         // The fuzz targets (one function per parser), run under libFuzzer by Tools/fuzz.sh through
         // gitwire-fuzz, and over every kept input by FuzzRegressionTests.
         .target(

@@ -1,4 +1,4 @@
-# Sourced by Tools/bench-batch.sh and Tools/bench-urlsession.sh (after Tools/daemon.sh's
+# Sourced by Tools/bench-batch.sh and Tools/bench-urlsession.sh (after Tools/lib.sh's
 # start_work): make_batch_repos <count> makes $work/r0.git … r<count-1>.git, small bare
 # repositories with refs of their own (main, topic, an annotated and a lightweight tag) that
 # borrow one seed repository's objects through objects/info/alternates.

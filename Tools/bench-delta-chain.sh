@@ -5,11 +5,10 @@
 #
 # Usage: Tools/bench-delta-chain.sh [links=2400] [threads=2] [runs=3] [--ref]
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 links=${1:-2400}
 threads=${2:-2}
 runs=${3:-3}
-work=$(mktemp -d /tmp/gitwire-chain.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+start_work chain
 python3 "$root/Tools/make-delta-chain-pack.py" "$links" ${4:-} >"$work/chain.pack"
 bash "$root/Tools/bench-index-pack.sh" "$work/chain.pack" "$threads" "$runs"

@@ -1,65 +1,55 @@
 #!/usr/bin/env bash
 # Benchmarks `gitwire hash-object --stdin` (SHA-1 with collision detection) against
 # `git hash-object --stdin` (git's SHA-1DC) on the same random data, and against gitwire with
-# detection off (`--unchecked-sha1`, libcrypto's plain SHA-1): alternating runs, medians of wall
-# time and of CPU time (user + system), throughput in MB/s and the ratio of gitwire's
-# throughput to git's. All three must print the same id; the script stops if they do not.
+# detection off (`--unchecked-sha1`), with hyperfine: medians, throughput (MB/s from the median)
+# and the ratio gitwire/git of the medians (below 1: gitwire is faster). All three must print the
+# same id; the script stops if they do not. Writes hyperfine's JSON and the table to
+# .build/bench/hash/.
 #
-# Usage: Tools/bench-hash.sh [sizes in MB, comma-separated; default 200,500,1000] [runs=5]
-# CPU time is the steadier figure on a shared machine: wall time includes waiting for a core.
-# git reads standard input above core.bigFileThreshold (512 MiB) in a slower streaming way, so
-# the 1000 MB run shows that path of git; 200 and 500 MB compare the in-memory one.
+# Usage: Tools/bench-hash.sh [sizes in MB, comma-separated; default 200,500] [runs=5]
+# git reads standard input above core.bigFileThreshold (512 MiB) in a slower streaming way, so a
+# 1000 MB run shows that path of git; 200 and 500 MB compare the in-memory one.
+# With OBJECT_FORMAT=sha256 both hash in a SHA-256 repository (git with its own SHA-256, gitwire
+# with SHA-NI where the CPU has it), and there is no unchecked variant.
 set -euo pipefail
-
-sizes=${1:-200,500,1000}
+source "$(dirname "$0")/lib.sh"
+sizes=${1:-200,500}
 runs=${2:-5}
-root=$(cd "$(dirname "$0")/.." && pwd)
-
-if [ ! -x /usr/bin/time ]; then
-    apt-get install -y time >/dev/null
+setup_machine
+build_gitwire
+bench_out hash
+start_work bench-hash
+# Outside any repository, or in a SHA-256 one.
+export GIT_CEILING_DIRECTORIES="$work"
+sha256=
+if [ "${OBJECT_FORMAT:-sha1}" = sha256 ]; then
+    sha256=1
+    git init -q --object-format=sha256 "$work/repo"
+    cd "$work/repo"
+else
+    cd "$work"
 fi
 
-work=$(mktemp -d /tmp/gitwire-bench-hash.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-gitwire="$root/.build/release/gitwire"
-
-# Runs "$@" with the data on standard input, outside any repository; prints "wall cpu" and
-# leaves the printed id in $work/id.
-measure() {
-    (cd "$work" && GIT_CEILING_DIRECTORIES="$work" /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" \
-        <"$work/data" >"$work/id")
-    awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$work/time"
-}
-
-median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-
-printf "%-8s %-22s %9s %9s %11s %11s %9s\n" "size" "tool" "wall (s)" "cpu (s)" "wall MB/s" "cpu MB/s" "vs git"
+: >"$out/hash.txt"
 for size in ${sizes//,/ }; do
     head -c "$((size * 1000000))" /dev/urandom >"$work/data"
-    for tool in git checked unchecked; do : >"$work/$tool.times"; done
-    for run in $(seq "$runs"); do
-        measure git hash-object --stdin >>"$work/git.times"
-        expected=$(cat "$work/id")
-        measure "$gitwire" hash-object --stdin >>"$work/checked.times"
-        [ "$(cat "$work/id")" = "$expected" ] || { echo "gitwire printed another id than git" >&2; exit 1; }
-        measure "$gitwire" hash-object --stdin --unchecked-sha1 >>"$work/unchecked.times"
-        [ "$(cat "$work/id")" = "$expected" ] || { echo "unchecked gitwire printed another id" >&2; exit 1; }
-    done
-    git_cpu=$(cut -d' ' -f2 "$work/git.times" | median)
-    git_wall=$(cut -d' ' -f1 "$work/git.times" | median)
-    for tool in git checked unchecked; do
-        wall=$(cut -d' ' -f1 "$work/$tool.times" | median)
-        cpu=$(cut -d' ' -f2 "$work/$tool.times" | median)
-        case $tool in
-            git) label="git hash-object" ;;
-            checked) label="gitwire (checked)" ;;
-            unchecked) label="gitwire (unchecked)" ;;
-        esac
-        awk -v s="$size" -v l="$label" -v w="$wall" -v c="$cpu" -v gc="$git_cpu" -v gw="$git_wall" 'BEGIN {
-            printf "%-8s %-22s %9.3f %9.3f %11.0f %11.0f %4.2fx/%.2fx\n", s " MB", l, w, c, s / w, s / c, gw / w, gc / c
-        }'
-    done
+    expected=$(git hash-object --stdin <"$work/data")
+    [ "$("$gitwire" hash-object --stdin <"$work/data")" = "$expected" ] ||
+        { echo "gitwire printed another id than git" >&2; exit 1; }
+    unchecked=()
+    if [ -z "$sha256" ]; then
+        [ "$("$gitwire" hash-object --stdin --unchecked-sha1 <"$work/data")" = "$expected" ] ||
+            { echo "gitwire --unchecked-sha1 printed another id than git" >&2; exit 1; }
+        unchecked=(-n "unchecked hash-object --stdin, $size MB" "$gitwire hash-object --stdin --unchecked-sha1 <$work/data")
+    fi
+    hyperfine_run "$out/hash-$size.json" --warmup 1 --runs "$runs" \
+        -n "git hash-object --stdin, $size MB" "git hash-object --stdin <$work/data" \
+        -n "gitwire hash-object --stdin, $size MB" "$gitwire hash-object --stdin <$work/data" \
+        "${unchecked[@]}"
+    {
+        echo "hash-object --stdin (${OBJECT_FORMAT:-sha1}), $size MB of random data, $runs runs after 1 warm-up (hyperfine); $(machine_line)"
+        echo "(unchecked: gitwire with --unchecked-sha1, SHA-1 without collision detection)"
+        bench_table "$out/hash-$size.json" "" "$((size * 1000000))"
+        echo
+    } | tee -a "$out/hash.txt"
 done
-echo "vs git: gitwire's throughput over git's, by wall time / by CPU time (above 1: gitwire is faster)"

@@ -1,63 +1,62 @@
 #!/usr/bin/env bash
-# Benchmarks `gitwire index-pack` against `git index-pack` on the same pack with the same threads:
-# wall time and peak resident memory (from /usr/bin/time), several runs each, medians and ratios.
-# Both must write the same .idx; the script stops if they do not.
+# Benchmarks `gitwire index-pack` against `git index-pack` on the same pack with the same threads,
+# with hyperfine (wall time, medians, ratio gitwire/git), then peak resident memory of one more run
+# of each (`/usr/bin/time -f %M`, apart from the timed runs). Both must write the same .idx; the
+# script stops if they do not. Writes hyperfine's JSON and the table to .build/bench/index-pack/.
 #
 # Usage: Tools/bench-index-pack.sh <pack-file | git-directory> [threads=2] [runs=3]
 # Given a git directory (for example a local clone of a large repository), packs all its objects
 # into a temporary pack first (use one with 100k+ objects).
+# With BASELINE=<another gitwire binary> (an earlier build, say), that binary runs in the same
+# hyperfine run as "baseline index-pack", must write the same .idx, and gets a row of its own, for
+# before/after comparisons. With OBJECT_FORMAT=sha256 the pack (from a SHA-256 repository) is
+# indexed with --object-format=sha256 by every tool.
 set -euo pipefail
-
-source=${1:?usage: $0 <pack-file | git-directory> [threads] [runs]}
+source "$(dirname "$0")/lib.sh"
+source_pack=${1:?usage: $0 <pack-file | git-directory> [threads] [runs]}
 threads=${2:-2}
 runs=${3:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
+source_pack=$(realpath "$source_pack")
+setup_machine
+build_gitwire
+bench_out index-pack
+start_work bench-index-pack
 
-if [ ! -x /usr/bin/time ]; then
-    apt-get install -y time >/dev/null
-fi
-
-work=$(mktemp -d /tmp/gitwire-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-
-if [ -d "$source" ]; then
-    echo "packing all objects of $source" >&2
-    git -C "$source" pack-objects --all --revs --stdout -q </dev/null >"$work/bench.pack"
+if [ -d "$source_pack" ]; then
+    echo "packing all objects of $source_pack" >&2
+    git -C "$source_pack" pack-objects --all --revs --stdout -q </dev/null >"$work/bench.pack"
 else
-    cp "$source" "$work/bench.pack"
+    cp "$source_pack" "$work/bench.pack"
 fi
 pack="$work/bench.pack"
-
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-gitwire="$root/.build/release/gitwire"
-
 objects=$(od -An -tu1 -j8 -N4 "$pack" | awk '{print ($1*16777216)+($2*65536)+($3*256)+$4}')
-echo "pack: $(du -h "$pack" | cut -f1), $objects objects, threads=$threads, runs=$runs"
+name=$(basename "$source_pack" .pack)
+# Outside any repository.
+cd "$work"
+export GIT_CEILING_DIRECTORIES="$work"
 
-# Runs "$@" in the work directory (outside any repository) and prints "seconds kilobytes".
-measure() {
-    (cd "$work" && GIT_CEILING_DIRECTORIES="$work" /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null)
-    cat "$work/time"
-}
-
-: >"$work/git.times"
-: >"$work/gitwire.times"
-for run in $(seq "$runs"); do
-    rm -f "$work/git.idx" "$work/gitwire.idx"
-    measure git index-pack --threads="$threads" -o "$work/git.idx" "$pack" >>"$work/git.times"
-    measure "$gitwire" index-pack --threads="$threads" -o "$work/gitwire.idx" "$pack" >>"$work/gitwire.times"
-    cmp -s "$work/git.idx" "$work/gitwire.idx" || { echo "run $run: the .idx files differ" >&2; exit 1; }
-done
-
-median() { sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
-git_time=$(cut -d' ' -f1 "$work/git.times" | median)
-git_rss=$(cut -d' ' -f2 "$work/git.times" | median)
-gw_time=$(cut -d' ' -f1 "$work/gitwire.times" | median)
-gw_rss=$(cut -d' ' -f2 "$work/gitwire.times" | median)
-
-awk -v gt="$git_time" -v gr="$git_rss" -v wt="$gw_time" -v wr="$gw_rss" 'BEGIN {
-    printf "%-8s %10s %14s\n", "tool", "wall (s)", "peak RSS (MiB)"
-    printf "%-8s %10.2f %14.1f\n", "git", gt, gr / 1024
-    printf "%-8s %10.2f %14.1f\n", "gitwire", wt, wr / 1024
-    printf "ratio gitwire/git: wall %.2f, peak RSS %.2f (identical .idx in every run)\n", wt / gt, wr / gr
-}'
+format=${OBJECT_FORMAT:+--object-format=$OBJECT_FORMAT}
+baseline=${BASELINE:-}
+baseline_args=()
+if [ -n "$baseline" ]; then
+    baseline_args=(--prepare "rm -f $work/baseline.idx" -n "baseline index-pack --threads=$threads"
+        "$baseline index-pack $format --threads=$threads -o $work/baseline.idx $pack")
+fi
+hyperfine_run "$out/$name.json" -N --runs "$runs" \
+    --prepare "rm -f $work/git.idx" -n "git index-pack --threads=$threads" \
+    "git index-pack $format --threads=$threads -o $work/git.idx $pack" \
+    --prepare "rm -f $work/gitwire.idx" -n "gitwire index-pack --threads=$threads" \
+    "$gitwire index-pack $format --threads=$threads -o $work/gitwire.idx $pack" \
+    "${baseline_args[@]}"
+cmp "$work/git.idx" "$work/gitwire.idx" || { echo "the .idx files differ" >&2; exit 1; }
+[ -z "$baseline" ] || cmp "$work/git.idx" "$work/baseline.idx" || { echo "the baseline's .idx differs" >&2; exit 1; }
+: >"$out/$name.memory"
+rm -f "$work/git.idx" "$work/gitwire.idx" "$work/baseline.idx"
+peak_rss "$out/$name.memory" "git index-pack --threads=$threads" git index-pack $format --threads="$threads" -o "$work/git.idx" "$pack"
+peak_rss "$out/$name.memory" "gitwire index-pack --threads=$threads" "$gitwire" index-pack $format --threads="$threads" -o "$work/gitwire.idx" "$pack"
+[ -z "$baseline" ] || peak_rss "$out/$name.memory" "baseline index-pack --threads=$threads" "$baseline" index-pack $format --threads="$threads" -o "$work/baseline.idx" "$pack"
+{
+    echo "index-pack of $source_pack: $(du -h "$pack" | cut -f1), $objects objects, $runs runs (hyperfine);" \
+        "peak memory from one more run each; identical .idx; $(machine_line)"
+    bench_table "$out/$name.json" "$out/$name.memory"
+} | tee "$out/$name.txt"

@@ -6,15 +6,11 @@
 # Usage: Tools/bench-record-proxy.sh [MiB...]   (default: 8 16 32 48)
 # GITWIRE=<path> measures another build of gitwire (default: a release build of this tree).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/Tools/daemon.sh"
+source "$(dirname "$0")/lib.sh"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(8 16 32 48)
-if [ -z "${GITWIRE:-}" ]; then
-    (cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-    GITWIRE="$root/.build/release/gitwire"
-fi
-[ -x /usr/bin/time ] || apt-get install -y time >/dev/null
+setup_machine
+build_gitwire
 
 start_work record-proxy
 for size in "${sizes[@]}"; do
@@ -30,7 +26,7 @@ printf "%8s %12s\n" "MiB" "CPU (s)"
 for size in "${sizes[@]}"; do
     proxy_port=$((20000 + RANDOM % 40000))
     rm -rf "$work/out" "$work/clone.git"
-    /usr/bin/time -f "%U %S" -o "$work/time" "$GITWIRE" record-proxy --listen="127.0.0.1:$proxy_port" \
+    /usr/bin/time -f "%U %S" -o "$work/time" "$gitwire" record-proxy --listen="127.0.0.1:$proxy_port" \
         --upstream="git://127.0.0.1:$port" --out="$work/out" --connections=1 --idle-timeout=120 \
         2>"$work/proxy.log" &
     proxy=$!

@@ -1,43 +1,30 @@
 #!/usr/bin/env bash
-# Start-up of gitwire against git, side by side in one run: `--version` and `hash-object --stdin`
-# on empty input (a command that does almost nothing but start), each the median of many
-# alternating runs, in milliseconds, with the difference and the ratio.
+# Start-up of gitwire against git in one hyperfine run (no shell, -N): `--version`, and
+# `hash-object --stdin` on empty input (a command that does almost nothing but start).
+# Writes hyperfine's JSON and a table of medians and ratios gitwire/git to .build/bench/startup/.
 #
-# gitwire is the README's build: `swift build -c release --static-swift-stdlib`.
-# Usage: Tools/bench-startup.sh [runs=300]
+# gitwire is the README's build (Tools/lib.sh: build_gitwire); GITWIRE=<binary> measures another.
+# BASELINE=<another gitwire binary> (an earlier build, say) runs in the same hyperfine run as
+# "baseline <command>", for before/after comparisons.
+# Usage: Tools/bench-startup.sh [runs=500] [warmup=50]
 set -euo pipefail
-runs=${1:-300}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-gitwire="$root/.build/release/gitwire"
-work=$(mktemp -d /tmp/gitwire-startup.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
+runs=${1:-500}
+warmup=${2:-50}
+setup_machine
+build_gitwire
+bench_out startup
 
-# Microseconds one run of "$@" takes (standard input empty, output discarded).
-micros() {
-    local start
-    start=$(date +%s%N)
-    "$@" </dev/null >/dev/null
-    echo $((($(date +%s%N) - start) / 1000))
-}
-
-median() { sort -n | awk '{ value[NR] = $1 } END { print value[int((NR + 1) / 2)] }'; }
-
-echo "$(git --version); gitwire $("$gitwire" --version | cut -d' ' -f3); $runs alternating runs each"
-echo "(each time includes the shell's fork and exec, the same for both)"
-printf '%-24s %10s %12s %10s %7s\n' command "git (ms)" "gitwire (ms)" "diff (ms)" ratio
+commands=()
 for command in "--version" "hash-object --stdin"; do
-    : >"$work/git"
-    : >"$work/gitwire"
-    for _ in $(seq "$runs"); do
-        # shellcheck disable=SC2086
-        micros git $command >>"$work/git"
-        # shellcheck disable=SC2086
-        micros "$gitwire" $command >>"$work/gitwire"
-    done
-    git_us=$(median <"$work/git")
-    gitwire_us=$(median <"$work/gitwire")
-    awk -v c="$command" -v g="$git_us" -v w="$gitwire_us" \
-        'BEGIN { printf "%-24s %10.2f %12.2f %10.2f %7.2f\n", c, g / 1000, w / 1000, (w - g) / 1000, w / g }'
+    commands+=(-n "git $command" "git $command" -n "gitwire $command" "$gitwire $command")
+    if [ -n "${BASELINE:-}" ]; then commands+=(-n "baseline $command" "$BASELINE $command"); fi
 done
+hyperfine_run "$out/startup.json" -N --warmup "$warmup" --runs "$runs" "${commands[@]}"
+{
+    echo "start-up, $runs runs after $warmup warm-ups (hyperfine -N); $(machine_line)"
+    echo "gitwire: $gitwire ($(ldd "$gitwire" 2>/dev/null | awk '$1 !~ /vdso/ { print $1 }' | paste -sd' '))"
+    modules=$(linked_modules "$gitwire")
+    [ -z "$modules" ] || echo "warning: linked in, each relocated at every start: $modules"
+    bench_table "$out/startup.json"
+} | tee "$out/startup.txt"

@@ -13,26 +13,17 @@
 set -euo pipefail
 count=${1:-200}
 runs=${2:-3}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
+source "$(dirname "$0")/lib.sh"
+setup_machine
+build_gitwire
 (cd "$root" && swift build -c release --package-path Tools/urlsession-bench --scratch-path .build-bench >&2)
-gitwire="$root/.build/release/gitwire"
 urlsession="$root/.build-bench/release/urlsession-bench"
-
-source "$root/Tools/daemon.sh"
 source "$root/Tools/batch-repos.sh"
+bench_out urlsession
 start_work bench-urlsession
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-http_server=""
-stop_http() { if [ -n "$http_server" ]; then kill "$http_server" 2>/dev/null || true; fi; cleanup_work; }
-trap stop_http EXIT
 make_batch_repos "$count"
 
-python3 "$root/Tools/git-http-server.py" --root "$work" --lifetime 3600 --port-file "$work/http.port" 2>/dev/null &
-http_server=$!
-for _ in $(seq 100); do [ -s "$work/http.port" ] && break; sleep 0.1; done
-http_port=$(cat "$work/http.port")
+start_http_server "$work" 3600
 for i in $(seq 0 $((count - 1))); do echo "http://127.0.0.1:$http_port/git/r$i.git"; done >"$work/urls"
 
 # Runs the command after $1 (a label) under /usr/bin/time -v while sampling its thread count;
@@ -63,6 +54,7 @@ for _ in $(seq "$runs"); do
     measure gitwire-v0 "$gitwire" ls-remote --protocol-version=0 --batch "$work/urls"
     measure gitwire-v2 "$gitwire" ls-remote --batch "$work/urls"
 done
+{
 echo "$count discovery requests to one local git http-backend server, $runs alternating runs (medians), load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-58s %9s %9s %10s %8s\n' client "wall (s)" "CPU (s)" "RSS (MiB)" threads
 for label in urlsession gitwire-v0 gitwire-v2; do
@@ -72,7 +64,8 @@ for label in urlsession gitwire-v0 gitwire-v2; do
     gitwire-v2) title="gitwire ls-remote --batch (v2: GET, then POST ls-refs)" ;;
     esac
     for column in 2 3 4 5; do
-        awk -v l="$label" -v c="$column" '$1 == l { print $c }' "$work/results" | sort -n |
-            awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+        awk -v l="$label" -v c="$column" '$1 == l { print $c }' "$work/results" |
+            median
     done | paste -sd' ' | awk -v t="$title" '{ printf "%-58s %9.3f %9.3f %10.1f %8d\n", t, $1, $2, $3, $4 }'
 done
+} | tee "$out/urlsession.txt"

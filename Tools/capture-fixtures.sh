@@ -15,6 +15,10 @@
 #   http/v*.session       gitwire clone --record over smart HTTP, v0 and v2: the pkt-lines of
 #                         every request and response, and each request line and status line
 #   http/git-*.session    real `git clone` over smart HTTP through `gitwire record-proxy`
+#   ls-remote/sha256-*    the same ls-remote captures of SHA-256 repositories (`git init
+#   ls-remote/http-sha256-*   --object-format=sha256`, same content), over git:// and smart HTTP
+#   sha256/fetch/*.session  real `git clone`/`git fetch` of a SHA-256 repository through the proxy
+#   sha256/http/*.session   gitwire's and real git's clones of a SHA-256 repository over smart HTTP
 #
 # `Tools/capture-fixtures.sh http` recaptures only the HTTP fixtures.
 #
@@ -23,18 +27,20 @@
 # packets depends on pipe timing (it forwards whatever one read of pack-objects' output gave),
 # so those packets may be split differently from one run to the next.
 #
-# Usage: Tools/capture-fixtures.sh      (needs git, unshare and ip; builds gitwire first)
+# Usage: Tools/capture-fixtures.sh      (needs git, unshare and ip; builds gitwire first: the
+# README's build from Tools/lib.sh, or GITWIRE=<binary>)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
 
 if [ -z "${GITWIRE_CAPTURE_NETNS:-}" ]; then
-    bash "$root/Tools/setup.sh"
-    (cd "$root" && swift build --product gitwire >&2)
-    exec unshare -rn env GITWIRE_CAPTURE_NETNS=1 bash "$0" "$@"
+    source "$(dirname "$0")/lib.sh"
+    setup_machine
+    build_gitwire
+    exec unshare -rn env GITWIRE_CAPTURE_NETNS=1 GITWIRE="$gitwire" bash "$0" "$@"
 fi
 
+root=$(cd "$(dirname "$0")/.." && pwd)
 ip link set lo up
-gitwire="$root/.build/debug/gitwire"
+gitwire=$GITWIRE
 work=$(mktemp -d /tmp/gitwire-capture.XXXXXX)
 pids=()
 cleanup() {
@@ -64,46 +70,56 @@ commits() {
     done
 }
 
-bare() { git init -q --bare --initial-branch=main "$work/served/$1"; git -C "$work/served/$1" config pack.threads 1; }
+bare() {
+    git init -q --bare --initial-branch=main ${OBJECT_FORMAT:+--object-format=$OBJECT_FORMAT} "$work/served/$1"
+    git -C "$work/served/$1" config pack.threads 1
+}
 
 mkdir -p "$work/served"
-bare small.git
-{
-    commits 12 refs/heads/main 1700000000
-    printf 'reset refs/heads/feature\nfrom :100009\n\nreset refs/tags/light\nfrom :100005\n\n'
-    printf 'tag v1\nfrom :100010\ntagger C O Mitter <committer@example.com> 1700200000 +0000\ndata 12\nversion one\n\n'
-} | git -C "$work/served/small.git" fast-import --quiet
-git -C "$work/served/small.git" update-ref refs/remotes/origin/main main
-git -C "$work/served/small.git" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
+# Every repository twice: as below, and (with the prefix sha256-) the same content in a SHA-256
+# repository.
+make_repositories() {
+    local p=$1
+    bare ${p}small.git
+    {
+        commits 12 refs/heads/main 1700000000
+        printf 'reset refs/heads/feature\nfrom :100009\n\nreset refs/tags/light\nfrom :100005\n\n'
+        printf 'tag v1\nfrom :100010\ntagger C O Mitter <committer@example.com> 1700200000 +0000\ndata 12\nversion one\n\n'
+    } | git -C "$work/served/${p}small.git" fast-import --quiet
+    git -C "$work/served/${p}small.git" update-ref refs/remotes/origin/main main
+    git -C "$work/served/${p}small.git" symbolic-ref refs/remotes/origin/HEAD refs/remotes/origin/main
 
-bare many-refs.git
-{
-    commits 100 refs/heads/main 1700000000
-    for ((i = 0; i < 1000; i++)); do printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
-    for ((i = 0; i < 1000; i++)); do printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
-    for ((i = 0; i < 500; i++)); do
-        printf 'tag v1.%d\nfrom :%d\ntagger C O Mitter <committer@example.com> %d +0000\ndata 8\nrelease\n\n' \
-            "$i" $((100001 + i % 100)) $((1700100000 + i))
-    done
-    printf 'reset refs/heads/ünïcödé\nfrom :100003\n\nreset refs/heads/a/b/c/d/e/f/g/h/i/j\nfrom :100004\n\n'
-} | git -C "$work/served/many-refs.git" fast-import --quiet
-git -C "$work/served/many-refs.git" tag -a -m "a tag of a tag" tag-of-tag v1.0
-git -C "$work/served/many-refs.git" tag -a -m "a tag of a tree" tag-of-tree "main^{tree}"
+    bare ${p}many-refs.git
+    {
+        commits 100 refs/heads/main 1700000000
+        for ((i = 0; i < 1000; i++)); do printf 'reset refs/heads/branch-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
+        for ((i = 0; i < 1000; i++)); do printf 'reset refs/tags/light-%d\nfrom :%d\n\n' "$i" $((100001 + i % 100)); done
+        for ((i = 0; i < 500; i++)); do
+            printf 'tag v1.%d\nfrom :%d\ntagger C O Mitter <committer@example.com> %d +0000\ndata 8\nrelease\n\n' \
+                "$i" $((100001 + i % 100)) $((1700100000 + i))
+        done
+        printf 'reset refs/heads/ünïcödé\nfrom :100003\n\nreset refs/heads/a/b/c/d/e/f/g/h/i/j\nfrom :100004\n\n'
+    } | git -C "$work/served/${p}many-refs.git" fast-import --quiet
+    git -C "$work/served/${p}many-refs.git" tag -a -m "a tag of a tag" tag-of-tag v1.0
+    git -C "$work/served/${p}many-refs.git" tag -a -m "a tag of a tree" tag-of-tree "main^{tree}"
 
-bare empty.git
-bare unborn.git
-commits 3 refs/heads/main 1700000000 | git -C "$work/served/unborn.git" fast-import --quiet
-git -C "$work/served/unborn.git" symbolic-ref HEAD refs/heads/not-yet
-bare detached.git
-commits 5 refs/heads/main 1700000000 | git -C "$work/served/detached.git" fast-import --quiet
-git -C "$work/served/detached.git" update-ref --no-deref HEAD main~2
-bare history.git
-commits 40 refs/heads/main 1700000000 | git -C "$work/served/history.git" fast-import --quiet
-git -C "$work/served/history.git" tag -a -m "release one" v1 main~10
-bare private.git
-commits 2 refs/heads/main 1700000000 | git -C "$work/served/private.git" fast-import --quiet
+    bare ${p}empty.git
+    bare ${p}unborn.git
+    commits 3 refs/heads/main 1700000000 | git -C "$work/served/${p}unborn.git" fast-import --quiet
+    git -C "$work/served/${p}unborn.git" symbolic-ref HEAD refs/heads/not-yet
+    bare ${p}detached.git
+    commits 5 refs/heads/main 1700000000 | git -C "$work/served/${p}detached.git" fast-import --quiet
+    git -C "$work/served/${p}detached.git" update-ref --no-deref HEAD main~2
+    bare ${p}history.git
+    commits 40 refs/heads/main 1700000000 | git -C "$work/served/${p}history.git" fast-import --quiet
+    git -C "$work/served/${p}history.git" tag -a -m "release one" v1 main~10
+    bare ${p}private.git
+    commits 2 refs/heads/main 1700000000 | git -C "$work/served/${p}private.git" fast-import --quiet
+}
+make_repositories ""
+OBJECT_FORMAT=sha256 make_repositories sha256-
 for repository in "$work"/served/*.git; do
-    [ "$repository" = "$work/served/private.git" ] || touch "$repository/git-daemon-export-ok"
+    case $repository in */private.git | */sha256-private.git) ;; *) touch "$repository/git-daemon-export-ok" ;; esac
 done
 
 # Serves the repositories in <dir> that have git-daemon-export-ok, on 127.0.0.1:<port>.
@@ -149,7 +165,8 @@ record_through_proxy() {
     "$gitwire" record-proxy --listen="$listen" --upstream="$upstream" --out="$work/proxy" \
         --connections=1 --idle-timeout=60 2>"$work/proxy.log" &
     local proxy=$!
-    for _ in $(seq 100); do
+    # Up to 30 s: a debug build starts slowly on a loaded machine.
+    for _ in $(seq 600); do
         grep -q listening "$work/proxy.log" 2>/dev/null && break
         sleep 0.05
     done
@@ -159,8 +176,8 @@ record_through_proxy() {
 }
 
 capture_http() {
-    rm -f "$out"/http-*.session "$out"/http-*.expected "$root/Fixtures/http"/*.session
-    mkdir -p "$root/Fixtures/http"
+    rm -f "$out"/http-*.session "$out"/http-*.expected "$root/Fixtures/http"/*.session "$root/Fixtures/sha256/http"/*.session
+    mkdir -p "$root/Fixtures/http" "$root/Fixtures/sha256/http"
     timeout 600 python3 "$root/Tools/git-http-server.py" --root "$work/served" --port 80 \
         --port-file "$work/http-port" 2>/dev/null &
     pids+=($!)
@@ -178,6 +195,17 @@ capture_http() {
         record_through_proxy 127.0.0.1:8080 http://127.0.0.1 "$root/Fixtures/http/git-v$v-clone.session" \
             -c protocol.version=$v clone -q --bare http://127.0.0.1:8080/git/small.git "$work/git-http-clone"
         echo "captured http/git-v$v-clone" >&2
+        # SHA-256.
+        capture_ls_remote "http-sha256-v$v-small-symref" "$v" --symref "$http/sha256-small.git"
+        capture_ls_remote "http-sha256-v$v-empty" "$v" --symref "$http/sha256-empty.git"
+        rm -rf "$work/http-clone"
+        (cd "$work" && "$gitwire" clone -q --bare --protocol-version=$v \
+            --record="$root/Fixtures/sha256/http/v$v-clone.session" "$http/sha256-history.git" http-clone)
+        echo "captured sha256/http/v$v-clone" >&2
+        rm -rf "$work/git-http-clone"
+        record_through_proxy 127.0.0.1:8080 http://127.0.0.1 "$root/Fixtures/sha256/http/git-v$v-clone.session" \
+            -c protocol.version=$v clone -q --bare http://127.0.0.1:8080/git/sha256-small.git "$work/git-http-clone"
+        echo "captured sha256/http/git-v$v-clone" >&2
     done
 }
 
@@ -202,6 +230,14 @@ capture_ls_remote v2-heads-and-tags 2 --heads --tags --refs "$url/many-refs.git"
 capture_ls_remote v2-tags-patterns 2 --tags "$url/many-refs.git" 'tag-of-*'
 capture_ls_remote v2-server-options 2 -o first -o second "$url/small.git"
 capture_ls_remote v0-exit-code-no-match 0 --exit-code "$url/small.git" no-such-ref
+for v in 0 1 2; do capture_ls_remote "sha256-v$v-small-symref" "$v" --symref "$url/sha256-small.git"; done
+for v in 0 2; do
+    capture_ls_remote "sha256-v$v-empty" "$v" --symref "$url/sha256-empty.git"
+    capture_ls_remote "sha256-v$v-unborn-head" "$v" --symref "$url/sha256-unborn.git"
+    capture_ls_remote "sha256-v$v-detached-head" "$v" --symref "$url/sha256-detached.git"
+    capture_ls_remote "sha256-v$v-many-refs" "$v" "$url/sha256-many-refs.git"
+done
+capture_ls_remote sha256-v2-patterns 2 --tags "$url/sha256-many-refs.git" 'tag-of-*' 'v1.1?'
 capture_http
 
 # git as the client, through the recording proxy: the daemon moves to 9419, the proxy takes 9418.
@@ -212,26 +248,36 @@ serve "$work/served" 9419
 out="$root/Fixtures/fetch"
 rm -f "$out"/*.session
 
+mkdir -p "$root/Fixtures/sha256/fetch"
+rm -f "$root/Fixtures/sha256/fetch"/*.session
+
 # Records one connection of `git <args>` as <name>.session.
 capture_git() {
     local name=$1
     shift
     record_through_proxy 127.0.0.1:9418 git://127.0.0.1:9419 "$out/$name.session" "$@"
-    echo "captured fetch/$name" >&2
+    echo "captured ${out#"$root/Fixtures/"}/$name" >&2
 }
 
-for v in 0 2; do
-    rm -rf "$work/clones"
-    mkdir -p "$work/clones"
-    capture_git "v$v-clone" -c protocol.version=$v clone --progress --bare "$url/history.git" "$work/clones/full.git"
-    capture_git "v$v-shallow-clone" -c protocol.version=$v clone --no-progress --bare --depth=1 "$url/history.git" \
-        "$work/clones/shallow.git"
-    # An incremental fetch: clone an older state, let the server move on, fetch with haves.
-    git clone -q --bare "$work/served/history.git" "$work/clones/old.git"
-    git -C "$work/clones/old.git" update-ref refs/heads/main main~15
-    git -C "$work/clones/old.git" tag -d v1 >/dev/null
-    git -C "$work/clones/old.git" gc -q --prune=now
-    capture_git "v$v-incremental-fetch" -C "$work/clones/old.git" -c protocol.version=$v fetch --no-progress \
-        "$url/history.git" "+refs/heads/*:refs/heads/*" "+refs/tags/*:refs/tags/*"
-done
+# The fetch captures of <repository> (history.git or sha256-history.git).
+capture_fetches() {
+    local repository=$1
+    for v in 0 2; do
+        rm -rf "$work/clones"
+        mkdir -p "$work/clones"
+        capture_git "v$v-clone" -c protocol.version=$v clone --progress --bare "$url/$repository" "$work/clones/full.git"
+        capture_git "v$v-shallow-clone" -c protocol.version=$v clone --no-progress --bare --depth=1 "$url/$repository" \
+            "$work/clones/shallow.git"
+        # An incremental fetch: clone an older state, let the server move on, fetch with haves.
+        git clone -q --bare "$work/served/$repository" "$work/clones/old.git"
+        git -C "$work/clones/old.git" update-ref refs/heads/main main~15
+        git -C "$work/clones/old.git" tag -d v1 >/dev/null
+        git -C "$work/clones/old.git" gc -q --prune=now
+        capture_git "v$v-incremental-fetch" -C "$work/clones/old.git" -c protocol.version=$v fetch --no-progress \
+            "$url/$repository" "+refs/heads/*:refs/heads/*" "+refs/tags/*:refs/tags/*"
+    done
+}
+capture_fetches history.git
+out="$root/Fixtures/sha256/fetch"
+capture_fetches sha256-history.git
 echo "fixtures written to $root/Fixtures" >&2

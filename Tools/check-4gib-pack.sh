@@ -5,10 +5,10 @@
 # memory for each tool and python3; takes minutes (zlib inflates such zeros at ~300 MB/s here,
 # and git hashes with SHA-1DC). Prints both times.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/gitwire-4gib.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
+source "$(dirname "$0")/lib.sh"
+setup_machine
+build_gitwire
+start_work 4gib
 python3 - "$work/big.pack" <<'PY'
 import hashlib, struct, sys, zlib
 size = 1 << 32
@@ -39,5 +39,5 @@ open(sys.argv[1], "wb").write(body + hashlib.sha1(body).digest())
 PY
 ls -l "$work/big.pack"
 /usr/bin/time -f "git:     %e s, %M KB" git index-pack -o "$work/git.idx" "$work/big.pack"
-/usr/bin/time -f "gitwire: %e s, %M KB" "$root/.build/release/gitwire" index-pack -o "$work/gitwire.idx" "$work/big.pack"
+/usr/bin/time -f "gitwire: %e s, %M KB" "$gitwire" index-pack -o "$work/gitwire.idx" "$work/big.pack"
 cmp "$work/git.idx" "$work/gitwire.idx" && echo "the .idx files are the same"

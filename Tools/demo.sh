@@ -3,16 +3,13 @@
 # throwaway repository, serves it with `git daemon` on 127.0.0.1 (stopped on exit, and after 120 s
 # at the latest), and lists its refs with `gitwire ls-remote --symref`, then with git for comparison.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/Tools/setup.sh"
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-gitwire="$root/.build/release/gitwire"
-
-source "$root/Tools/daemon.sh"
+source "$(dirname "$0")/lib.sh"
+setup_machine
+build_gitwire
 start_work demo
 
 export GIT_AUTHOR_NAME=Demo GIT_AUTHOR_EMAIL=demo@example.com GIT_COMMITTER_NAME=Demo
-export GIT_COMMITTER_EMAIL=demo@example.com GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_COMMITTER_EMAIL=demo@example.com
 git init -q --initial-branch=main "$work/demo"
 for i in 1 2 3; do
     echo "change $i" >"$work/demo/file.txt"

@@ -74,7 +74,7 @@ fi
 seeds="$build/seeds"
 if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     echo "== making seeds" >&2
-    swift build -c release --static-swift-stdlib --product gitwire-fuzz >"$build/seeds-build.log" 2>&1 ||
+    (source "$root/Tools/lib.sh" && build_gitwire gitwire-fuzz) >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
     work=$(mktemp -d /tmp/gitwire-fuzz-seeds.XXXXXX)
     trap 'rm -rf "$work"' EXIT
@@ -105,6 +105,14 @@ if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     if git rev-parse --git-dir >/dev/null 2>&1; then
         make_pack . recent HEAD "^HEAD~3"
     fi
+    # The same history in a SHA-256 repository: seeds of 32-byte names (the seed writer tells the
+    # format from each pack's index).
+    git init -q --bare --object-format=sha256 "$work/sha256.git"
+    git -C "$work/repo" fast-export --all | git -C "$work/sha256.git" fast-import --quiet
+    make_pack "$work/sha256.git" sha256-all --all
+    make_pack "$work/sha256.git" sha256-range HEAD~4 "^HEAD~8"
+    git -C "$work/sha256.git" rev-list --objects HEAD~2..HEAD | git -C "$work/sha256.git" pack-objects -q "$work/sha256-refdelta" >/dev/null
+    packs+=("$work"/sha256-refdelta-*.pack)
     ./.build/release/gitwire-fuzz seeds "$seeds" $(find Fixtures -name '*.session' | sort) "${packs[@]}"
     # gzip bodies and URLs (the fixtures give http:// and ssh:// ones; these add the other forms).
     mkdir -p "$seeds/gunzip" "$seeds/url"

@@ -36,7 +36,10 @@ path asked directly, and logged as PROXY <url>.
 Prints the port it listens on (one line; or writes it to --port-file) once it accepts
 connections; --log records each request's method, path, git headers and status (never credentials,
 unless --log-authorization asks for the Authorization header each request carried, decoded, which
-tests of hostile servers use to see which credentials reached which origin). Responses from
+tests of hostile servers use to see which credentials reached which origin; --log-header NAME adds
+every value of header NAME each request carried, which tests of http.extraHeader use to see which
+headers reached which origin, and Proxy-Authorization shows, decoded, which proxy credentials
+came). Responses from
 http-backend are streamed with chunked transfer encoding; connections are kept alive.
 """
 import argparse
@@ -66,12 +69,28 @@ class Handler(BaseHTTPRequestHandler):
             self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-"), status)
         if self.server.log_authorization:
             line += " authorization=%s host=%s" % (self.decoded_authorization(), self.headers.get("Host", "-"))
+        for name in self.server.log_headers:
+            values = self.headers.get_all(name) or []
+            if name.lower() == "proxy-authorization":
+                values = [self.decoded(value) for value in values]
+            line += " %s=[%s]" % (name, "|".join(values))
         with self.server.log_lock:
             self.server.log.write(line + "\n")
             self.server.log.flush()
 
     def log_message(self, format, *args):
         pass
+
+    @staticmethod
+    def decoded(value):
+        """A Basic credential's user:password, or the header as sent."""
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() != "basic":
+            return value
+        try:
+            return base64.b64decode(token).decode("utf-8", "replace")
+        except ValueError:
+            return value
 
     def decoded_authorization(self):
         value = self.headers.get("Authorization")
@@ -429,6 +448,8 @@ def main():
                         help="the user information /cross-userinfo/ puts in its Location")
     parser.add_argument("--log-authorization", action="store_true",
                         help="log the Authorization header of each request, decoded")
+    parser.add_argument("--log-header", action="append", default=[],
+                        help="log every value of this request header (repeatable)")
     parser.add_argument("--certificate", help="PEM certificate chain; serve HTTPS")
     parser.add_argument("--key", help="PEM private key for --certificate")
     parser.add_argument("--lifetime", type=float, default=300.0, help="seconds before the server stops by itself")
@@ -447,6 +468,7 @@ def main():
     server.log = open(options.log, "a") if options.log else None
     server.log_lock = threading.Lock()
     server.log_authorization = options.log_authorization
+    server.log_headers = options.log_header
     server.location_user = options.location_user
     server.secure = bool(options.certificate)
     if options.certificate:

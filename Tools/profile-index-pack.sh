@@ -10,14 +10,13 @@
 set -euo pipefail
 pack=${1:?usage: Tools/profile-index-pack.sh <pack> [threads]}
 threads=${2:-1}
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 command -v perf >/dev/null || { echo "needs perf (Debian: linux-perf)" >&2; exit 1; }
-(cd "$root" && swift build -c release --static-swift-stdlib --product gitwire >&2)
-work=$(mktemp -d /tmp/gitwire-profile.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+build_gitwire
+start_work profile
 
 perf record -q -e cpu-clock -F 2000 -o "$work/perf.data" \
-    "$root/.build/release/gitwire" index-pack --threads="$threads" -o "$work/pack.idx" "$pack" >/dev/null 2>"$work/perf.log" ||
+    "$gitwire" index-pack --threads="$threads" -o "$work/pack.idx" "$pack" >/dev/null 2>"$work/perf.log" ||
     { cat "$work/perf.log" >&2; exit 1; }
 perf report -i "$work/perf.data" --no-children --sort dso,symbol --stdio 2>/dev/null | tee "${PROFILE_RAW:-/dev/null}" |
     awk '/^ +[0-9.]+%/ { share = $1; sub("%", "", share); dso = $2; $1 = ""; $2 = ""; $3 = ""; print share "\t" dso "\t" $0 }' |

@@ -150,8 +150,44 @@ static void cleanup_everything(void) {
     }
 }
 
+/* Threads between creating a path and registering it (cgw_cleanup_enter/leave), and the signal
+ * the process is dying of (0 until one comes). The handler sets the signal, then looks at the
+ * count; a section increments the count, then looks at the signal: with sequentially consistent
+ * atomics one of them sees the other, so either the handler waits for the section or the
+ * section creates nothing. */
+static atomic_int open_sections;
+static atomic_int dying_of;
+
+void cgw_cleanup_enter(void) {
+    atomic_fetch_add(&open_sections, 1);
+    if (atomic_load(&dying_of)) {
+        /* The process is about to die: create nothing more, and let the signal in here too. */
+        cgw_cleanup_leave();
+        sigset_t none;
+        sigemptyset(&none);
+        for (;;) sigsuspend(&none);
+    }
+}
+
+void cgw_cleanup_leave(void) {
+    if (atomic_fetch_sub(&open_sections, 1) == 1) {
+        int signal_number = atomic_load(&dying_of);
+        /* A signal taken meanwhile was put off: deliver it again, now that every path created
+         * is registered (to the process: this thread may have it blocked). */
+        if (signal_number) kill(getpid(), signal_number);
+    }
+}
+
 static void cleanup_handler(int signal_number) {
     int saved = errno;
+    int expected = 0;
+    atomic_compare_exchange_strong(&dying_of, &expected, signal_number);
+    if (atomic_load(&open_sections) > 0) {
+        /* Another thread has created a path it has not registered yet: its leave delivers the
+         * signal again. */
+        errno = saved;
+        return;
+    }
     cleanup_everything();
     struct sigaction action;
     memset(&action, 0, sizeof action);

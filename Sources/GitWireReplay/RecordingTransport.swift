@@ -53,6 +53,8 @@ final class RecordingConnection: Connection, ConnectionHandler, HTTPConnectionOb
 
     var greeting: [PktLine] { base.greeting }
 
+    var standardErrorLines: [String] { base.standardErrorLines }
+
     func start(handler: any ConnectionHandler) {
         self.handler = handler
         base.start(handler: self)

@@ -54,22 +54,60 @@ struct ReplayScript {
         }
     }
 
-    /// Checks bytes the client sent against the recording, consuming them.
+    /// Client bytes received but not yet compared: the start of a pkt-line whose end has not
+    /// come yet.
+    private var unmatched: [UInt8] = []
+
+    /// Checks bytes the client sent against the recording, consuming them: pkt-line by pkt-line,
+    /// each equal to the recorded one but for the value of an `agent=` capability (gitwire's
+    /// version, which changes with every release; see ``AgentNeutralPacket``). Bytes that are not
+    /// pkt-lines are compared as they are.
     mutating func receiveFromClient(_ sent: [UInt8]) throws {
-        var rest = sent[...]
-        while !rest.isEmpty {
+        unmatched += sent
+        while !unmatched.isEmpty {
             skipFinished()
             guard eventIndex < events.count, case .bytes(.client, let expected) = events[eventIndex] else {
-                throw ReplayMismatchError.unexpectedSend(sent: Array(rest), recordedNext: nextServerDescription)
+                throw ReplayMismatchError.unexpectedSend(sent: unmatched, recordedNext: nextServerDescription)
             }
             let available = expected[offset...]
-            let count = min(available.count, rest.count)
-            if !available.prefix(count).elementsEqual(rest.prefix(count)) {
-                throw ReplayMismatchError.differs(expected: Array(available), sent: Array(rest))
+            guard let recordedLength = AgentNeutralPacket.length(of: available),
+                let sentLength = AgentNeutralPacket.length(of: unmatched[...])
+            else {
+                // Not pkt-lines (or one not whole yet): byte for byte, as far as both go.
+                if AgentNeutralPacket.length(of: available) != nil && unmatched.count < 4 { return }
+                let count = min(available.count, unmatched.count)
+                if !available.prefix(count).elementsEqual(unmatched.prefix(count)) {
+                    throw difference(in: expected)
+                }
+                offset += count
+                unmatched.removeFirst(count)
+                continue
             }
-            offset += count
-            rest = rest.dropFirst(count)
+            guard unmatched.count >= sentLength else {
+                // Wait for the rest of this pkt-line, unless what came already differs.
+                if !AgentNeutralPacket.mayMatch(
+                    recorded: available.prefix(recordedLength), partial: unmatched[...])
+                {
+                    throw difference(in: expected)
+                }
+                return
+            }
+            guard
+                AgentNeutralPacket.matches(
+                    recorded: available.prefix(recordedLength), sent: unmatched.prefix(sentLength))
+            else {
+                throw difference(in: expected)
+            }
+            offset += recordedLength
+            unmatched.removeFirst(sentLength)
         }
+    }
+
+    /// The mismatch in the client's turn `expected`: the turn as recorded against what the client
+    /// sent in it (the pkt-lines already matched shown as recorded, so that the first differing
+    /// one is the first that really differs, numbered from the start of the turn).
+    private func difference(in expected: [UInt8]) -> ReplayMismatchError {
+        .differs(expected: expected, sent: Array(expected[..<offset]) + unmatched)
     }
 
     /// Moves past a fully delivered or consumed event, and past the client's recorded close.
@@ -94,6 +132,65 @@ struct ReplayScript {
         case .end(.server): return "the server to close the connection"
         default: return "the end of the session"
         }
+    }
+}
+
+/// How recorded and sent pkt-lines are compared: byte for byte, except the value of an `agent=`
+/// capability (`agent=gitwire/0.1.0` in a v0 want line, the `agent=` line of a v2 request), which
+/// names the client's version and may differ (the pkt-line's length with it). Pure.
+enum AgentNeutralPacket {
+    /// The length of the pkt-line that starts `bytes` (4 for flush, delimiter and response-end),
+    /// or nil when `bytes` does not start with a pkt-line length.
+    static func length(of bytes: ArraySlice<UInt8>) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        var value = 0
+        for byte in bytes.prefix(4) {
+            let digit: Int
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = Int(byte - UInt8(ascii: "a")) + 10
+            default: return nil
+            }
+            value = value * 16 + digit
+        }
+        if value < 4 { return 4 }
+        return value
+    }
+
+    /// Whether `sent` is `recorded` but for `agent=` values.
+    static func matches(recorded: ArraySlice<UInt8>, sent: ArraySlice<UInt8>) -> Bool {
+        if recorded.elementsEqual(sent) { return true }
+        guard recorded.count > 4, sent.count > 4 else { return false }
+        return neutral(recorded.dropFirst(4)) == neutral(sent.dropFirst(4))
+    }
+
+    /// Whether the start of a pkt-line, `partial`, can still turn out to match `recorded`.
+    static func mayMatch(recorded: ArraySlice<UInt8>, partial: ArraySlice<UInt8>) -> Bool {
+        // An `agent=` value cut short neutralizes as a whole one does: compare up to where the
+        // partial line ends.
+        let neutralPayload = neutral(partial.dropFirst(4))
+        return neutral(recorded.dropFirst(4)).starts(with: neutralPayload)
+    }
+
+    /// `payload` with each `agent=<value>` (at the start, or after a space or NUL) reduced to
+    /// `agent=`.
+    static func neutral(_ payload: ArraySlice<UInt8>) -> [UInt8] {
+        let key = Array("agent=".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(payload.count)
+        var index = payload.startIndex
+        while index < payload.endIndex {
+            let atBoundary = index == payload.startIndex || payload[index - 1] == 0x20 || payload[index - 1] == 0
+            if atBoundary, payload[index...].starts(with: key) {
+                result += key
+                index += key.count
+                while index < payload.endIndex, ![0x20, 0, 0x0a].contains(payload[index]) { index += 1 }
+            } else {
+                result.append(payload[index])
+                index += 1
+            }
+        }
+        return result
     }
 }
 

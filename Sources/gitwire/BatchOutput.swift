@@ -24,7 +24,7 @@ struct BatchOutput {
         case .success(let refs):
             output += LsRemoteOutput.format(refs.refs, filter: filter, showSymrefs: showSymrefs)
         case .failure(let error):
-            if let message = (error as? HTTPError)?.serverMessage {
+            if let message = (error.base as? HTTPError)?.serverMessage {
                 for line in message.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
                     output += Array("remote: \(oneLine(String(line)))\n".utf8)
                 }
@@ -67,14 +67,10 @@ struct BatchOutput {
             output.append(UInt8(ascii: "]"))
         case .failure(let error):
             output += Array(",\"error\":{\"kind\":".utf8)
-            if let error = error as? any GitWireError {
-                appendJSONString(String(describing: error.kind), to: &output)
-            } else {
-                output += Array("null".utf8)
-            }
+            appendJSONString(String(describing: error.kind), to: &output)
             output += Array(",\"message\":".utf8)
             appendJSONString(String(describing: error), to: &output)
-            if let message = (error as? HTTPError)?.serverMessage {
+            if let message = (error.base as? HTTPError)?.serverMessage {
                 output += Array(",\"remote\":".utf8)
                 appendJSONString(message, to: &output)
             }

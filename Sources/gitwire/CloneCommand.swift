@@ -80,7 +80,7 @@ struct CloneCommand: Subcommand {
         }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         var configuredURL: String?
-        if remote.url.scheme == .file && !repository.contains("://") {
+        if remote.url.scheme == .file && !repository.utf8.containsSubsequence("://".utf8) {
             configuredURL = try Self.absolutePath(repository)
         }
         let options = RepositoryFetchOptions(
@@ -88,7 +88,7 @@ struct CloneCommand: Subcommand {
             bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)
         let result = try recording.saving {
             defer { display.finish() }
-            return try remote.clone(into: target, options: options, progress: display.handler)
+            return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
         }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         // A warning: git shows it with -q too.

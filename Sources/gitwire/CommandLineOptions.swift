@@ -6,7 +6,7 @@ import GitWire
 /// among the arguments, and `--` before arguments that must not be read as options.
 ///
 /// Hand-written rather than swift-argument-parser: that library builds its model of every command
-/// by reflection on each start, which cost 4.5 ms of gitwire's 6 ms start-up (git starts in 1.3).
+/// by reflection on each start, which took most of gitwire's start-up (Documentation/Performance.md).
 struct CommandOption<Command> {
     /// What the option takes.
     enum Kind {

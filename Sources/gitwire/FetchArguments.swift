@@ -35,7 +35,9 @@ struct FetchArguments {
     var showsProgress: Bool { !quiet && (progress || Console.errorIsTerminal) }
 
     /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
-    func remote(_ repository: String) throws -> (Remote, SessionRecording?) { try connection.remote(repository) }
+    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
+        try connection.remote(repository, configuration: configuration)
+    }
 
     /// The negotiation options these arguments ask for.
     func fetchOptions(unshallow: Bool = false) throws -> FetchOptions {
@@ -84,7 +86,7 @@ struct RemoteArguments {
         let options: [CommandOption<Self>] = [
             .integer(
                 nil, "protocol-version", valueName: "n", \.protocolVersion,
-                help: "Protocol version to ask for: 0, 1 or 2 (default 2)."),
+                help: "Protocol version to ask for: 0, 1 or 2 (default: protocol.version, else 2)."),
             .value(
                 nil, "timeout", valueName: "seconds", \.timeout,
                 help: "Seconds to wait for the connection and for each read (default: no limit)."),
@@ -100,22 +102,34 @@ struct RemoteArguments {
         return options.map { $0.lifted(path) }
     }
 
-    var protocolVersion = 2
+    var protocolVersion: Int?
     var timeout: String?
     var uploadPack: String?
     var record: String?
 
-    /// The protocol version asked for.
-    func version() throws -> ProtocolVersion {
+    /// The protocol version asked for: `--protocol-version`, else `protocol.version` (of
+    /// `configuration`, else of the configuration git would read here), else 2.
+    func version(configuration: GitConfiguration? = nil) throws -> ProtocolVersion {
+        guard let protocolVersion else {
+            return try (configuration ?? CommandConfiguration.load()).protocolVersion() ?? .v2
+        }
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
         return version
     }
 
-    /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
-    func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
-        var remote = try Remote(repository, timeout: try parseTimeout(timeout))
+    /// The remote for `repository` (a remote's name or a URL), with the configuration (`configuration`,
+    /// else the one git would read here), `--protocol-version`, `--timeout`, `--upload-pack` and
+    /// `--record` applied.
+    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
+        var remote: Remote
+        if let configuration {
+            remote = try Remote(repository, configuration: configuration, timeout: try parseTimeout(timeout))
+        } else {
+            remote = try CommandConfiguration.remote(repository, timeout: try parseTimeout(timeout))
+        }
+        remote.protocolVersion = try version(configuration: configuration)
         remote.showWarningsOnStandardError()
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }

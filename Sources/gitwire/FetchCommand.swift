@@ -136,7 +136,9 @@ struct FetchCommand: Subcommand {
         if unshallow && !FileSystem.exists("\(location.commonDirectory)/shallow") {
             throw ValidationError("--unshallow on a complete repository does not make sense")
         }
-        let (remote, recording) = try arguments.remote(remoteSettings.url)
+        // The remote by its name (a configured one's settings, URL rewrites and transport options
+        // applied by Remote itself), or the URL given.
+        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
         if verbose && remote.url.scheme == .git, let host = remote.url.host {
             // git's git:// connection, told with -v.
             let port = String(remote.url.port ?? 9418)
@@ -161,10 +163,11 @@ struct FetchCommand: Subcommand {
         do {
             result = try recording.saving {
                 defer { display.finish() }
-                return try remote.fetch(into: location.gitDirectory, options: options, progress: display.handler)
+                return try remote.fetchBlocking(
+                    into: location.gitDirectory, options: options, progress: display.handler)
             }
-        } catch let error as RemoteError {
-            throw error.reported(reading) ?? error
+        } catch let error where RemoteError.inside(error)?.reported(reading) != nil {
+            throw RemoteError.inside(error)!.reported(reading)!
         } catch let error as RefUpdateError where atomic {
             // git's --atomic: `error: <why>`, and no ref changed; git exits with its transaction's
             // code (-1 for a name conflict, -2 otherwise).

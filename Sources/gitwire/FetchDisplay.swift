@@ -5,7 +5,6 @@ import GitWire
 /// objects" with the bytes and rate, and "Resolving deltas".
 final class FetchDisplay: Sendable {
     private struct State {
-        var remoteLine: [UInt8] = []
         var receivingStart: ContinuousClock.Instant?
         var last: PackProgress?
         /// The length of the counters last shown (git pads a shorter line to cover it).
@@ -46,27 +45,22 @@ final class FetchDisplay: Sendable {
     var handler: FetchProgressHandler? {
         { [self] progress in
             switch progress {
-            case .remote(let bytes): remote(bytes)
+            case .remote(let line): remote(line)
             case .pack(let pack): if showsProgress { show(pack) }
             case .warning(let text): Console.writeError("warning: \(maskedForTerminal(text))\n")
             }
         }
     }
 
-    private func remote(_ bytes: [UInt8]) {
-        state.withLock { state in
-            for byte in bytes {
-                if byte == 0x0a || byte == 0x0d {
-                    if !state.remoteLine.isEmpty || byte == 0x0a {
-                        Console.writeError(
-                            Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [byte])
-                    }
-                    state.remoteLine.removeAll()
-                } else {
-                    state.remoteLine.append(byte)
-                }
-            }
-        }
+    /// One line as git's side-band display shows it: `remote: `, the text (control characters
+    /// replaced: git 2.39 passes them to the terminal), what clears the rest of the terminal line
+    /// (not after an empty line, nor after the server's last, unended text), the line's own
+    /// ending (a line feed for that last text).
+    private func remote(_ line: RemoteProgressLine) {
+        var text = Array("remote: ".utf8) + maskedForTerminal(line.bytes)
+        if !line.bytes.isEmpty && line.ending != .none { text += remoteSuffix }
+        text.append(line.ending == .carriageReturn ? 0x0d : 0x0a)
+        state.withLock { _ in Console.writeError(text) }
     }
 
     private func show(_ progress: PackProgress) {
@@ -93,13 +87,9 @@ final class FetchDisplay: Sendable {
         }
     }
 
-    /// Closes the last progress line and any unfinished `remote:` line.
+    /// Closes the last progress line.
     func finish() {
         state.withLock { state in
-            if !state.remoteLine.isEmpty {
-                Console.writeError(Array("remote: ".utf8) + maskedForTerminal(state.remoteLine) + remoteSuffix + [0x0a])
-                state.remoteLine.removeAll()
-            }
             guard let last = state.last else { return }
             Self.write(last, done: true, into: &state)
             state.last = nil

@@ -11,16 +11,19 @@ struct FetchReport {
         /// The minimum length (git's `default_abbrev` resolved).
         let minimum: Int
         let objects: ObjectDatabase?
+        /// The repository's object format (SHA-1 without one).
+        var format: ObjectFormat { objects?.format ?? .sha1 }
 
         init(configuration: GitConfiguration, objects: ObjectDatabase?) {
             self.objects = objects
+            let hexCount = objects?.format.hexCount ?? 40
             var configured: Int?
             if let entry = try? configuration.last("core.abbrev"), let value = entry.value {
                 if value.lowercased() == "auto" {
                     configured = nil
                 } else if ConfigValue.bool(value) == false {
-                    configured = 40
-                } else if let number = try? configuration.int("core.abbrev"), (4...40).contains(number) {
+                    configured = hexCount
+                } else if let number = try? configuration.int("core.abbrev"), (4...hexCount).contains(number) {
                     configured = number
                 }
             }
@@ -40,11 +43,11 @@ struct FetchReport {
 
         /// How many hex digits of `id` git shows.
         func length(_ id: ObjectID?) -> Int {
-            objects?.uniqueAbbreviationLength(of: id ?? .zero, minimum: minimum) ?? minimum
+            objects?.uniqueAbbreviationLength(of: id ?? .zero(format), minimum: minimum) ?? minimum
         }
 
         /// `id` abbreviated.
-        func text(_ id: ObjectID?) -> String { String((id ?? .zero).hex.prefix(length(id))) }
+        func text(_ id: ObjectID?) -> String { String((id ?? .zero(format)).hex.prefix(length(id))) }
     }
 
     let changes: [RefChange]

@@ -21,16 +21,23 @@ extension Subcommand {
                 Console.writeError(failure.text)
                 return 128
             }
-            if let error = error as? RemoteError, let failure = error.reported(PackReading()) {
+            if let error = RemoteError.inside(error), let failure = error.reported(PackReading()) {
                 Console.writeError(failure.text)
                 return 128
+            }
+            if let error = error as? ConfigError, let reason = error.reason {
+                // git's `error:` line comes before its fatal message.
+                Console.writeError("error: \(maskedForTerminal(reason))\n")
             }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")
             }
+            // What ssh or git-upload-pack said is on the terminal already, as git's children
+            // write it there: only what gitwire saw follows.
+            let shown = (error as? RemoteProgramError).map { "\($0.underlying)" } ?? "\(error)"
             // Errors carry server text (ERR lines, band 3, names): masked as git's die() masks it.
-            Console.writeError("fatal: \(maskedForTerminal("\(error)"))\n")
+            Console.writeError("fatal: \(maskedForTerminal(shown))\n")
             return 128
         }
     }
@@ -42,6 +49,11 @@ struct ReportedFailure: Error {
 }
 
 extension RemoteError {
+    /// The remote's error in `error`, itself or explained by its program's standard error.
+    static func inside(_ error: any Error) -> RemoteError? {
+        error as? RemoteError ?? (error as? RemoteProgramError)?.underlying.base as? RemoteError
+    }
+
     /// Side-band 3 as git shows it: the server's own line after `remote: ` (a NUL as it came,
     /// other control characters masked), a newline, then where git's pack reader stopped. Nil
     /// for an `ERR` packet.

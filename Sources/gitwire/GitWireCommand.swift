@@ -14,7 +14,8 @@ enum GitWireCommand {
     /// What `gitwire --help` prints.
     static var help: String {
         var text = """
-            usage: gitwire [--version] [--help] <command> [<args>]
+            usage: gitwire [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]
+                           [--config-env=<name>=<envvar>] <command> [<args>]
 
             A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs, hash objects.
 
@@ -25,13 +26,24 @@ enum GitWireCommand {
             text += "    " + command.name.padding(toLength: 15) + command.abstract + "\n"
         }
         text += "\nSee 'gitwire <command> --help' (or 'gitwire help <command>') for a command's options.\n"
+        text += """
+
+            Before the command, as git takes them: -C <path> runs as if started in <path> (several
+            are taken in turn), -c <name>=<value> and --config-env=<name>=<envvar> set configuration
+            for this run. ls-remote, clone and fetch read git's configuration (system, global, the
+            repository's when run inside one, then these).
+
+            """
         return text
     }
 
     static func main() {
         // A signal removes the lock and temporary files (and a clone's new repository) first.
         try? SignalCleanup.install()
-        Console.exit(run(Array(CommandLine.arguments.dropFirst())))
+        switch CommandConfiguration.applyGlobalOptions(Array(CommandLine.arguments.dropFirst())) {
+        case .success(let words): Console.exit(run(words))
+        case .failure(let status): Console.exit(status.code)
+        }
     }
 
     /// Runs the command line `words` (without the program's name); returns the exit status.

@@ -1,7 +1,7 @@
 import GitWire
 
 /// `gitwire hash-object`: prints the object ids of files or standard input, like `git hash-object`,
-/// with SHA-1 collision detection.
+/// with SHA-1 collision detection, or with SHA-256.
 struct HashObjectCommand: Subcommand {
     static let name = "hash-object"
     static let abstract = "Compute object ids, as git hash-object does, refusing SHA-1 collision attacks."
@@ -10,7 +10,8 @@ struct HashObjectCommand: Subcommand {
         Content is hashed as it is (no clean filters or line-ending conversion, as git does \
         with --no-filters). Types other than blob need --literally: git checks the format of \
         commits, trees and tags first, gitwire does not yet. Data carrying a SHA-1 collision \
-        attack fails with git's message and exit status 128.
+        attack fails with git's message and exit status 128. Ids are of the repository's object \
+        format (SHA-1 outside a repository) unless --object-format says otherwise.
         """
 
     static var options: [CommandOption<Self>] {
@@ -20,6 +21,9 @@ struct HashObjectCommand: Subcommand {
             .flag(nil, "stdin", \.stdin, help: "Read the object from standard input."),
             .flag(nil, "no-filters", \.noFilters, help: "Hash the content as it is (gitwire always does)."),
             .flag(nil, "literally", \.literally, help: "Hash any type name without checking it."),
+            .value(
+                nil, "object-format", valueName: "format", \.objectFormatName,
+                help: "The hash to name objects with: sha1 or sha256 (default: the repository's, else sha1)."),
             .flag(nil, "unchecked-sha1", \.uncheckedSHA1, help: nil),
         ]
     }
@@ -36,14 +40,35 @@ struct HashObjectCommand: Subcommand {
     var noFilters = false
     var literally = false
     var uncheckedSHA1 = false
+    var objectFormatName: String?
     var files: [String] = []
 
     func execute() throws -> Int32 {
         let header = try typeName()
-        let store = try write ? LooseObjectStore(objectsDirectory: Self.objectsDirectory()) : nil
+        var format = ObjectFormat.sha1
+        if let objectFormatName {
+            guard let named = ObjectFormat(objectFormatName) else {
+                throw UsageError("unknown hash algorithm '\(objectFormatName)'")
+            }
+            format = named
+        }
+        var store: LooseObjectStore?
+        // As git: the repository's format, found where git finds the repository (needed to write).
+        if write || objectFormatName == nil, let location = try Self.repository(required: write) {
+            let repositoryFormat = try Repository.objectFormat(ofGitDirectory: location.commonDirectory)
+            if objectFormatName == nil { format = repositoryFormat }
+            if write {
+                guard format == repositoryFormat else {
+                    throw UsageError(
+                        "cannot write \(format) objects into a \(repositoryFormat) repository (\(location.gitDirectory))"
+                    )
+                }
+                store = LooseObjectStore(objectsDirectory: Self.objectsDirectory(location), format: format)
+            }
+        }
         // Each id is printed as soon as it is known, so the ones before a failure still appear.
         if stdin {
-            try Console.writeOutput(hash(File.standardInput(), type: header, store: store).hex + "\n")
+            try Console.writeOutput(hash(File.standardInput(), type: header, format: format, store: store).hex + "\n")
         }
         for path in files {
             let file: File
@@ -52,7 +77,7 @@ struct HashObjectCommand: Subcommand {
             } catch let error as SystemCallError {
                 throw UsageError("could not open '\(path)' for reading: \(error.errno)")
             }
-            try Console.writeOutput(hash(file, type: header, store: store).hex + "\n")
+            try Console.writeOutput(hash(file, type: header, format: format, store: store).hex + "\n")
         }
         return 0
     }
@@ -67,12 +92,12 @@ struct HashObjectCommand: Subcommand {
         return type
     }
 
-    /// The id of the object of type `type` whose content is what `file` holds; writes the object
-    /// to `store` if given. A regular file is hashed as it is read (its size, which the header
-    /// needs, is known first); anything else is read whole first, as git does.
-    private func hash(_ file: File, type: String, store: LooseObjectStore?) throws -> ObjectID {
+    /// The id in `format` of the object of type `type` whose content is what `file` holds; writes
+    /// the object to `store` if given. A regular file is hashed as it is read (its size, which the
+    /// header needs, is known first); anything else is read whole first, as git does.
+    private func hash(_ file: File, type: String, format: ObjectFormat, store: LooseObjectStore?) throws -> ObjectID {
         if store == nil, let size = try file.regularFileSize() {
-            var hasher = Hasher(unchecked: uncheckedSHA1)
+            var hasher = Hasher(format: format, unchecked: uncheckedSHA1)
             hasher.update(Array("\(type) \(size)\0".utf8))
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
             defer { buffer.deallocate() }
@@ -88,7 +113,7 @@ struct HashObjectCommand: Subcommand {
         }
         let chunks = try Self.readAll(file)
         let size = chunks.reduce(0) { $0 + $1.count }
-        var hasher = Hasher(unchecked: uncheckedSHA1)
+        var hasher = Hasher(format: format, unchecked: uncheckedSHA1)
         hasher.update(Array("\(type) \(size)\0".utf8))
         for chunk in chunks { chunk.withUnsafeBytes { hasher.update($0) } }
         let id = try hasher.finish()
@@ -111,23 +136,30 @@ struct HashObjectCommand: Subcommand {
         }
     }
 
-    /// The objects directory of the repository git would use here, found as git finds it
+    /// The repository git would use here, found as git finds it
     /// (``RepositoryLocation/discover(from:environment:)``: `GIT_DIR`, `.git` directories and
-    /// files upwards, `GIT_CEILING_DIRECTORIES`, `safe.directory`); `GIT_OBJECT_DIRECTORY`
-    /// when set.
-    private static func objectsDirectory() throws -> String {
-        let location = try RepositoryLocation.discover()
-        if let objects = Environment.value("GIT_OBJECT_DIRECTORY") { return objects }
-        return "\(location.commonDirectory)/objects"
+    /// files upwards, `GIT_CEILING_DIRECTORIES`, `safe.directory`). Nil outside one, unless
+    /// `required` (then git's error).
+    private static func repository(required: Bool) throws -> RepositoryLocation? {
+        required ? try RepositoryLocation.discover() : try? RepositoryLocation.discover()
+    }
+
+    /// The objects directory of the repository at `location`; `GIT_OBJECT_DIRECTORY` when set.
+    private static func objectsDirectory(_ location: RepositoryLocation) -> String {
+        Environment.value("GIT_OBJECT_DIRECTORY") ?? "\(location.commonDirectory)/objects"
     }
 }
 
-/// The checked SHA-1, or (for `--unchecked-sha1`, which benchmarks use) the plain one.
+/// The object hasher of the format (checked SHA-1 or SHA-256), or (for `--unchecked-sha1`, which
+/// benchmarks use) plain SHA-1.
 private struct Hasher {
-    var checked = SHA1()
+    var checked: ObjectHasher
     var unchecked: UncheckedSHA1?
 
-    init(unchecked: Bool) { self.unchecked = unchecked ? UncheckedSHA1() : nil }
+    init(format: ObjectFormat, unchecked: Bool) {
+        checked = ObjectHasher(format)
+        self.unchecked = unchecked && format == .sha1 ? UncheckedSHA1() : nil
+    }
 
     mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 

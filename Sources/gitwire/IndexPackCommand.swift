@@ -29,7 +29,12 @@ struct IndexPackCommand: Subcommand {
             ),
             .value(
                 nil, "repository", valueName: "git-dir", \.repository,
-                help: "The git directory to use (default: the one git would find here, as git does)."),
+                help:
+                    "The git directory to use (default: the one git would find here, as git does): where a --stdin pack goes, the bases for --fix-thin, the object format."
+            ),
+            .value(
+                nil, "object-format", valueName: "format", \.objectFormatName,
+                help: "The hash of the pack's objects, sha1 or sha256 (not with --stdin: the repository's)."),
         ]
     }
 
@@ -46,6 +51,7 @@ struct IndexPackCommand: Subcommand {
     var threads: Int?
     var indexVersion: String?
     var repository: String?
+    var objectFormatName: String?
     var packFile: String?
 
     func execute() throws -> Int32 {
@@ -68,6 +74,7 @@ struct IndexPackCommand: Subcommand {
 
     private func indexStandardInput(options: PackIndexOptions, progress: PackProgressHandler?) throws -> PackIndexResult
     {
+        var options = options
         // The repository: --repository, else the one git would find here (needed for a pack
         // written into it, and for --fix-thin's bases).
         var repositoryDirectory = repository
@@ -78,6 +85,10 @@ struct IndexPackCommand: Subcommand {
                 if case .notFound = error.reason { throw UsageError("--stdin requires a git repository") }
                 throw error
             }
+        }
+        // The pack is of the repository's format (--object-format is refused with --stdin).
+        if let repositoryDirectory {
+            options.objectFormat = try Repository.objectFormat(ofGitDirectory: repositoryDirectory)
         }
         let destination: PackDestination
         if let packFile {
@@ -90,7 +101,7 @@ struct IndexPackCommand: Subcommand {
         }
         let bases: ObjectDatabase?
         if fixThin, let repositoryDirectory {
-            bases = try ObjectDatabase(gitDirectory: repositoryDirectory)
+            bases = try ObjectDatabase(gitDirectory: repositoryDirectory, format: options.objectFormat)
         } else {
             bases = nil
         }
@@ -107,6 +118,13 @@ struct IndexPackCommand: Subcommand {
     private func makeOptions() throws -> PackIndexOptions {
         var options = PackIndexOptions(threads: try threadCount())
         options.indexPath = indexFile
+        if let objectFormatName {
+            guard let format = ObjectFormat(objectFormatName) else {
+                throw UsageError("unknown hash algorithm '\(objectFormatName)'")
+            }
+            guard !stdin else { throw UsageError("options '--object-format' and '--stdin' cannot be used together") }
+            options.objectFormat = format
+        }
         if let indexVersion {
             let parts = indexVersion.split(separator: ",", maxSplits: 1)
             guard parts.first == "2" else { throw UsageError("unsupported index version '\(indexVersion)' (only 2)") }

@@ -99,14 +99,18 @@ private final class BatchRun {
         batch = LsRemoteBatch(
             options, in: loop,
             makeRemote: { url in
-                var remote = try Remote(url, timeout: timeout)
+                var remote = try CommandConfiguration.remote(url, timeout: timeout)
+                // What ssh or git-upload-pack says goes into that remote's own error.
+                remote.programErrorOutput = .kept
                 if var http = remote.transport as? HTTPTransport {
                     let shown = RemoteURL.withoutCredentials(url)
                     http.options.warning = { Console.writeError("warning: \(shown): \($0)\n") }
                     remote.transport = http
                 }
                 if let uploadPack, remote.url.scheme == .file {
-                    remote.transport = LocalTransport(uploadPack: uploadPack)
+                    var local = LocalTransport(uploadPack: uploadPack)
+                    local.programErrorOutput = .kept
+                    remote.transport = local
                 }
                 return remote
             },

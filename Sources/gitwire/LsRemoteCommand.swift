@@ -65,7 +65,9 @@ struct LsRemoteCommand: Subcommand {
         [
             .optional(
                 "repository", \.repository,
-                help: "The remote repository: a URL or a path (with --batch, a pattern like the others)."),
+                help:
+                    "The remote repository: a remote's name, a URL or a path (default: the current branch's remote, or origin; with --batch, a pattern like the others)."
+            ),
             .repeating(
                 "patterns", \.patterns, help: "Show only refs whose names end with a match of one of these patterns."),
         ]
@@ -89,10 +91,6 @@ struct LsRemoteCommand: Subcommand {
     var repository: String?
     var patterns: [String] = []
 
-    func validate() throws {
-        if batch == nil && repository == nil { throw CommandLineError("missing <repository>") }
-    }
-
     func execute() throws -> Int32 {
         if let batch { return try listBatch(batch) }
         for (set, name) in [
@@ -102,14 +100,22 @@ struct LsRemoteCommand: Subcommand {
         ] where set {
             throw ValidationError("\(name) needs --batch")
         }
-        guard let repository else { return 129 }  // validate() has said so
+        let configuration = try CommandConfiguration.load()
+        // As git: a remote's name, or a URL; with neither, the current branch's remote or origin.
+        let target = try repository ?? CommandConfiguration.defaultRemoteName(configuration)
+        let configuredURL = try configuration.remoteURLs(named: target)?.urls.first
+        guard repository != nil || configuredURL != nil else {
+            throw ValidationError("No remote configured to list refs from.")
+        }
+        let url = try configuredURL ?? configuration.rewrittenURL(target)
         if getURL {
             // Without user information: a password never reaches any output (git prints it).
-            try Console.writeOutput(RemoteURL.withoutCredentials(repository) + "\n")
+            try Console.writeOutput(RemoteURL.withoutCredentials(url) + "\n")
             return 0
         }
+        if repository == nil && !quiet { Console.writeError("From \(RemoteURL.withoutCredentials(url))\n") }
         let version = try connection.version()
-        let (remote, recording) = try connection.remote(repository)
+        let (remote, recording) = try connection.remote(target)
         let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
@@ -117,7 +123,7 @@ struct LsRemoteCommand: Subcommand {
         // whole is printed at the end, as git prints it.
         var output: [UInt8] = []
         let listing = try recording.saving {
-            try remote.run(
+            try remote.runBlocking(
                 LsRemoteExchange(options: options), protocolVersion: version, traceIdentity: "ls-remote",
                 onElement: { LsRemoteOutput.append($0, filter: filter, showSymrefs: symref, to: &output) })
         }

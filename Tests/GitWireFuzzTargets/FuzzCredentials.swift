@@ -1,4 +1,3 @@
-import Foundation
 import GitWire
 
 /// One smart HTTP session's handling of credentials, run without a network: a repository URL
@@ -245,11 +244,14 @@ public struct CredentialTrial: Sendable, CustomStringConvertible {
         /// The `Location` the server sends for `target`: with `carrying`, the request's user
         /// information written into an absolute target (a server that echoes what it was sent).
         func location(_ target: String, carrying: HTTPCredential?) -> String {
-            guard let carrying, target.hasPrefix("//") || target.contains("://"), let range = target.range(of: "//")
+            guard let carrying, target.hasPrefix("//") || target.contains("://") else { return target }
+            let bytes = Array(target.utf8)
+            guard let slash = bytes.indices.dropLast().first(where: { bytes[$0] == 0x2F && bytes[$0 + 1] == 0x2F })
             else { return target }
             let password = carrying.password.map { ":" + escaped($0.revealed) } ?? ""
-            return String(target[..<range.upperBound]) + escaped(carrying.username) + password + "@"
-                + target[range.upperBound...]
+            let head = String(decoding: bytes[..<(slash + 2)], as: UTF8.self)
+            let tail = String(decoding: bytes[(slash + 2)...], as: UTF8.self)
+            return head + escaped(carrying.username) + password + "@" + tail
         }
 
         /// `text` with every byte but letters and digits escaped.

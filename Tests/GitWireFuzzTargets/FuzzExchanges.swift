@@ -8,9 +8,11 @@ enum FuzzExchanges {
         let flags = input.byte()
         let size = fuzzChunkSize(input.byte())
         let version = ProtocolVersion(rawValue: Int(flags % 3)) ?? .v2
+        // 0x20: as if run in a SHA-256 repository (v0 ids are read so when the server names no format).
         let options = LsRemoteOptions(
             protocolVersion: version, refPrefixes: flags & 0x04 != 0 ? ["refs/heads/", "refs/tags/"] : [],
-            serverOptions: flags & 0x08 != 0 && version == .v2 ? ["fuzz"] : [])
+            serverOptions: flags & 0x08 != 0 && version == .v2 ? ["fuzz"] : [],
+            objectFormat: flags & 0x20 != 0 ? .sha256 : .sha1)
         let context = ExchangeContext(connectionPersists: flags & 0x10 == 0)
         let stream = input.rest()
         let exchange = LsRemoteExchange(options: options)
@@ -23,15 +25,20 @@ enum FuzzExchanges {
         var input = FuzzInput(data)
         let flags = input.byte()
         let more = input.byte()
-        let size = fuzzChunkSize(input.byte())
+        let selector = input.byte()
+        let size = fuzzChunkSize(selector)
         let version = ProtocolVersion(rawValue: Int(flags % 3)) ?? .v2
-        let local = LocalHistory(length: Int(more & 0x0f))
+        // The selector's high bit: a fetch into a SHA-256 repository; otherwise a clone, which
+        // takes the server's format (with a SHA-1 local history the negotiation still walks).
+        let sha256 = selector & 0x80 != 0
+        let local = LocalHistory(length: Int(more & 0x0f), format: sha256 ? .sha256 : .sha1)
         let options = FetchOptions(
             protocolVersion: version, depth: flags & 0x04 != 0 ? 1 + Int(more >> 4) : nil,
             shallowSince: flags & 0x08 != 0 ? 1_700_000_000 : nil,
             deepenRelative: flags & 0x04 != 0 && more & 0x10 != 0,
             filter: flags & 0x20 != 0 ? "blob:none" : nil, includeTag: flags & 0x40 == 0,
-            progress: flags & 0x80 != 0, localShallow: more & 0x20 != 0 ? [local.tips[0]] : [])
+            progress: flags & 0x80 != 0, localShallow: more & 0x20 != 0 ? [local.tips[0]] : [],
+            objectFormat: sha256 ? .sha256 : nil)
         let context = ExchangeContext(connectionPersists: more & 0x40 == 0)
         let wantCount = 1 + Int(more >> 6)
         let exchange = FetchExchange(options: options, localTips: local.tips, graph: local) { listing in
@@ -128,11 +135,11 @@ struct LocalHistory: CommitGraph {
     let commits: [ObjectID: CommitSummary]
     let tips: [ObjectID]
 
-    init(length: Int) {
+    init(length: Int, format: ObjectFormat) {
         var commits: [ObjectID: CommitSummary] = [:]
         var ids: [ObjectID] = []
         for index in 0...length {
-            let id = ObjectID(bytes: [UInt8](repeating: UInt8(index + 1), count: 20))!
+            let id = ObjectID(bytes: [UInt8](repeating: UInt8(index + 1), count: format.byteCount), format: format)!
             commits[id] = CommitSummary(
                 parents: ids.last.map { [$0] } ?? [], committerTime: 1_600_000_000 + Int64(index))
             ids.append(id)

@@ -10,46 +10,60 @@ enum FuzzIndexPack {
         return path
     }()
 
-    /// Objects a thin pack may name as bases without holding them.
+    /// Objects a thin pack may name as bases without holding them, by id in each format.
     static let externalObjects: [ObjectID: GitObject] = {
         var objects: [ObjectID: GitObject] = [:]
         for text in ["external base one\n", String(repeating: "external base two, longer\n", count: 20)] {
             let object = GitObject(type: .blob, data: Array(text.utf8))
-            objects[try! object.id] = object
+            for format in ObjectFormat.allCases { objects[try! object.id(format)] = object }
         }
         return objects
     }()
 
+    /// The external objects, smallest first (each once).
+    static let externalList: [GitObject] = Array(Set(externalObjects.values.map(\.data)))
+        .sorted { $0.count < $1.count }.map { GitObject(type: .blob, data: $0) }
+
     static func raw(_ data: [UInt8]) {
         var input = FuzzInput(data)
         let flags = input.byte()
+        let format: ObjectFormat = flags & 0x20 != 0 ? .sha256 : .sha1
         let size = fuzzChunkSize(input.byte())
         var pack = input.rest()
-        if flags & 1 != 0, pack.count >= 32 {
-            pack.removeLast(20)
-            pack += UncheckedSHA1.hash(pack[...]).bytes
+        if flags & 1 != 0, pack.count >= 12 + format.byteCount {
+            pack.removeLast(format.byteCount)
+            pack += checksum(pack, format)
         }
-        _ = indexTwice(pack, chunkSize: size, flags: flags, links: flags & 0x10 != 0)
+        _ = indexTwice(pack, chunkSize: size, flags: flags, links: flags & 0x10 != 0, format: format)
         cleanUp()
+    }
+
+    /// The checksum of `bytes` in `format`, attacks or not.
+    static func checksum(_ bytes: [UInt8], _ format: ObjectFormat) -> [UInt8] {
+        format == .sha1 ? UncheckedSHA1.hash(bytes[...]).bytes : SHA256.hash(bytes[...]).bytes
     }
 
     static func built(_ data: [UInt8]) {
         var input = FuzzInput(data)
         let flags = input.byte()
+        let format: ObjectFormat = flags & 0x01 != 0 ? .sha256 : .sha1
         let size = fuzzChunkSize(input.byte())
-        var builder = FuzzPackBuilder(level: Int32(flags >> 4) % 10)
+        var builder = FuzzPackBuilder(level: Int32(flags >> 4) % 10, format: format)
         let entryCount = 1 + Int(input.byte() % 24)
         for _ in 0..<entryCount where !input.isEmpty { builder.addEntry(&input) }
         let pack = builder.pack(objectCount: flags & 0x02 != 0 ? UInt32(input.byte()) : nil)
         defer { cleanUp() }
-        guard let result = indexTwice(pack, chunkSize: size, flags: flags, links: false) else { return }
+        guard let result = indexTwice(pack, chunkSize: size, flags: flags, links: false, format: format) else {
+            return
+        }
         // A pack built without deliberate damage must index to exactly the objects it was built
         // from, each readable with the content the builder gave it.
         guard !builder.damaged, flags & 0x02 == 0 else { return }
         fuzzInvariant(
             result.objectCount == builder.expected.count + result.objectsAdded,
             "indexed \(result.objectCount) objects, built \(builder.expected.count)")
-        guard let reader = try? PackReader(packPath: result.packPath) else {
+        fuzzInvariant(result.packChecksum.format == format, "a checksum of another format")
+        guard let reader = try? PackReader(packPath: result.packPath, format: format) else {
             fuzzInvariant(false, "the indexed pack does not open")
             return
         }
@@ -61,10 +75,12 @@ enum FuzzIndexPack {
     /// Indexes `pack` whole, then in pieces of `chunkSize`: both must end alike (the same index
     /// byte for byte, or the same error). Returns the second result, its files left in place for
     /// the caller to check and then remove (see ``cleanUp()``).
-    private static func indexTwice(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool) -> PackIndexResult? {
-        let whole = index(pack, chunkSize: Int.max, flags: flags, links: links)
+    private static func indexTwice(
+        _ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool, format: ObjectFormat
+    ) -> PackIndexResult? {
+        let whole = index(pack, chunkSize: Int.max, flags: flags, links: links, format: format)
         cleanUp()
-        let pieces = index(pack, chunkSize: chunkSize, flags: flags, links: links)
+        let pieces = index(pack, chunkSize: chunkSize, flags: flags, links: links, format: format)
         fuzzInvariant(
             whole.outcome == pieces.outcome,
             "indexing in pieces of \(chunkSize) ended otherwise: \(whole.outcome) / \(pieces.outcome)")
@@ -73,13 +89,13 @@ enum FuzzIndexPack {
 
     /// Indexes `pack` in pieces of `chunkSize`: what came of it (the index's checksum and object
     /// count, or the error) and the result if it indexed.
-    private static func index(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool) -> (
+    private static func index(_ pack: [UInt8], chunkSize: Int, flags: UInt8, links: Bool, format: ObjectFormat) -> (
         outcome: String, result: PackIndexResult?
     ) {
         var options = PackIndexOptions(
-            threads: flags & 0x04 != 0 ? 2 : 1, baseCacheLimit: flags & 0x08 != 0 ? 64 : 1 << 20)
+            threads: flags & 0x04 != 0 ? 2 : 1, baseCacheLimit: flags & 0x08 != 0 ? 64 : 1 << 20, objectFormat: format)
         // The connectivity check's link collection parses every commit, tree and tag as it is indexed.
-        if links { options.links = LinkCollector(shallow: [], contentMayBeMissing: true) }
+        if links { options.links = LinkCollector(shallow: [], contentMayBeMissing: true, format: format) }
         do {
             let indexer = try PackIndexer(destination: .directory(directory), options: options)
             for chunk in fuzzChunks(pack, size: chunkSize) { try indexer.append(chunk) }
@@ -109,6 +125,7 @@ enum FuzzIndexPack {
 /// for it, damage (wrong sizes, cut zlib streams, bytes flipped, garbage).
 struct FuzzPackBuilder {
     private let level: Int32
+    private let format: ObjectFormat
     private var body: [UInt8] = []
     private var count: UInt32 = 0
     /// Entries so far: pack offset and the object each resolves to (nil when damaged).
@@ -118,7 +135,10 @@ struct FuzzPackBuilder {
     /// Whether damage was done on purpose.
     private(set) var damaged = false
 
-    init(level: Int32) { self.level = level }
+    init(level: Int32, format: ObjectFormat) {
+        self.level = level
+        self.format = format
+    }
 
     mutating func addEntry(_ input: inout FuzzInput) {
         let operation = input.byte()
@@ -138,14 +158,13 @@ struct FuzzPackBuilder {
                 typeNumber: 6, data: delta, extra: PackEncoding.baseDistance(offset - baseOffset),
                 object: GitObject(type: base.type, data: result), input: &input, operation: operation)
         case 3:
-            let external = FuzzIndexPack.externalObjects.values.sorted { $0.data.count < $1.data.count }
-            let candidates = bases.map(\.1) + external
+            let candidates = bases.map(\.1) + FuzzIndexPack.externalList
             let base = candidates[Int(input.byte()) % candidates.count]
             let (delta, result) = makeDelta(on: base.data, &input)
             let object = GitObject(type: base.type, data: result)
             // A delta whose result is its own external base makes the thin pack name one object twice.
-            if let id = try? object.id, FuzzIndexPack.externalObjects[id] != nil { damaged = true }
-            guard let baseID = try? base.id else { return }
+            if let id = try? object.id(format), FuzzIndexPack.externalObjects[id] != nil { damaged = true }
+            guard let baseID = try? base.id(format) else { return }
             add(typeNumber: 7, data: delta, extra: baseID.bytes, object: object, input: &input, operation: operation)
         default:
             body += input.take(Int(input.byte() % 64))
@@ -158,7 +177,7 @@ struct FuzzPackBuilder {
     /// The pack, with `objectCount` in its header instead of the true count if given.
     func pack(objectCount: UInt32?) -> [UInt8] {
         var pack = PackHeader(objectCount: objectCount ?? count).bytes + body
-        pack += UncheckedSHA1.hash(pack[...]).bytes
+        pack += FuzzIndexPack.checksum(pack, format)
         return pack
     }
 
@@ -183,7 +202,7 @@ struct FuzzPackBuilder {
         entries.append((12 + body.count, object))
         body += header + extra + compressed
         count += 1
-        if let object, let id = try? object.id {
+        if let object, let id = try? object.id(format) {
             if expected[id] != nil { damaged = true }  // a duplicate: the indexer must refuse it
             expected[id] = object
         }

@@ -5,27 +5,36 @@ import GitWire
 enum FuzzPack {
     static func entryHeaders(_ data: [UInt8]) {
         var input = FuzzInput(data)
-        let offset = UInt64(input.uint16()) << UInt64(input.byte() % 40)
+        let high = input.uint16()
+        let shift = input.byte()
+        let offset = UInt64(high) << UInt64(shift % 40)
+        // The high bit picks SHA-256 (32-byte reference-delta bases).
+        let format: ObjectFormat = shift & 0x80 != 0 ? .sha256 : .sha1
         let bytes = input.rest()
         _ = try? PackHeader.parse(bytes[...])
         let whole: PackEntryHeader?
         do {
-            whole = try PackEntryHeader.parse(bytes[...], at: offset)
+            whole = try PackEntryHeader.parse(bytes[...], at: offset, format: format)
         } catch {
             return
         }
         guard let whole else { return }
         fuzzInvariant(whole.length <= bytes.count && whole.length <= PackEntryHeader.maximumLength, "header too long")
         // A header is read the same from a prefix that holds it, and not at all from a shorter one.
-        fuzzInvariant((try? PackEntryHeader.parse(bytes[..<whole.length], at: offset)) == whole, "prefix differs")
+        fuzzInvariant(
+            (try? PackEntryHeader.parse(bytes[..<whole.length], at: offset, format: format)) == whole, "prefix differs")
         if whole.length > 0 {
             fuzzInvariant(
-                (try? PackEntryHeader.parse(bytes[..<(whole.length - 1)], at: offset)) == .some(nil),
+                (try? PackEntryHeader.parse(bytes[..<(whole.length - 1)], at: offset, format: format)) == .some(nil),
                 "a cut header parsed")
+        }
+        if case .referenceDelta(let base) = whole.kind {
+            fuzzInvariant(base.format == format && base.bytes.count == format.byteCount, "base of another width")
         }
         if case .object(let type) = whole.kind {
             let encoded = PackEntryHeader.encode(type: type, size: whole.size)
-            fuzzInvariant((try? PackEntryHeader.parse(encoded[...], at: offset))??.size == whole.size, "encoding")
+            fuzzInvariant(
+                (try? PackEntryHeader.parse(encoded[...], at: offset, format: format))??.size == whole.size, "encoding")
         }
     }
 
@@ -52,21 +61,24 @@ enum FuzzPack {
     static func packIndex(_ data: [UInt8]) {
         var input = FuzzInput(data)
         let flags = input.byte()
+        let format: ObjectFormat = flags & 2 != 0 ? .sha256 : .sha1
         var bytes = input.rest()
         // Most mutations break the trailing checksum; fix it up half the time to get past it.
-        if flags & 1 != 0, bytes.count >= 20 {
-            bytes.removeLast(20)
-            bytes += UncheckedSHA1.hash(bytes[...]).bytes
+        if flags & 1 != 0, bytes.count >= format.byteCount {
+            bytes.removeLast(format.byteCount)
+            bytes += format == .sha1 ? UncheckedSHA1.hash(bytes[...]).bytes : SHA256.hash(bytes[...]).bytes
         }
-        guard let index = try? PackIndex(bytes: bytes) else { return }
+        guard let index = try? PackIndex(bytes: bytes, format: format) else { return }
         for position in 0..<min(index.count, 4096) {
             let id = index.id(at: position)
             _ = index.offset(at: position)
             _ = index.crc32(at: position)
             _ = index.position(of: id)
         }
-        _ = index.position(of: .zero)
-        _ = index.offset(of: ObjectID(bytes: [UInt8](repeating: 0xff, count: 20))!)
+        for other in ObjectFormat.allCases {
+            _ = index.position(of: other.zeroID)
+            _ = index.offset(of: ObjectID(bytes: [UInt8](repeating: 0xff, count: other.byteCount), format: other)!)
+        }
     }
 
     static func looseObject(_ data: [UInt8]) {
@@ -85,9 +97,13 @@ enum FuzzPack {
 
     static func objectLinks(_ data: [UInt8]) {
         var input = FuzzInput(data)
-        let type = ObjectType.allCases[Int(input.byte()) % ObjectType.allCases.count]
+        let selector = input.byte()
+        let type = ObjectType.allCases[Int(selector) % ObjectType.allCases.count]
+        let format: ObjectFormat = selector & 0x80 != 0 ? .sha256 : .sha1
         let bytes = input.rest()
-        _ = try? ObjectLinks.links(of: type, data: bytes)
-        _ = CommitSummary(commitData: bytes)
+        if let links = try? ObjectLinks.links(of: type, data: bytes, format: format) {
+            fuzzInvariant(links.allSatisfy { $0.id.format == format }, "a link of another format")
+        }
+        _ = CommitSummary(commitData: bytes, format: format)
     }
 }

@@ -70,7 +70,7 @@ public enum FuzzRefs {
             updates.append(RefUpdate(name: name, newID: newID, expectedOldID: expected))
         }
 
-        let store = RefStore(gitDirectory: ours)
+        let store = RefStore(gitDirectory: ours, format: .sha1)
         let objects = try ObjectDatabase(gitDirectory: ours)
         var report = ""
         if atomic {
@@ -216,11 +216,12 @@ public enum FuzzRefs {
             var parent: [String] = []
             for index in 0..<3 {
                 let id = try git(["commit-tree", tree] + parent + ["-m", "c\(index)"])
-                commits.append(ObjectID(hex: Array(id.utf8))!)
+                commits.append(ObjectID(hex: Array(id.utf8), format: .sha1)!)
                 parent = ["-p", id]
             }
             self.commits = commits
-            blob = ObjectID(hex: Array(try git(["hash-object", "-w", "--stdin"], input: "blob\n").utf8))!
+            blob = ObjectID(
+                hex: Array(try git(["hash-object", "-w", "--stdin"], input: "blob\n").utf8), format: .sha1)!
         }
     }
 }

@@ -81,23 +81,30 @@ public enum FuzzSeeds {
 
     private static func packSeeds(_ path: String, _ seeds: inout SeedWriter) throws {
         let pack = try FileSystem.read(path)
-        try seeds.add(.indexPack, [0, 0] + pack)
-        let reader = try PackReader(packPath: path)
-        let inflater = try Inflater()
         let indexPath = String(path.dropLast(".pack".count)) + ".idx"
-        let index = try PackIndex(path: indexPath)
-        try seeds.add(.packIndex, [0] + FileSystem.read(indexPath))
+        // The index's checksum tells the pack's format (a SHA-256 pack's index checks out only so).
+        guard let format = ObjectFormat.allCases.first(where: { (try? PackIndex(path: indexPath, format: $0)) != nil })
+        else { return }
+        let sha256 = format == .sha256
+        try seeds.add(.indexPack, [sha256 ? 0x20 : 0, 0] + pack)
+        let reader = try PackReader(packPath: path, format: format)
+        let inflater = try Inflater()
+        let index = try PackIndex(path: indexPath, format: format)
+        try seeds.add(.packIndex, [sha256 ? 0x02 : 0] + FileSystem.read(indexPath))
         let offsets = (0..<index.count).map(index.offset(at:)).sorted()
         for (position, offset) in offsets.enumerated() {
-            let end = position + 1 < offsets.count ? Int(offsets[position + 1]) : pack.count - 20
+            let end = position + 1 < offsets.count ? Int(offsets[position + 1]) : pack.count - format.byteCount
             let entry = pack[Int(offset)..<end]
             if offset < 1 << 16 {
-                try seeds.add(.packEntry, [UInt8(offset >> 8), UInt8(offset & 0xff), 0] + entry.prefix(32))
+                try seeds.add(
+                    .packEntry, [UInt8(offset >> 8), UInt8(offset & 0xff), sha256 ? 0x80 : 0] + entry.prefix(44))
             }
-            guard let header = try PackEntryHeader.parse(entry, at: offset) else { continue }
+            guard let header = try PackEntryHeader.parse(entry, at: offset, format: format) else { continue }
             let object = try reader.object(atOffset: offset)
             try seeds.add(.looseObject, [0] + LooseObjectStore.encode(object))
-            if object.type != .blob { try seeds.add(.objectLinks, [object.type.rawValue - 1] + object.data) }
+            if object.type != .blob {
+                try seeds.add(.objectLinks, [object.type.rawValue - 1 | (sha256 ? 0x80 : 0)] + object.data)
+            }
             let base: [UInt8]
             switch header.kind {
             case .object: continue

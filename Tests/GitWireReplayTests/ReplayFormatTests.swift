@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Replay fixture format")
 struct ReplayFormatTests {
-    @Test(arguments: sessionFixtures(in: "ls-remote") + sessionFixtures(in: "fetch") + sessionFixtures(in: "http"))
+    @Test(
+        arguments: sessionFixtures(in: "ls-remote") + sessionFixtures(in: "fetch") + sessionFixtures(in: "http")
+            + sessionFixtures(in: "sha256/fetch") + sessionFixtures(in: "sha256/http"))
     func everyFixtureReadsAndWritesBackIdentically(path: String) throws {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let session = try Session(fixtureText: text)

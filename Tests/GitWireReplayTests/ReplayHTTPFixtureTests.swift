@@ -11,7 +11,7 @@ import Testing
 /// recording describes.
 @Suite("Replay HTTP fixtures")
 struct ReplayHTTPFixtureTests {
-    static let fixtures = sessionFixtures(in: "http")
+    static let fixtures = sessionFixtures(in: "http") + sessionFixtures(in: "sha256/http")
 
     @Test func bothVersionsAreRecorded() throws {
         let names = Self.fixtures.map { URL(fileURLWithPath: $0).lastPathComponent }
@@ -48,7 +48,7 @@ struct ReplayHTTPFixtureTests {
         let target = directory.appending("clone.git")
         var fetch = FetchOptions(protocolVersion: session.protocolVersion, progress: false)
         fetch.agent = try Self.clientAgent(session)
-        let result = try remote.clone(into: target, options: RepositoryFetchOptions(fetch: fetch))
+        let result = try remote.cloneBlocking(into: target, options: RepositoryFetchOptions(fetch: fetch))
         try replay.verify()
         let listing = result.outcome.listing
         // A bare clone takes the branches and tags (v0 advertises everything, refs/remotes/* too).

@@ -42,7 +42,7 @@ struct ReplayLsRemoteTests {
     {
         switch api {
         case .blocking:
-            return Result { try remote.lsRemote(options).refs }
+            return Result { try remote.lsRemoteBlocking(options).refs }
         case .runLoop:
             return runOnLoop(remote, options: options)
         case .async:

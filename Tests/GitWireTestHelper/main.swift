@@ -1,9 +1,10 @@
 // A helper the tests run as a process of its own, for what no test can check inside the test
-// process: whether a write kills the process with SIGPIPE. (The test process ignores SIGPIPE as
+// process: whether a write kills the process with SIGPIPE, what a signal leaves behind. (The test process ignores SIGPIPE as
 // soon as any test runs a child or writes to a pipe; after that a missing MSG_NOSIGNAL could no
 // longer kill it, and the test could not fail.) Each mode prints what it saw, one fact a line,
 // and exits 0; a SIGPIPE ends it with status 128 + 13 before it says anything more.
 import GitWire
+import GitWirePOSIX
 import Glibc
 
 /// What SIGPIPE does to this process now: `default` (it kills), `ignored`, or `handled`.
@@ -52,6 +53,27 @@ do {
         try process.wait()
         writeUntilItFails(pair.output)
         pair.close()
+    case "signal-between-create-and-register":
+        // A worker thread creates a file and registers it for removal on a signal, staying in
+        // between until `<path>.signalled` appears (the test sends its signal first, which this
+        // thread has blocked, so the main thread takes it); the file must not be left behind.
+        let path = CommandLine.arguments.dropFirst(2).first ?? ""
+        // The test process may ignore or block the signal, and a child inherits both.
+        signal(SIGINT, SIG_DFL)
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &interrupt, nil)
+        try SignalCleanup.install()
+        let thread = try startThread {
+            SignalCleanup.deferringSignals {
+                try? File.create(path).close()
+                for _ in 0..<6000 where access(path + ".signalled", F_OK) != 0 { usleep(10_000) }
+                SignalCleanup.removeFileOnSignal(path)
+            }
+        }
+        pthread_join(thread, nil)
+        say("not signalled")
     default:
         say("unknown mode '\(mode)'")
         exit(2)

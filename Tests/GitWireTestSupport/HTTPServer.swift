@@ -36,10 +36,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Serves the repositories under `root` on `address`; `/auth/` and its kin accept
     /// `username`:`password`. `logsAuthorization`: the log shows which credentials came with each
-    /// request (for tests of where credentials go).
+    /// request (for tests of where credentials go); `loggedHeaders`: every value of these headers
+    /// each request carried, as ` Name=[v1|v2]` (`Proxy-Authorization` decoded).
     public init(
         root: String, secure: Bool = false, lifetime: Int = 900, address: String = "127.0.0.1",
-        username: String = "gitwire", password: String = "s3cret-pw", logsAuthorization: Bool = false
+        username: String = "gitwire", password: String = "s3cret-pw", logsAuthorization: Bool = false,
+        loggedHeaders: [String] = []
     ) throws {
         let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-http")
@@ -55,6 +57,7 @@ public final class HTTPServer: @unchecked Sendable {
             "--address", address,
         ]
         if logsAuthorization { arguments.append("--log-authorization") }
+        for header in loggedHeaders { arguments += ["--log-header", header] }
         if secure {
             let authority = try Self.makeCertificates(in: base)
             arguments += ["--certificate", "\(base)/server.pem", "--key", "\(base)/server.key"]

@@ -38,6 +38,11 @@ void cgw_cleanup_unregister(int slot);
 /* Installs the handler for `signal_number`: it removes every registered path, then dies by the
  * signal with its default action. 0, or -1 with errno set. */
 int cgw_cleanup_install(int signal_number);
+/* Brackets a section in which a thread creates a path and registers it: a cleanup signal that
+ * another thread takes meanwhile waits until the last such section has ended (then kills the
+ * process as it would have), and a section entered while the process is dying never returns. */
+void cgw_cleanup_enter(void);
+void cgw_cleanup_leave(void);
 
 /* zlib's init entry points are macros. */
 int cgw_inflate_init(z_streamp stream);
@@ -84,6 +89,24 @@ enum : int {
     CGW_CURLOPT_NOPROXY = 10177,
     CGW_CURLOPT_PROXY = 10004,
     CGW_CURLOPT_VERBOSE = 41,
+    CGW_CURLOPT_HTTP_VERSION = 84,
+    CGW_CURLOPT_LOW_SPEED_LIMIT = 19,
+    CGW_CURLOPT_LOW_SPEED_TIME = 20,
+    CGW_CURLOPT_PROXYTYPE = 101,
+    CGW_CURLOPT_PROXYUSERNAME = 10175,
+    CGW_CURLOPT_PROXYPASSWORD = 10176,
+    CGW_CURLOPT_PROXYAUTH = 111,
+    CGW_CURL_HTTP_VERSION_1_1 = 2,
+    CGW_CURL_HTTP_VERSION_2_0 = 3,
+    CGW_CURLPROXY_HTTP = 0,
+    CGW_CURLPROXY_HTTPS = 2,
+    CGW_CURLPROXY_SOCKS4 = 4,
+    CGW_CURLPROXY_SOCKS5 = 5,
+    CGW_CURLPROXY_SOCKS4A = 6,
+    CGW_CURLPROXY_SOCKS5_HOSTNAME = 7,
+    CGW_CURLAUTH_DIGEST = 2,
+    CGW_CURLAUTH_NEGOTIATE = 4,
+    CGW_CURLAUTH_NTLM = 8,
     CGW_CURLINFO_RESPONSE_CODE = 2097154,
     CGW_CURLINFO_EFFECTIVE_URL = 1048577,
     CGW_CURLINFO_HTTPAUTH_AVAIL = 2097175,
@@ -200,6 +223,26 @@ typedef struct {
  * times the throughput of one message on the SHA extensions when there are many); otherwise one
  * after the other. `features` as for cgw_sha1dc_init. */
 void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features);
+
+/* SHA-256 (see sha256.c), for repositories with `extensions.objectFormat = sha256`: the SHA
+ * extensions where the CPU has them, portable C elsewhere. */
+enum {
+    CGW_SHA256_SHA_EXTENSIONS = 1, /* compress with sha256rnds2 and friends */
+};
+
+typedef struct {
+    uint32_t state[8];
+    uint64_t total;     /* bytes taken so far */
+    uint8_t buffer[64]; /* the start of an incomplete block: total % 64 bytes */
+    uint8_t features;   /* the CGW_SHA256_* paths this context may take */
+} cgw_sha256_ctx;
+
+/* The CGW_SHA256_* paths this CPU can take. */
+int cgw_sha256_available_features(void);
+/* Starts a digest; `features` limits the paths taken (-1 for all the CPU has, 0 for portable C). */
+void cgw_sha256_init(cgw_sha256_ctx *ctx, int features);
+void cgw_sha256_update(cgw_sha256_ctx *ctx, const void *data, size_t count);
+void cgw_sha256_final(cgw_sha256_ctx *ctx, uint8_t digest[32]);
 
 /* Runs a git delta's instructions (`length` bytes after its two sizes) on `base`: returns 1 if
  * they are valid and make exactly `out_length` bytes, written to `out`, else 0 (out is then

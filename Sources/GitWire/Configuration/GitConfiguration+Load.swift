@@ -46,6 +46,7 @@ extension GitConfiguration {
         try loader.readAll()
         var configuration = GitConfiguration(entries: loader.entries, homeDirectory: environment["HOME"])
         configuration.warnings = loader.warnings
+        configuration.gitDirectory = gitDirectory
         return configuration
     }
 }

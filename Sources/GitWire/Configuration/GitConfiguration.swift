@@ -20,6 +20,10 @@ public struct GitConfiguration: Hashable, Sendable {
     /// What git would print as `warning:` while reading (none so far; kept for callers that show
     /// them).
     public var warnings: [String] = []
+    /// The git directory the configuration was loaded for (nil outside a repository, or for one
+    /// made from entries). The programs gitwire runs for a remote that use git's configuration
+    /// themselves (`git credential`) are pointed at it.
+    public var gitDirectory: String?
 
     /// A configuration of `entries`; `homeDirectory` is what `~/` expands to in paths.
     public init(entries: [ConfigEntry], homeDirectory: String? = nil) {

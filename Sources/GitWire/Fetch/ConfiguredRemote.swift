@@ -5,8 +5,9 @@
 /// let location = try RepositoryLocation.discover()
 /// let config = try GitConfiguration.load(gitDirectory: location.gitDirectory)
 /// let origin = try ConfiguredRemote.named("origin", configuration: config)!
-/// let remote = try Remote(origin.url)
-/// try remote.fetch(into: location.gitDirectory, options: RepositoryFetchOptions(remote: origin))
+/// let remote = try Remote(origin.name, configuration: config)
+/// try await remote.fetch(
+///     into: location.gitDirectory, options: RepositoryFetchOptions(remote: origin, configuration: config))
 /// ```
 public struct ConfiguredRemote: Hashable, Sendable {
     /// The remote's name; for a URL given directly, the URL itself (git names it so).
@@ -63,15 +64,7 @@ public struct ConfiguredRemote: Hashable, Sendable {
     public static func named(
         _ nameOrURL: String?, configuration: GitConfiguration, currentBranch: String? = nil
     ) throws -> ConfiguredRemote? {
-        var name = nameOrURL ?? ""
-        if nameOrURL == nil {
-            if let branch = currentBranch, let remote = try configuration.string("branch.\(branch).remote") {
-                name = remote
-            } else {
-                let names = configuredNames(configuration)
-                name = names.count == 1 ? names[0] : "origin"
-            }
-        }
+        let name = try nameOrURL ?? defaultName(configuration: configuration, currentBranch: currentBranch)
         var remote = ConfiguredRemote(name: name, urls: [])
         if !name.hasPrefix("/") {
             for entry in configuration.entries where entry.section == "remote" {
@@ -101,6 +94,16 @@ public struct ConfiguredRemote: Hashable, Sendable {
             remote.urls = [try configuration.rewrittenURL(name)]
         }
         return remote
+    }
+
+    /// The remote a command uses when none is named (remote.c `remotes_remote_for_branch`): the
+    /// current branch's `branch.<branch>.remote`, else the only remote configured, else `origin`.
+    public static func defaultName(configuration: GitConfiguration, currentBranch: String?) throws -> String {
+        if let branch = currentBranch, let remote = try configuration.string("branch.\(branch).remote") {
+            return remote
+        }
+        let names = configuredNames(configuration)
+        return names.count == 1 ? names[0] : "origin"
     }
 
     /// The names of the configured remotes, in the order git meets them.

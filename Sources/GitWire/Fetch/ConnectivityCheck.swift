@@ -11,7 +11,7 @@ struct ConnectivityCheck {
     let objects: ObjectDatabase
 
     /// Throws ``FetchError`` naming the first object missing.
-    func verify(tips: [ObjectID], referenced: Set<ObjectID>) throws {
+    func verify(tips: [ObjectID], referenced: ObjectIDSet) throws {
         for id in tips where !objects.contains(id) { throw Self.missing(id) }
         for id in referenced where !objects.contains(id) { throw Self.missing(id) }
     }

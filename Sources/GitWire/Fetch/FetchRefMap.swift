@@ -60,12 +60,14 @@ struct FetchRefMapper: Sendable {
     let localSymbolicRefs: Set<String>
     /// Whether the local repository has an object.
     let hasObject: @Sendable (ObjectID) -> Bool
+    /// The local repository's object format (an object id in a refspec is read in it).
+    let format: ObjectFormat
     /// Refs left out, with why (non-UTF-8 names, names git refuses locally).
     private(set) var ignored: [IgnoredRef] = []
 
     init(
         listing: RefListing, localRefs: [String: ObjectID], localSymbolicRefs: Set<String>,
-        hasObject: @escaping @Sendable (ObjectID) -> Bool
+        hasObject: @escaping @Sendable (ObjectID) -> Bool, format: ObjectFormat = .sha1
     ) {
         var refs: [RemoteRef] = []
         var ignored: [IgnoredRef] = []
@@ -81,6 +83,7 @@ struct FetchRefMapper: Sendable {
         self.localRefs = localRefs
         self.localSymbolicRefs = localSymbolicRefs
         self.hasObject = hasObject
+        self.format = format
         self.ignored = ignored
     }
 
@@ -104,7 +107,7 @@ struct FetchRefMapper: Sendable {
         } else {
             let name = spec.source.isEmpty ? "HEAD" : spec.source
             var found: FetchMapEntry?
-            if spec.isExactObjectID, let id = ObjectID(hex: Array(name.utf8)) {
+            if spec.isExactObjectID, let id = ObjectID(hex: Array(name.utf8), format: format) {
                 found = FetchMapEntry(remoteName: name, remoteID: id)
             } else if let ref = Self.bestMatch(name, in: refs) {
                 found = FetchMapEntry(remoteName: ref.name, remoteID: ref.id)

@@ -21,7 +21,7 @@ struct TagPeeler {
                 break
             }
             guard let object = try? objects.object(current), object.type == .tag,
-                let link = try? ObjectLinks.links(of: .tag, data: object.data).first
+                let link = try? ObjectLinks.links(of: .tag, data: object.data, format: objects.format).first
             else {
                 result = nil
                 break

@@ -2,43 +2,48 @@ extension Remote {
     // MARK: Blocking
 
     /// Clones the remote into a new bare repository at `path` (`git clone --bare`, or
-    /// `--mirror` with ``RepositoryFetchOptions/mirror``), blocking until it is done. On failure
-    /// nothing is left at `path`.
+    /// `--mirror` with ``RepositoryFetchOptions/mirror``), blocking the calling thread until it is
+    /// done (the run-loop form on a private loop: `progress` is called on this thread). On
+    /// failure nothing is left at `path`. The `async` form is
+    /// ``clone(into:options:progress:)``: `try await remote.clone(into:)`.
     @discardableResult
-    public func clone(
+    public func cloneBlocking(
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
-        try runBlocking(RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone")
+        try onPrivateLoop { loop, completion in
+            clone(into: path, options: options, in: loop, progress: progress, completion: completion)
+        }
     }
 
-    /// Fetches from the remote into the existing bare repository at `gitDirectory`, blocking until
-    /// it is done. On failure the repository's refs and files are as they were.
+    /// Fetches from the remote into the existing bare repository at `gitDirectory`, blocking the
+    /// calling thread until it is done (`progress` is called on this thread). On failure the
+    /// repository's refs and files are as they were. The `async` form is
+    /// ``fetch(into:options:progress:)``: `try await remote.fetch(into:)`.
     @discardableResult
-    public func fetch(
+    public func fetchBlocking(
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
-        try runBlocking(
-            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch")
+        try onPrivateLoop { loop, completion in
+            fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
+        }
     }
 
-    private func runBlocking(_ operation: RepositoryFetch, _ identity: String) throws -> FetchResult {
+    /// Runs a run-loop form on a loop of its own on this thread until it completes.
+    private func onPrivateLoop(
+        _ start: (EpollRunLoop, @escaping (Result<FetchResult, any Error>) -> Void) -> RunningExchange
+    ) throws -> FetchResult {
         let loop = try EpollRunLoop()
-        var outcome: Result<FetchOutcome, any Error>?
-        startExchange(operation, identity: identity, in: loop) { result in
+        var outcome: Result<FetchResult, any Error>?
+        _ = start(loop) { result in
             outcome = result
             loop.stop()
         }
         loop.run()
         loop.run()  // let the connection finish closing
-        do {
-            guard let outcome else { throw CancelledError() }
-            return try operation.complete(try outcome.get())
-        } catch {
-            operation.abandon()
-            throw error
-        }
+        guard let outcome else { throw CancelledError() }
+        return try outcome.get()
     }
 
     // MARK: Run loop
@@ -51,9 +56,10 @@ extension Remote {
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(), in loop: EpollRunLoop,
         progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
-        runOnLoop(
-            RepositoryFetch(cloneFrom: url, into: path, options: options, progress: progress), "clone", loop, completion
-        )
+        let relay = progress.map { ProgressRelay($0, loop: loop) }
+        return runOnLoop(
+            RepositoryFetch(cloneFrom: url, into: path, options: effective(options), progress: relay?.sink), "clone",
+            loop, relay, completion)
     }
 
     /// Fetches into the existing bare repository at `gitDirectory` on `loop`; see
@@ -63,15 +69,24 @@ extension Remote {
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(), in loop: EpollRunLoop,
         progress: FetchProgressHandler? = nil, completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
-        runOnLoop(
-            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: options, progress: progress), "fetch", loop,
-            completion)
+        let relay = progress.map { ProgressRelay($0, loop: loop) }
+        return runOnLoop(
+            RepositoryFetch(fetchFrom: url, into: gitDirectory, options: effective(options), progress: relay?.sink),
+            "fetch", loop, relay, completion)
     }
 
     private func runOnLoop(
-        _ operation: RepositoryFetch, _ identity: String, _ loop: EpollRunLoop,
+        _ operation: RepositoryFetch, _ identity: String, _ loop: EpollRunLoop, _ relay: ProgressRelay?,
         _ completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
+        // Every progress call reaches the caller before the completion.
+        let completion: (Result<FetchResult, any Error>) -> Void =
+            relay.map { relay in
+                { result in
+                    let deliver = Transferred({ completion(result) })
+                    relay.finish { deliver.value() }
+                }
+            } ?? completion
         let running = startExchange(operation, identity: identity, in: loop) { result in
             switch result {
             case .failure(let error):

@@ -20,6 +20,8 @@ final class RepositoryFetch {
     private var refsBefore: [RefRecord] = []
     /// The v0 advertisement's `shallow` lines: the server's repository is shallow there.
     private let advertisedShallow = Locked<[ObjectID]>([])
+    /// The object format of the remote's listing, once it has arrived.
+    private let listedFormat = Locked<ObjectFormat?>(nil)
     /// Refs a remote's shallow commits keep from being updated (see ``RemoteShallowRule``).
     private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
@@ -112,8 +114,11 @@ final class RepositoryFetch {
         self.repository = repository
         var fetchOptions = options.fetch
         fetchOptions.localShallow = shallowBefore.sorted()
+        // A clone takes the remote's format; a fetch needs the remote to have its repository's.
+        fetchOptions.objectFormat = isClone ? nil : repository.objectFormat
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         let advertisedShallow = advertisedShallow
+        let listedFormat = listedFormat
         if !isClone {
             let update = try RepositoryUpdate(
                 repository: repository, options: options, remoteURL: remoteURL, refsBefore: refsBefore)
@@ -127,6 +132,7 @@ final class RepositoryFetch {
                 options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
                 selectWants: { listing in
                     advertisedShallow.withLock { $0 = listing.shallow }
+                    listedFormat.withLock { $0 = listing.objectFormat }
                     return update.wants(listing)
                 })
         }
@@ -144,6 +150,7 @@ final class RepositoryFetch {
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
                 advertisedShallow.withLock { $0 = listing.shallow }
+                listedFormat.withLock { $0 = listing.objectFormat }
                 return Self.wants(
                     listing, refspecs: refspecs, singleBranch: singleBranch, branch: branch, clone: isClone,
                     current: [:], headByTarget: headByTarget)
@@ -248,6 +255,9 @@ final class RepositoryFetch {
         switch event {
         case .packData(let bytes):
             if indexer == nil {
+                // Objects are asked for only once refs were taken: a clone is of the remote's format.
+                try adoptRemoteFormat()
+                let format = repository!.objectFormat
                 var packProgress: PackProgressHandler?
                 if let handler = progress { packProgress = { handler(.pack($0)) } }
                 // The server has said which commits become shallow before the pack starts (and,
@@ -256,17 +266,19 @@ final class RepositoryFetch {
                 shallow.formUnion(shallowAdded)
                 shallow.formUnion(advertisedShallow.withLock { $0 })
                 shallow.subtract(shallowRemoved)
-                let links = LinkCollector(shallow: shallow, contentMayBeMissing: options.fetch.filter != nil)
+                let links = LinkCollector(
+                    shallow: shallow, contentMayBeMissing: options.fetch.filter != nil, format: format)
                 self.links = links
                 var indexOptions = options.index
                 indexOptions.links = links
+                indexOptions.objectFormat = format
                 indexer = try PackIndexer(
                     destination: .directory("\(repository!.commonDirectory)/objects/pack"), options: indexOptions,
                     progress: packProgress)
             }
             try indexer!.append(bytes)
         case .progress(let bytes):
-            progress?(.remote(bytes))
+            progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .shallow(let id):
             shallowAdded.append(id)
         case .unshallow(let id):
@@ -283,6 +295,9 @@ final class RepositoryFetch {
     /// Completes the pack, checks connectivity and updates the refs. The slow part (delta
     /// resolution) runs here: call it off the run loop's thread.
     func complete(_ outcome: FetchOutcome) throws -> FetchResult {
+        if isClone && Self.takesRemoteFormat(outcome.listing, refspecs: cloneSpecs) {
+            try adoptRemoteFormat()
+        }
         let repository = repository!
         // What git dies of before it fetches (a refspec that matches nothing, a checked-out
         // branch): nothing was asked for, nothing is stored.
@@ -343,7 +358,8 @@ final class RepositoryFetch {
             ? Self.wantedRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
             : []
         try ConnectivityCheck(objects: repository.objects).verify(
-            tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id), referenced: try links?.takeReferenced() ?? [])
+            tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id),
+            referenced: try links?.takeReferenced() ?? ObjectIDSet())
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
@@ -440,7 +456,7 @@ final class RepositoryFetch {
             case .commit: return true
             case .tag:
                 guard let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
-                    let target = ObjectID(hex: line.dropFirst(7))
+                    let target = ObjectID(hex: line.dropFirst(7), format: objects.format)
                 else { return false }
                 current = target
             default: return false
@@ -529,12 +545,38 @@ final class RepositoryFetch {
         if let clonePath { SignalCleanup.forget(clonePath) }
     }
 
+    // MARK: Object format
+
+    /// Whether git 2.39's clone takes the remote's object format: when it maps some ref (the
+    /// remote's `HEAD` with a commit, or a ref the refspecs take). An empty remote, or one with
+    /// only an unborn `HEAD`, leaves the new repository SHA-1, as `git clone` 2.39 leaves it.
+    static func takesRemoteFormat(_ listing: RefListing, refspecs: [Refspec]) -> Bool {
+        listing.refs.contains { $0.name == "HEAD" && $0.objectID != nil }
+            || !wantedRefs(listing, refspecs: refspecs).isEmpty
+    }
+
+    /// Makes a new clone's repository of the remote's object format, as `git clone` does once it
+    /// has the refs (`core.repositoryformatversion = 1`, `extensions.objectformat`); nothing
+    /// for a fetch, or when the format is already the remote's.
+    private func adoptRemoteFormat() throws {
+        guard isClone, let repository, let format = listedFormat.withLock({ $0 }), format != repository.objectFormat
+        else { return }
+        try FileSystem.writeAtomically(
+            cloneConfig(filter: nil, format: format).text[...], to: "\(repository.gitDirectory)/config",
+            permissions: 0o644, temporaryPrefix: ".config-")
+        self.repository = try Repository(gitDirectory: repository.gitDirectory)
+    }
+
     // MARK: Files
 
     /// The configuration git's clone writes: `core` (bare, or with a work tree and reflogs),
     /// the remote (URL, `tagOpt`, the fetch refspec, mirror and partial-clone settings), and
-    /// the branch that tracks the remote's.
-    private func cloneConfig(filter: String?, fetchRefspec: String? = nil, branch: String? = nil) -> GitConfig {
+    /// the branch that tracks the remote's; `extensions.objectformat` for a format other than
+    /// SHA-1 (`format`, else the repository's).
+    private func cloneConfig(
+        filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
+    ) -> GitConfig {
+        let format = format ?? repository?.objectFormat ?? .sha1
         let bare = options.bare || options.mirror
         var core =
             bare
@@ -545,7 +587,7 @@ final class RepositoryFetch {
                     ("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "false"),
                     ("logallrefupdates", "true"),
                 ])
-        if filter != nil { core.entries[0].value = "1" }
+        if filter != nil || format != .sha1 { core.entries[0].value = "1" }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
         if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
         if options.mirror {
@@ -555,6 +597,8 @@ final class RepositoryFetch {
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
         var sections = [core, GitConfig.Section("remote", options.originName, origin)]
+        // git's clone adds the format once it knows the remote's, then the tracking branch.
+        if format != .sha1 { sections.append(GitConfig.Section("extensions", nil, [("objectformat", format.name)])) }
         if let branch {
             sections.append(
                 GitConfig.Section(
@@ -671,7 +715,7 @@ final class RepositoryFetch {
         guard FileSystem.exists(path) else { return [] }
         var ids = Set<ObjectID>()
         for line in try FileSystem.read(path).split(separator: 0x0a) {
-            guard let id = ObjectID(hex: line) else {
+            guard let id = ObjectID(hex: line, format: repository.objectFormat) else {
                 throw RepositoryError.corrupt(path, String(decoding: line, as: UTF8.self))
             }
             ids.insert(id)

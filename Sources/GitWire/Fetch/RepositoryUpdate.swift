@@ -122,7 +122,7 @@ final class RepositoryUpdate: @unchecked Sendable {
     func wants(_ listing: RefListing) -> [ObjectID] {
         var mapper = FetchRefMapper(
             listing: listing, localRefs: localRefs, localSymbolicRefs: Set(localSymbolicRefs.keys),
-            hasObject: { [presence] in presence.contains($0) })
+            hasObject: { [presence] in presence.contains($0) }, format: repository.objectFormat)
         do {
             let (entries, _) = try mapper.refMap(request)
             if !options.updateHeadOK {

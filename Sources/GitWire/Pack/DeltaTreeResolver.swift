@@ -64,15 +64,13 @@ final class DeltaTreeResolver {
     /// How results are named (see ``Naming``).
     private let naming: Naming
     /// The results waiting to be named, with their entries.
-    private var hashBatch = ObjectHashBatch()
+    private var hashBatch: ObjectHashBatch
     private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
     /// A batch is named once it holds this many objects or bytes; larger results are named alone.
-    /// The results wait in memory until then: 4 MiB a thread costs no time against 8 and keeps
-    /// the peak 3 MiB lower on the 164k-object pack. With deferred children the batch is smaller
-    /// still: each naming pushes the results that have children as frames, which keep their data
-    /// until those children are taken, so the batch size sets how much waits on the stack (on the
-    /// same objects with reference deltas, 32 objects and 2 MiB peak at 33–37 MiB, 64 and 8 MiB
-    /// at 40–42, for 3% less time).
+    /// The results wait in memory until then. With deferred children the batch is smaller still:
+    /// each naming pushes the results that have children as frames, which keep their data until
+    /// those children are taken, so the batch size sets how much waits on the stack. The sizes
+    /// were chosen by measurement (Documentation/Performance.md, "Batch sizes").
     private let batchObjects: Int
     private let batchBytes: Int
     static let batchLargestObject = 1 << 20
@@ -107,6 +105,7 @@ final class DeltaTreeResolver {
         self.links = links
         naming = inOrder ? .inOrder : plan.referenceChildren.isEmpty ? .batched : .batchedDeferringChildren
         (batchObjects, batchBytes) = naming == .batchedDeferringChildren ? (32, 2 << 20) : (64, 4 << 20)
+        hashBatch = ObjectHashBatch(format: plan.format)
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()
         wholeInflater = try WholeInflater()
@@ -171,7 +170,7 @@ final class DeltaTreeResolver {
             if naming != .inOrder && result.count <= Self.batchLargestObject {
                 // Named with others later; nothing needs the name before then (with deferred
                 // children, nothing goes on from this result until then).
-                childID = .zero
+                childID = plan.format.zeroID
                 hashBatch.append(type: type, data: result)
                 batchEntries.append((child, type, result))
                 if hashBatch.count >= batchObjects || hashBatch.bytes >= batchBytes { try nameBatch() }
@@ -181,7 +180,7 @@ final class DeltaTreeResolver {
                 }
             } else {
                 do {
-                    childID = try ObjectID.of(type: type, data: result[...])
+                    childID = try ObjectID.of(type: type, data: result[...], format: plan.format)
                 } catch {
                     throw PackError(offset: childRange.lowerBound, .sha1CollisionAttack(error.safeHash))
                 }
@@ -225,7 +224,7 @@ final class DeltaTreeResolver {
     /// The name of the object of frame `position`, naming the batch first if it waits there.
     private func idOfFrame(_ position: Int) throws -> ObjectID {
         let index = stack[position].index
-        guard stack[position].id == .zero, batchEntries.contains(where: { $0.index == index }) else {
+        guard stack[position].id.isZero, batchEntries.contains(where: { $0.index == index }) else {
             return stack[position].id
         }
         try nameBatch()
@@ -328,7 +327,7 @@ final class DeltaTreeResolver {
 
     /// Reads and inflates the entry at `range` of the pack.
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        try PackEntryReading.read(range, of: file, with: inflater, whole: wholeInflater)
+        try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, whole: wholeInflater)
     }
 
     private static func directory(of path: String) -> String {

@@ -18,25 +18,29 @@ final class FirstPassHelper {
 
     /// What the helper found: the pack's checksum so far and the first stream zlib refused.
     private final class Outcome: Sendable {
-        let state = Locked<(hash: SHA1, failure: PackError?)>((SHA1(), nil))
+        let state: Locked<(hash: ObjectHasher, failure: PackError?)>
+
+        init(format: ObjectFormat) { state = Locked((ObjectHasher(format), nil)) }
     }
 
     /// Work weighs its bytes: the parser waits to hand over pack bytes while 8 MiB wait (so the
     /// chunks held stay few whatever the two threads' speeds), and checks streams itself
     /// rather than wait.
     private let queue = BlockingQueue<Work>(capacity: 8 << 20)
-    private let outcome = Outcome()
+    private let outcome: Outcome
     private var thread: JoinableThread?
     private var pending: [CheckedStream] = []
     private var pendingBytes = 0
     private var finished = false
 
-    /// Starts the helper's thread (the work runs on the caller's thread if none can be started).
-    init() {
+    /// Starts the helper's thread (the work runs on the caller's thread if none can be started),
+    /// hashing the pack in `format`.
+    init(format: ObjectFormat) {
         let queue = queue
-        let outcome = outcome
+        let outcome = Outcome(format: format)
+        self.outcome = outcome
         thread = try? JoinableThread {
-            var hash = SHA1()
+            var hash = ObjectHasher(format)
             var failure: PackError?
             let inflater = try? Inflater()
             while let work = queue.take() {
@@ -66,7 +70,7 @@ final class FirstPassHelper {
 
     /// Waits for the work handed over; returns the digest of the pack bytes given, ready to
     /// finish, or throws the first stream zlib refused.
-    func finish() throws -> SHA1 {
+    func finish() throws -> ObjectHasher {
         precondition(!finished, "FirstPassHelper.finish called twice")
         finished = true
         flushStreams()
@@ -126,7 +130,8 @@ final class FirstPassHelper {
         }
     }
 
-    private static func perform(_ work: Work, hash: inout SHA1, failure: inout PackError?, inflater: Inflater?) {
+    private static func perform(_ work: Work, hash: inout ObjectHasher, failure: inout PackError?, inflater: Inflater?)
+    {
         switch work {
         case .packBytes(let bytes):
             hash.update(bytes)

@@ -3,16 +3,20 @@
 /// `index-pack --check-self-contained-and-connected` does). Shared by the threads that resolve
 /// deltas; each hands over its links in batches.
 package final class LinkCollector: Sendable {
-    private let referenced = Locked(Set<ObjectID>())
+    private let referenced = Locked(ObjectIDSet())
     private let failure = Locked<(any Error)?>(nil)
     /// Commits whose parents are not to be had (shallow boundaries).
     private let shallow: Set<ObjectID>
     /// A partial clone: only commits' parents and tags' targets must be present.
     private let contentMayBeMissing: Bool
+    /// The format of the ids objects hold.
+    private let format: ObjectFormat
 
-    /// A collector that ignores the parents of `shallow` commits, and the trees and blobs a
-    /// partial clone may leave out when `contentMayBeMissing`.
-    package init(shallow: Set<ObjectID>, contentMayBeMissing: Bool) {
+    /// A collector of the links of objects named in `format`, that ignores the parents of
+    /// `shallow` commits, and the trees and blobs a partial clone may leave out when
+    /// `contentMayBeMissing`.
+    package init(shallow: Set<ObjectID>, contentMayBeMissing: Bool, format: ObjectFormat = .sha1) {
+        self.format = format
         self.shallow = shallow
         self.contentMayBeMissing = contentMayBeMissing
     }
@@ -21,7 +25,7 @@ package final class LinkCollector: Sendable {
     func collect(type: ObjectType, id: ObjectID, data: [UInt8], into batch: inout [ObjectID]) {
         guard type != .blob else { return }
         do {
-            for link in try ObjectLinks.links(of: type, data: data) {
+            for link in try ObjectLinks.links(of: type, data: data, format: format) {
                 if link.type == .commit && type == .commit && shallow.contains(id) { continue }
                 if contentMayBeMissing && (link.type == .tree || link.type == .blob) { continue }
                 batch.append(link.id)
@@ -39,10 +43,10 @@ package final class LinkCollector: Sendable {
     }
 
     /// Every object named so far; throws if an object's links could not be read.
-    package func takeReferenced() throws -> Set<ObjectID> {
+    package func takeReferenced() throws -> ObjectIDSet {
         if let error = failure.withLock({ $0 }) { throw error }
         return referenced.withLock { referenced in
-            var taken = Set<ObjectID>()
+            var taken = ObjectIDSet()
             swap(&taken, &referenced)
             return taken
         }

@@ -3,9 +3,14 @@
 public struct LooseObjectStore: ObjectSource, Sendable {
     /// The repository's `objects` directory.
     public let objectsDirectory: String
+    /// The format objects are named in.
+    public let format: ObjectFormat
 
-    /// The loose objects under `objectsDirectory`.
-    public init(objectsDirectory: String) { self.objectsDirectory = objectsDirectory }
+    /// The loose objects under `objectsDirectory`, named in `format`.
+    public init(objectsDirectory: String, format: ObjectFormat) {
+        self.objectsDirectory = objectsDirectory
+        self.format = format
+    }
 
     /// Where the loose object `id` lives.
     public func path(of id: ObjectID) -> String {
@@ -13,11 +18,12 @@ public struct LooseObjectStore: ObjectSource, Sendable {
         return "\(objectsDirectory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
     }
 
-    /// Whether the loose object `id` exists.
-    public func contains(_ id: ObjectID) -> Bool { FileSystem.exists(path(of: id)) }
+    /// Whether the loose object `id` exists (a name of another format never does).
+    public func contains(_ id: ObjectID) -> Bool { id.format == format && FileSystem.exists(path(of: id)) }
 
     /// The loose object `id`, or nil if there is none.
     public func object(_ id: ObjectID) throws -> GitObject? {
+        guard id.format == format else { return nil }
         let path = path(of: id)
         guard FileSystem.exists(path) else { return nil }
         do {
@@ -31,10 +37,10 @@ public struct LooseObjectStore: ObjectSource, Sendable {
     /// is written under a temporary name and renamed into place, read-only, as git does.
     @discardableResult
     public func write(_ object: GitObject) throws -> ObjectID {
-        let id = try object.id
+        let id = try object.id(format)
         let path = path(of: id)
         if FileSystem.exists(path) { return id }
-        let directory = String(path.dropLast(ObjectID.byteCount * 2 - 2 + 1))
+        let directory = String(path.dropLast(format.hexCount - 2 + 1))
         try FileSystem.makeDirectory(directory)
         try FileSystem.writeAtomically(
             Self.encode(object)[...], to: path, permissions: 0o444, temporaryPrefix: "tmp_obj_")

@@ -3,14 +3,19 @@
 public final class ObjectDatabase: ObjectSource {
     /// The repository's `objects` directory.
     public let objectsDirectory: String
+    /// The format objects are named in.
+    public let format: ObjectFormat
     /// The loose objects.
     public let loose: LooseObjectStore
     private var packs: [PackReader] = []
 
-    /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`).
-    public init(gitDirectory: String) throws {
+    /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`),
+    /// named in `format`; by default in the format its `config` declares.
+    public init(gitDirectory: String, format: ObjectFormat? = nil) throws {
         objectsDirectory = "\(gitDirectory)/objects"
-        loose = LooseObjectStore(objectsDirectory: objectsDirectory)
+        let format = try format ?? Repository.objectFormat(ofGitDirectory: gitDirectory)
+        self.format = format
+        loose = LooseObjectStore(objectsDirectory: objectsDirectory, format: format)
         guard FileSystem.isDirectory(objectsDirectory) else {
             throw SystemCallError("open \(objectsDirectory)", .noSuchFile)
         }
@@ -28,7 +33,7 @@ public final class ObjectDatabase: ObjectSource {
         packs = try names.compactMap { name in
             let packPath = "\(directory)/\(name.dropLast(4)).pack"
             guard FileSystem.exists(packPath) else { return nil }
-            return try PackReader(packPath: packPath, indexPath: "\(directory)/\(name)")
+            return try PackReader(packPath: packPath, indexPath: "\(directory)/\(name)", format: format)
         }
     }
 
@@ -76,7 +81,7 @@ public final class ObjectDatabase: ObjectSource {
         }
         let directory = "\(objectsDirectory)/\(String(decoding: hex[0..<2], as: UTF8.self))"
         for name in (try? FileSystem.contents(ofDirectory: directory)) ?? [] {
-            if let other = ObjectID(hex: Array(hex[0..<2]) + Array(name.utf8)) { extend(with: other) }
+            if let other = ObjectID(hex: Array(hex[0..<2]) + Array(name.utf8), format: format) { extend(with: other) }
         }
         return length
     }

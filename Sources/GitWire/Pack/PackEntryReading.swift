@@ -4,7 +4,8 @@ enum PackEntryReading {
     /// whole, only its inflated content.
     static let chunkSize = 1 << 20
 
-    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `inflater`.
+    /// The entry occupying `range` of `file` (header and zlib stream), inflated with `inflater`, in a
+    /// pack of `format`.
     /// A short read or an unparsable header means the file changed under the reader. The content
     /// is allocated at the size the header gives only once that size is shown possible for the
     /// entry's compressed length (``Inflater/maximumExpansion``).
@@ -15,13 +16,14 @@ enum PackEntryReading {
     /// first to read a stream, or gitwire would accept packs git refuses. Delta resolution passes
     /// it (the first pass read every entry with zlib); readers of packs on disk do not.
     static func read(
-        _ range: Range<UInt64>, of file: File, with inflater: Inflater, whole: WholeInflater? = nil
+        _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
+        whole: WholeInflater? = nil
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
         let first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))
         guard UInt64(first.count) == min(length, UInt64(chunkSize)),
-            let header = try PackEntryHeader.parse(first[...], at: offset)
+            let header = try PackEntryHeader.parse(first[...], at: offset, format: format)
         else { throw PackError(offset: offset, .packChangedOnDisk) }
         let compressed = length - UInt64(header.length)
         let (limit, overflow) = compressed.multipliedReportingOverflow(by: UInt64(Inflater.maximumExpansion))

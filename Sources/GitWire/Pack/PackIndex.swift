@@ -1,5 +1,9 @@
 /// A version 2 pack index (`.idx`), read into memory: looks up an object's offset in its pack.
+/// Its names and checksums are of its repository's format (git writes version 2 indexes for
+/// SHA-256 repositories too, with 32-byte names).
 public struct PackIndex: Sendable {
+    /// The format of the names and checksums.
+    public let format: ObjectFormat
     /// The number of objects.
     public let count: Int
     /// The checksum of the pack this index describes.
@@ -10,14 +14,15 @@ public struct PackIndex: Sendable {
     private static let headerLength = 8
     private static let fanOutLength = 256 * 4
     private var namesStart: Int { Self.headerLength + Self.fanOutLength }
-    private var crcStart: Int { namesStart + count * ObjectID.byteCount }
+    private var crcStart: Int { namesStart + count * format.byteCount }
     private var offsetStart: Int { crcStart + count * 4 }
     private var largeOffsetStart: Int { offsetStart + count * 4 }
 
-    /// Parses and checks an index: signature, version 2, fan-out order, table sizes and the
-    /// trailing checksum.
-    public init(bytes: [UInt8]) throws(PackIndexError) {
-        let minimum = Self.headerLength + Self.fanOutLength + 2 * ObjectID.byteCount
+    /// Parses and checks an index of a pack of `format`: signature, version 2, fan-out order,
+    /// table sizes and the trailing checksum.
+    public init(bytes: [UInt8], format: ObjectFormat) throws(PackIndexError) {
+        let width = format.byteCount
+        let minimum = Self.headerLength + Self.fanOutLength + 2 * width
         guard bytes.count >= minimum else { throw .tooShort(bytes.count) }
         guard bytes.starts(with: [0xff, 0x74, 0x4f, 0x63]) else { throw .badSignature }
         let version = bigEndianUInt32(bytes[...], at: 4)
@@ -29,19 +34,20 @@ public struct PackIndex: Sendable {
             previous = value
         }
         let count = Int(previous)
-        let fixed = minimum + count * (ObjectID.byteCount + 8)
+        let fixed = minimum + count * (width + 8)
         guard bytes.count >= fixed, (bytes.count - fixed) % 8 == 0 else { throw .badSize(bytes.count, objects: count) }
         let computed: ObjectID
         do {
-            computed = try SHA1.hash(bytes[..<(bytes.count - ObjectID.byteCount)])
+            computed = try ObjectHasher.hash(bytes[..<(bytes.count - width)], format: format)
         } catch {
             throw .sha1CollisionAttack(error.safeHash)
         }
-        guard computed == ObjectID(bytes: bytes.suffix(ObjectID.byteCount)) else { throw .checksumMismatch }
+        guard computed == ObjectID(bytes: bytes.suffix(width), format: format) else { throw .checksumMismatch }
+        self.format = format
         self.count = count
         self.bytes = bytes
         largeOffsetCount = (bytes.count - fixed) / 8
-        packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * ObjectID.byteCount)...])!
+        packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * width)...], format: format)!
         for position in 0..<count where offsetWord(at: position) & 0x8000_0000 != 0 {
             guard Int(offsetWord(at: position) & 0x7fff_ffff) < largeOffsetCount else {
                 throw .badLargeOffset(position: position)
@@ -49,12 +55,14 @@ public struct PackIndex: Sendable {
         }
     }
 
-    /// Reads and checks the index at `path`.
-    public init(path: String) throws { try self.init(bytes: FileSystem.read(path)) }
+    /// Reads and checks the index at `path`, of a pack of `format`.
+    public init(path: String, format: ObjectFormat) throws {
+        try self.init(bytes: FileSystem.read(path), format: format)
+    }
 
     /// The name of the object at `position` in name order.
     public func id(at position: Int) -> ObjectID {
-        ObjectID(bytes: bytes[(namesStart + position * ObjectID.byteCount)...])!
+        ObjectID(bytes: bytes[(namesStart + position * format.byteCount)...], format: format)!
     }
 
     /// The CRC-32 of the raw entry of the object at `position`.
@@ -67,8 +75,10 @@ public struct PackIndex: Sendable {
         return bigEndianUInt64(bytes[...], at: largeOffsetStart + Int(word & 0x7fff_ffff) * 8)
     }
 
-    /// The position of `id` in name order, or nil if the pack does not hold it.
+    /// The position of `id` in name order, or nil if the pack does not hold it (a name of
+    /// another format never is).
     public func position(of id: ObjectID) -> Int? {
+        guard id.format == format else { return nil }
         let bucket = Int(id.firstByte)
         var low = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: Self.headerLength + (bucket - 1) * 4))
         var high = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))

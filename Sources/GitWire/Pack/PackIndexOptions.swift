@@ -17,16 +17,22 @@ public struct PackIndexOptions: Sendable {
     public var largeOffsetThreshold: UInt64
     /// Where to write the index instead of beside the pack (git's `-o`).
     public var indexPath: String?
+    /// The hash that names the pack's objects and checks it (git's `--object-format`): the
+    /// repository's format. It sets the width of reference-delta bases, the trailer and the
+    /// index's names and checksums.
+    public var objectFormat: ObjectFormat
     /// Records what the pack's commits, trees and tags name while it is indexed, for a
     /// connectivity check that needs no second pass over the pack.
     package var links: LinkCollector?
 
     /// Makes options; by default one thread per processor, a 16 MiB base cache, git's offset
-    /// threshold and the index beside the pack.
+    /// threshold, the index beside the pack and SHA-1.
     public init(
         threads: Int = WorkerThreads.processorCount, baseCacheLimit: Int = 16 << 20,
-        largeOffsetThreshold: UInt64 = PackIndexWriter.defaultLargeOffsetThreshold, indexPath: String? = nil
+        largeOffsetThreshold: UInt64 = PackIndexWriter.defaultLargeOffsetThreshold, indexPath: String? = nil,
+        objectFormat: ObjectFormat = .sha1
     ) {
+        self.objectFormat = objectFormat
         self.threads = threads
         self.baseCacheLimit = baseCacheLimit
         self.largeOffsetThreshold = largeOffsetThreshold
@@ -36,7 +42,7 @@ public struct PackIndexOptions: Sendable {
 
 /// What indexing a pack made.
 public struct PackIndexResult: Sendable, Equatable {
-    /// The pack's checksum (its last 20 bytes), which git prints and names packs after.
+    /// The pack's checksum (its last 20 or 32 bytes), which git prints and names packs after.
     public var packChecksum: ObjectID
     /// The number of objects in the pack, including any added to complete a thin pack.
     public var objectCount: Int

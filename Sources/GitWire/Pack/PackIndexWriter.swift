@@ -5,10 +5,10 @@
     @usableFromInline package static let defaultLargeOffsetThreshold: UInt64 = 0x7fff_ffff
 
     /// The order of the entries sorted by name. Throws if two entries have the same name.
-    package static func sortedOrder(ids: [ObjectID], offsets: [UInt64]) throws(PackError) -> [Int32] {
+    package static func sortedOrder(ids: ObjectIDArray, offsets: [UInt64]) throws(PackError) -> [Int32] {
         var order = (0..<Int32(ids.count)).map { $0 }
-        order.sort { ids[Int($0)] < ids[Int($1)] }
-        for position in order.indices.dropFirst() where ids[Int(order[position])] == ids[Int(order[position - 1])] {
+        order.sort { ids.precedes(Int($0), Int($1)) }
+        for position in order.indices.dropFirst() where ids.same(Int(order[position]), Int(order[position - 1])) {
             let first = min(offsets[Int(order[position])], offsets[Int(order[position - 1])])
             let second = max(offsets[Int(order[position])], offsets[Int(order[position - 1])])
             throw PackError(offset: second, .duplicateObject(ids[Int(order[position])], firstOffset: first))
@@ -19,21 +19,22 @@
     /// Writes the index of entries given as parallel arrays (`ids`, `crc32s`, `offsets`) in
     /// `order` (from ``sortedOrder(ids:offsets:)``), handing it to `sink` in pieces. Offsets above
     /// `largeOffsetThreshold` (or at or above 2^31) go to the 8-byte table, as in git.
-    /// Returns the index's own checksum, its last 20 bytes.
+    /// Returns the index's own checksum, its last 20 or 32 bytes (of `packChecksum`'s format:
+    /// the names and checksums of an index are all of its pack's format).
     @discardableResult
     package static func write(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold, to sink: (ArraySlice<UInt8>) throws -> Void
     ) throws -> ObjectID {
         try withoutActuallyEscaping(sink) { sink in
             try writeTables(
                 ids: ids, crc32s: crc32s, offsets: offsets, order: order, packChecksum: packChecksum,
-                largeOffsetThreshold: largeOffsetThreshold, to: HashingOutput(sink: sink))
+                largeOffsetThreshold: largeOffsetThreshold, to: HashingOutput(sink: sink, format: packChecksum.format))
         }
     }
 
     private static func writeTables(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], order: [Int32], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64, to start: HashingOutput
     ) throws -> ObjectID {
         var output = start
@@ -67,7 +68,7 @@
 
     /// Writes the whole index into an array; see ``write(ids:crc32s:offsets:order:packChecksum:largeOffsetThreshold:to:)``.
     package static func encode(
-        ids: [ObjectID], crc32s: [UInt32], offsets: [UInt64], packChecksum: ObjectID,
+        ids: ObjectIDArray, crc32s: [UInt32], offsets: [UInt64], packChecksum: ObjectID,
         largeOffsetThreshold: UInt64 = defaultLargeOffsetThreshold
     ) throws(PackError) -> [UInt8] {
         let order = try sortedOrder(ids: ids, offsets: offsets)
@@ -81,14 +82,16 @@
     }
 }
 
-/// Buffers output in 64 KiB pieces for a sink and keeps a running SHA-1 that ends it.
+/// Buffers output in 64 KiB pieces for a sink and keeps a running hash (of the pack's format)
+/// that ends it.
 private struct HashingOutput {
     let sink: (ArraySlice<UInt8>) throws -> Void
     var buffer: [UInt8] = []
-    var hash = SHA1()
+    var hash: ObjectHasher
 
-    init(sink: @escaping (ArraySlice<UInt8>) throws -> Void) {
+    init(sink: @escaping (ArraySlice<UInt8>) throws -> Void, format: ObjectFormat) {
         self.sink = sink
+        hash = ObjectHasher(format)
         buffer.reserveCapacity(1 << 16)
     }
 

@@ -42,7 +42,7 @@ public final class PackIndexer {
         temporaryPaths = [file.path]
         self.options = options
         self.progress = progress
-        parser = try PackStreamParser()
+        parser = try PackStreamParser(format: options.objectFormat)
         parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
     }
@@ -52,7 +52,7 @@ public final class PackIndexer {
         source = .existing(path)
         self.options = options
         self.progress = progress
-        parser = try PackStreamParser()
+        parser = try PackStreamParser(format: options.objectFormat)
         parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
     }
@@ -127,7 +127,7 @@ public final class PackIndexer {
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
             let claims = OnceFlags(count: table.count)
-            var ids: [ObjectID] = []
+            var ids = ObjectIDArray(format: table.format)
             swap(&ids, &table.ids)
             (table.ids, statistics) = try ParallelDeltaResolver.resolve(
                 plan: plan, claims: claims, threads: threads, progress: resolving, ids: consume ids,
@@ -205,7 +205,7 @@ public final class PackIndexer {
         for link in table.referenceDeltas where !known.contains(link.base) {
             return PackError(offset: table.offsets[Int(link.delta)], .deltaBaseMissing(.id(link.base)))
         }
-        let first = table.ids.indices.first { table.isDelta($0) && table.ids[$0] == .zero } ?? 0
+        let first = table.ids.indices.first { table.isDelta($0) && table.ids[$0].isZero } ?? 0
         return PackError(offset: table.offsets[first], .deltaChainLoop)
     }
 

@@ -12,28 +12,30 @@ public final class PackReader: ObjectSource {
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16
 
-    /// Opens the pack at `packPath` with its index (by default beside it, `.idx` for `.pack`).
-    /// The pack must be self-contained, as every pack in a repository is (thin packs are completed
-    /// when they are indexed).
-    public init(packPath: String, indexPath: String? = nil) throws {
-        index = try PackIndex(path: indexPath ?? PackIndexer.indexPath(forPack: packPath))
+    /// Opens the pack at `packPath`, whose objects are named in `format`, with its index (by
+    /// default beside it, `.idx` for `.pack`). The pack must be self-contained, as every pack in a
+    /// repository is (thin packs are completed when they are indexed).
+    public init(packPath: String, indexPath: String? = nil, format: ObjectFormat) throws {
+        index = try PackIndex(path: indexPath ?? PackIndexer.indexPath(forPack: packPath), format: format)
+        let width = format.byteCount
         self.packPath = packPath
         file = try File.openForReading(packPath)
         inflater = try Inflater()
         let size = try file.size()
-        guard size >= Int64(PackHeader.length + ObjectID.byteCount),
+        guard size >= Int64(PackHeader.length + width),
             let header = try PackHeader.parse(file.read(at: 0, count: PackHeader.length)[...])
         else { throw PackError(offset: UInt64(size), .truncated(objectsRead: 0, objectsExpected: UInt32(index.count))) }
         guard Int(header.objectCount) == index.count else {
             throw PackError(offset: 8, .objectCountMismatch(header: header.objectCount, objectsRead: index.count))
         }
-        let trailer = try file.read(at: size - Int64(ObjectID.byteCount), count: ObjectID.byteCount)
-        guard ObjectID(bytes: trailer) == index.packChecksum else {
+        let trailer = try file.read(at: size - Int64(width), count: width)
+        guard ObjectID(bytes: trailer, format: format) == index.packChecksum else {
             throw PackError(
-                offset: UInt64(size) - 20,
-                .checksumMismatch(expected: index.packChecksum, computed: ObjectID(bytes: trailer) ?? .zero))
+                offset: UInt64(size) - UInt64(width),
+                .checksumMismatch(
+                    expected: index.packChecksum, computed: ObjectID(bytes: trailer, format: format) ?? format.zeroID))
         }
-        boundaries = (0..<index.count).map(index.offset(at:)).sorted() + [UInt64(size) - UInt64(ObjectID.byteCount)]
+        boundaries = (0..<index.count).map(index.offset(at:)).sorted() + [UInt64(size) - UInt64(width)]
     }
 
     /// The object named `id`, or nil if the pack does not hold it.
@@ -91,6 +93,6 @@ public final class PackReader: ObjectSource {
         guard low > 0, boundaries[low - 1] == offset else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        return try PackEntryReading.read(offset..<boundaries[low], of: file, with: inflater)
+        return try PackEntryReading.read(offset..<boundaries[low], of: file, format: index.format, with: inflater)
     }
 }

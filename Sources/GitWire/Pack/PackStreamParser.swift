@@ -2,8 +2,9 @@
 /// past (never holding a whole object), names every whole object, takes each entry's CRC-32, checks
 /// sizes and the trailing checksum, and records everything in a ``PackEntryTable``. No I/O.
 ///
-/// The last 20 bytes received are held back until more arrive: when the input ends they are the
-/// trailer, so a short or over-long object count is told apart from truncation.
+/// The last bytes received (as many as a checksum of the pack's format has) are held back until
+/// more arrive: when the input ends they are the trailer, so a short or over-long object count is
+/// told apart from truncation.
 final class PackStreamParser {
     private enum State {
         case packHeader
@@ -12,8 +13,10 @@ final class PackStreamParser {
         case end
     }
 
+    /// The format of the pack's object names and checksum.
+    let format: ObjectFormat
     /// What has been recorded so far.
-    private var table = PackEntryTable()
+    private var table: PackEntryTable
     /// The pack header, once read.
     private(set) var header: PackHeader?
     /// Called with the number of objects read after each one.
@@ -33,7 +36,7 @@ final class PackStreamParser {
     /// The last bytes received, not yet parsed: the trailer if the input ends now.
     private var holdback: [UInt8] = []
     /// Hashes the pack and has zlib read the delta streams libdeflate measured, on another thread.
-    private let helper = FirstPassHelper()
+    private let helper: FirstPassHelper
     /// zlib, the reference for what a valid stream is, for streams not whole in the input at hand
     /// (and larger entries); every other stream is read by zlib on the helper's thread, so later
     /// passes may inflate any entry with a faster decoder (see ``PackEntryReading``).
@@ -48,16 +51,21 @@ final class PackStreamParser {
     private var entryHeader = PackEntryHeader(kind: .object(.blob), size: 0, length: 0)
     private var entryCRC: UInt32 = 0
     private var entryProduced: UInt64 = 0
-    private var objectHash = SHA1()
+    private var objectHash: ObjectHasher
 
-    init() throws {
+    /// A parser of a pack whose objects are named in `format`.
+    init(format: ObjectFormat) throws {
+        self.format = format
+        table = PackEntryTable(format: format)
+        helper = FirstPassHelper(format: format)
+        objectHash = ObjectHasher(format)
         inflater = try Inflater()
         wholeInflater = try WholeInflater()
     }
 
     /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
     func takeTable() -> PackEntryTable {
-        defer { table = PackEntryTable() }
+        defer { table = PackEntryTable(format: format) }
         return table
     }
 
@@ -70,7 +78,7 @@ final class PackStreamParser {
     }
 
     private func take(_ chunk: ArraySlice<UInt8>) throws {
-        let trailerLength = ObjectID.byteCount
+        let trailerLength = format.byteCount
         if chunk.count >= trailerLength {
             if !holdback.isEmpty {
                 let held = holdback
@@ -91,7 +99,7 @@ final class PackStreamParser {
     }
 
     /// Ends the input: checks that every announced object was read and the trailer is the pack's
-    /// SHA-1. Returns that checksum.
+    /// checksum (SHA-1 or SHA-256, as its format). Returns that checksum.
     func finish() throws -> ObjectID {
         do { return try end() } catch let error as PackError { throw helper.earliestFailure(error) }
     }
@@ -101,7 +109,7 @@ final class PackStreamParser {
         linkBatch.removeAll()
         let read = table.count
         let endOfInput = offset + UInt64(stash.count + holdback.count)
-        guard holdback.count == ObjectID.byteCount, let trailer = ObjectID(bytes: holdback) else {
+        guard holdback.count == format.byteCount, let trailer = ObjectID(bytes: holdback, format: format) else {
             throw PackError(offset: endOfInput, .truncated(objectsRead: read, objectsExpected: expectedCount))
         }
         var hash = try helper.finish()
@@ -167,7 +175,7 @@ final class PackStreamParser {
             header = parsed
             return PackHeader.length
         }
-        guard let parsed = try PackEntryHeader.parse(bytes, at: offset) else { return nil }
+        guard let parsed = try PackEntryHeader.parse(bytes, at: offset, format: format) else { return nil }
         entryHeader = parsed
         return parsed.length
     }
@@ -186,7 +194,7 @@ final class PackStreamParser {
         entryProduced = 0
         keepsContent = false
         if case .object(let type) = entryHeader.kind {
-            objectHash = SHA1()
+            objectHash = ObjectHasher(format)
             objectHash.update("\(type.name) \(entryHeader.size)\0".utf8.map { $0 }[...])
             keepsContent = links != nil && type != .blob
             entryContent.removeAll(keepingCapacity: true)
@@ -278,10 +286,10 @@ final class PackStreamParser {
             guard let base = table.index(ofOffset: baseOffset) else {
                 throw PackError(offset: entryOffset, .deltaBaseNotAnEntry(baseOffset: baseOffset))
             }
-            table.ids.append(.zero)
+            table.ids.append(format.zeroID)
             table.offsetDeltas.append(OffsetDeltaLink(base: Int32(base), delta: Int32(index)))
         case .referenceDelta(let base):
-            table.ids.append(.zero)
+            table.ids.append(format.zeroID)
             table.referenceDeltas.append(ReferenceDeltaLink(base: base, delta: Int32(index)))
         }
         table.endOffset = offset

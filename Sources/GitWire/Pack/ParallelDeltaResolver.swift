@@ -13,8 +13,8 @@ enum ParallelDeltaResolver {
     /// there is thrown: the same pack always fails the same way.
     static func resolve(
         plan: DeltaResolutionPlan, claims: OnceFlags, threads: Int, progress: ProgressCounter?,
-        ids: consuming [ObjectID], links: LinkCollector? = nil
-    ) throws -> (ids: [ObjectID], statistics: DeltaResolutionStatistics) {
+        ids: consuming ObjectIDArray, links: LinkCollector? = nil
+    ) throws -> (ids: ObjectIDArray, statistics: DeltaResolutionStatistics) {
         let shared = SharedState(ids: ids)
         let count = max(1, min(threads, plan.roots.count))
         WorkerThreads.run(count: count) { _ in
@@ -42,7 +42,7 @@ enum ParallelDeltaResolver {
             throw firstFailureInOrder(plan: plan) ?? failure
         }
         let ids = shared.ids.withLock { ids in
-            var taken: [ObjectID] = []
+            var taken = ObjectIDArray(format: ids.format)
             swap(&taken, &ids)
             return taken
         }
@@ -74,11 +74,11 @@ enum ParallelDeltaResolver {
 private final class SharedState: Sendable {
     let nextRoot = Atomic<Int>(0)
     let stopped = Atomic<Bool>(false)
-    let ids: Locked<[ObjectID]>
+    let ids: Locked<ObjectIDArray>
     let failure = Locked<(any Error)?>(nil)
     let statistics = Locked(DeltaResolutionStatistics())
 
-    init(ids: consuming [ObjectID]) { self.ids = Locked(ids) }
+    init(ids: consuming ObjectIDArray) { self.ids = Locked(ids) }
 
     /// Writes a batch of resolved names into their entries.
     func record(_ batch: [ResolvedDelta]) {

@@ -46,10 +46,10 @@ final class ThinPackCompletion {
             resolver.flushLinks()
             statistics = resolver.statistics
         }
-        for link in table.referenceDeltas where table.ids[Int(link.delta)] == .zero {
+        for link in table.referenceDeltas where table.ids[Int(link.delta)].isZero {
             guard let base = try bases.object(link.base) else { continue }
             let baseID: ObjectID
-            do { baseID = try base.id } catch {
+            do { baseID = try base.id(checksum.format) } catch {
                 throw PackError(offset: table.endOffset, .sha1CollisionAttack(error.safeHash))
             }
             guard baseID == link.base else {
@@ -81,8 +81,8 @@ final class ThinPackCompletion {
     private func rewriteHeaderAndTrailer(objectCount: UInt32, originalEnd: UInt64, end: UInt64) throws -> ObjectID {
         let newHeader = PackHeader(version: header.version, objectCount: objectCount).bytes
         try file.write(newHeader[...], at: 0)
-        var original = SHA1()
-        var completed = SHA1()
+        var original = ObjectHasher(checksum.format)
+        var completed = ObjectHasher(checksum.format)
         original.update(header.bytes)
         completed.update(newHeader)
         var position = UInt64(PackHeader.length)
@@ -105,7 +105,7 @@ final class ThinPackCompletion {
     }
 
     /// Finishes a pack checksum; a collision attack in the pack becomes a ``PackError`` at `offset`.
-    private static func finish(_ hash: inout SHA1, at offset: UInt64) throws(PackError) -> ObjectID {
+    private static func finish(_ hash: inout ObjectHasher, at offset: UInt64) throws(PackError) -> ObjectID {
         do { return try hash.finish() } catch { throw PackError(offset: offset, .sha1CollisionAttack(error.safeHash)) }
     }
 }

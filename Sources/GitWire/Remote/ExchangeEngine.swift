@@ -110,8 +110,22 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
         }
     }
 
+    /// `error` with what the program behind the connection wrote on its standard error, if it
+    /// wrote anything: why ssh or `git-upload-pack` ended the connection. The caller's own
+    /// cancellation and the timeouts stay as they are.
+    private func explained(_ error: any Error) -> any Error {
+        switch error {
+        case is CancelledError, is ExchangeDeadlineError, is StreamTimeoutError, is RemoteProgramError: return error
+        default:
+            let lines = connection.standardErrorLines
+            return lines.isEmpty ? error : RemoteProgramError(standardError: lines, underlying: error)
+        }
+    }
+
     private func finish(_ result: Result<E.Output, any Error>) {
         guard let completion else { return }
+        var result = result
+        if case .failure(let error) = result { result = .failure(explained(error)) }
         self.completion = nil
         onElement = nil
         timer?.invalidate()

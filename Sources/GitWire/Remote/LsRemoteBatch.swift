@@ -18,9 +18,8 @@ public struct LsRemoteBatchOptions: Sendable {
     /// `git daemon` serves at most 32 clients by default (`--max-connections`); `sshd` starts
     /// dropping connections beyond 10 unauthenticated ones (`MaxStartups`). When more connection
     /// requests arrive than the queue holds, the kernel drops them and each dropped one costs its
-    /// client a retransmission a second or more later (on a 2-core machine, 8 jobs with one
-    /// `git daemon` lost a second to that in most runs). The default, 6, never overfills such a
-    /// queue.
+    /// client a retransmission a second or more later (measured in Documentation/Performance.md).
+    /// The default, 6, never overfills such a queue.
     public var jobsPerHost: Int
     /// In which order listings are handed out.
     public var ordering: LsRemoteBatchOrdering
@@ -66,14 +65,17 @@ public struct BatchListing: Sendable {
     /// The URL as it was given, without user information (``RemoteURL/withoutCredentials(_:)``):
     /// a listing never holds a password.
     public let url: String
-    /// The listing, or the error that ended this remote's exchange (a ``GitWireError``).
-    public let result: Result<RefListing, any Error>
+    /// The listing, or the error that ended this remote's exchange: its ``GitWireError/kind``
+    /// says what happened, its description why (for a remote reached through a program, the
+    /// program's own explanation: ssh's `Permission denied (publickey).`, `git-upload-pack`'s
+    /// `'/x' does not appear to be a git repository`).
+    public let result: Result<RefListing, AnyGitWireError>
 
     /// Makes a listing; `url` is kept without its user information.
     public init(index: Int, url: String, result: Result<RefListing, any Error>) {
         self.index = index
         self.url = RemoteURL.withoutCredentials(url)
-        self.result = result
+        self.result = result.mapError { AnyGitWireError($0) }
     }
 }
 
@@ -133,7 +135,9 @@ public final class LsRemoteBatch {
     }
 
     /// Makes a batch on `loop`. `makeRemote` turns each URL into the ``Remote`` to list (by
-    /// default `Remote(url, timeout: options.timeout)`) when the URL is read; what it throws is
+    /// default `Remote(url, timeout: options.timeout)` with ``Remote/programErrorOutput`` set to
+    /// ``ProgramErrorOutput/kept``, so that what ssh or `git-upload-pack` says about a remote is
+    /// in that remote's error and nowhere else) when the URL is read; what it throws is
     /// that remote's error. `onResult` gets each listing once, `completion` is called once after
     /// the last (or after ``cancel()``).
     public init(
@@ -144,7 +148,12 @@ public final class LsRemoteBatch {
         self.options = options
         self.loop = loop
         let timeout = options.timeout
-        self.makeRemote = makeRemote ?? { try Remote($0, timeout: timeout) }
+        self.makeRemote =
+            makeRemote ?? {
+                var remote = try Remote($0, timeout: timeout)
+                remote.programErrorOutput = .kept
+                return remote
+            }
         self.onResult = onResult
         self.completion = completion
     }

@@ -13,12 +13,13 @@ public struct Remote: Sendable {
     /// steadily data arrives (a server trickling one ref a second never trips ``timeout``); past
     /// it the exchange fails with ``ExchangeDeadlineError``. nil (the default): no deadline.
     public var deadline: Duration?
-
-    /// A remote at `url` (any form git accepts), with the transport its scheme calls for.
-    public init(_ url: String, timeout: Duration? = nil) throws {
-        let parsed = try RemoteURL(url)
-        self.init(url: parsed, transport: try parsed.makeTransport(), timeout: timeout)
-    }
+    /// The remote's name when it was named in a configuration (`origin`), nil for a URL.
+    public var name: String?
+    /// The protocol version every operation of this remote asks for, whatever its options say:
+    /// git's `protocol.version`, set from the configuration by
+    /// ``init(_:configuration:environment:timeout:)``. nil (the default): each operation's
+    /// options choose (``LsRemoteOptions/protocolVersion``, ``FetchOptions/protocolVersion``).
+    public var protocolVersion: ProtocolVersion?
 
     /// A git:// remote at `host`, `port` and `path`.
     public init(host: String, port: Int = 9418, path: String, timeout: Duration? = nil) throws {
@@ -43,8 +44,9 @@ public struct Remote: Sendable {
     /// are parsed. `traceIdentity` names this side in `GIT_TRACE_PACKET` output.
     ///
     /// This is the run-loop form on a private ``EpollRunLoop`` that runs until the exchange ends:
-    /// the same engine, connections and error handling as the other forms.
-    public func run<E: Exchange>(
+    /// the same engine, connections and error handling as the other forms. Its name says it
+    /// blocks, so that `try await remote.run(…)` always means the `async` form.
+    public func runBlocking<E: Exchange>(
         _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: (E.Element) -> Void = { _ in }
     ) throws -> E.Output {
@@ -113,9 +115,27 @@ public struct Remote: Sendable {
 
     // MARK: ls-remote
 
-    /// Lists the remote's refs, blocking.
-    public func lsRemote(_ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
-        try run(
+    /// `options` with ``protocolVersion`` applied.
+    func effective(_ options: LsRemoteOptions) -> LsRemoteOptions {
+        guard let protocolVersion else { return options }
+        var options = options
+        options.protocolVersion = protocolVersion
+        return options
+    }
+
+    /// `options` with ``protocolVersion`` applied.
+    func effective(_ options: RepositoryFetchOptions) -> RepositoryFetchOptions {
+        guard let protocolVersion else { return options }
+        var options = options
+        options.fetch.protocolVersion = protocolVersion
+        return options
+    }
+
+    /// Lists the remote's refs, blocking the calling thread (the `async` form is
+    /// ``lsRemote(_:)``, `try await remote.lsRemote()`).
+    public func lsRemoteBlocking(_ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
+        let options = effective(options)
+        return try runBlocking(
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
     }
 
@@ -127,14 +147,16 @@ public struct Remote: Sendable {
         onRef: @escaping (Ref) -> Void = { _ in },
         completion: @escaping (Result<RefListing, any Error>) -> Void
     ) -> RunningExchange {
-        run(
+        let options = effective(options)
+        return run(
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote",
             in: loop, onElement: onRef, completion: completion)
     }
 
     /// Lists the remote's refs.
     public func lsRemote(_ options: LsRemoteOptions = LsRemoteOptions()) async throws -> RefListing {
-        try await run(
+        let options = effective(options)
+        return try await run(
             LsRemoteExchange(options: options), protocolVersion: options.protocolVersion, traceIdentity: "ls-remote")
     }
 
@@ -142,7 +164,8 @@ public struct Remote: Sendable {
     /// has arrived; cancelling the iterating task closes the connection and makes the sequence
     /// throw ``CancelledError``, and leaving the loop early closes the connection.
     public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> RefStream {
-        RefStream(
+        let options = effective(options)
+        return RefStream(
             items: AsyncThrowingStream { continuation in
                 let cancel = SharedRunLoop.start { loop, completion in
                     run(
@@ -160,5 +183,28 @@ public struct Remote: Sendable {
                 }
                 continuation.onTermination = { _ in cancel() }
             })
+    }
+}
+
+extension Remote {
+    /// What becomes of what the program behind the transport (ssh, `git-upload-pack`) writes on
+    /// its standard error: this process's standard error by default (as git's children write
+    /// there), or ``ProgramErrorOutput/kept`` to show it nowhere. Either way its last lines
+    /// explain a failure (``RemoteProgramError``). Transports with no program ignore it.
+    public var programErrorOutput: ProgramErrorOutput {
+        get {
+            if let local = transport as? LocalTransport { return local.programErrorOutput }
+            if let ssh = transport as? SSHTransport { return ssh.programErrorOutput }
+            return .standardError
+        }
+        set {
+            if var local = transport as? LocalTransport {
+                local.programErrorOutput = newValue
+                transport = local
+            } else if var ssh = transport as? SSHTransport {
+                ssh.programErrorOutput = newValue
+                transport = ssh
+            }
+        }
     }
 }

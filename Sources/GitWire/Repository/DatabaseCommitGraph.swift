@@ -24,7 +24,7 @@ public final class DatabaseCommitGraph: CommitGraph {
             if let cached = state.cache[id] { return cached }
             var summary: CommitSummary?
             if let object = try? state.objects.object(id), object.type == .commit {
-                summary = CommitSummary(commitData: object.data)
+                summary = CommitSummary(commitData: object.data, format: state.objects.format)
                 if isShallow, let found = summary {
                     summary = CommitSummary(parents: [], committerTime: found.committerTime)
                 }

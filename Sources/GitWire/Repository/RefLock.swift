@@ -1,5 +1,3 @@
-import Glibc
-
 /// A git lock file: `<path>.lock`, created exclusively, written and closed at once, then renamed
 /// over `<path>` on commit or removed on rollback. While it exists, git (and gitwire) will not
 /// change `<path>`, so a reader never sees a half-written file and two writers never interleave.

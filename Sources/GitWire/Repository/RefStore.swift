@@ -6,12 +6,23 @@ public struct RefStore: Sendable {
     /// The directory shared by every work tree: `refs/` and `packed-refs` are there (the git
     /// directory itself unless it is a linked work tree's).
     public let commonDirectory: String
+    /// The format of the object ids the refs hold.
+    public let format: ObjectFormat
 
     /// The refs of `gitDirectory`, whose shared refs are in `commonDirectory` (by default the
-    /// same directory).
-    public init(gitDirectory: String, commonDirectory: String? = nil) {
+    /// same directory), holding object ids of `format`.
+    public init(gitDirectory: String, commonDirectory: String? = nil, format: ObjectFormat) {
         self.gitDirectory = gitDirectory
         self.commonDirectory = commonDirectory ?? gitDirectory
+        self.format = format
+    }
+
+    /// The refs of `gitDirectory` (shared refs in `commonDirectory`, by default the same
+    /// directory), in the object format the repository's `config` declares.
+    public init(gitDirectory: String, commonDirectory: String? = nil) throws {
+        self.init(
+            gitDirectory: gitDirectory, commonDirectory: commonDirectory,
+            format: try Repository.objectFormat(ofGitDirectory: commonDirectory ?? gitDirectory))
     }
 
     private var packedRefsPath: String { "\(commonDirectory)/packed-refs" }
@@ -65,16 +76,17 @@ public struct RefStore: Sendable {
         for line in text.split(separator: UInt8(ascii: "\n")) {
             if line.first == UInt8(ascii: "#") { continue }
             if line.first == UInt8(ascii: "^") {
-                guard !records.isEmpty, let peeled = ObjectID(hex: line.dropFirst()) else {
+                guard !records.isEmpty, let peeled = ObjectID(hex: line.dropFirst(), format: format) else {
                     throw RepositoryError.corrupt(packedRefsPath, String(decoding: line, as: UTF8.self))
                 }
                 records[records.count - 1].peeled = peeled
                 continue
             }
-            guard line.count > 41, line[line.startIndex + 40] == UInt8(ascii: " "),
-                let id = ObjectID(hex: line.prefix(40))
+            let width = format.hexCount
+            guard line.count > width + 1, line[line.startIndex + width] == UInt8(ascii: " "),
+                let id = ObjectID(hex: line.prefix(width), format: format)
             else { throw RepositoryError.corrupt(packedRefsPath, String(decoding: line, as: UTF8.self)) }
-            records.append(RefRecord(name: String(decoding: line.dropFirst(41), as: UTF8.self), id: id))
+            records.append(RefRecord(name: String(decoding: line.dropFirst(width + 1), as: UTF8.self), id: id))
         }
         return records
     }
@@ -87,7 +99,7 @@ public struct RefStore: Sendable {
         if text.starts(with: Array("ref: ".utf8)) {
             return .symbolic(String(decoding: text.dropFirst(5), as: UTF8.self))
         }
-        guard let id = ObjectID(hex: text) else {
+        guard let id = ObjectID(hex: text, format: format) else {
             throw RepositoryError.corrupt(path, String(decoding: text, as: UTF8.self))
         }
         return .detached(id)
@@ -161,10 +173,12 @@ public struct RefStore: Sendable {
         for (previous, name) in zip(sorted, sorted.dropFirst()) where previous == name {
             throw RefUpdateError(name: name, reason: .duplicate)
         }
-        let all = Set(names)
+        let all = HashedNames(names)
         for name in sorted {
-            for prefix in Self.directories(of: name) where all.contains(prefix) {
-                throw RefUpdateError(name: prefix, reason: .sameTime(prefix, name), initial: true)
+            try Self.forEachDirectory(of: name) { prefix, hash in
+                guard all.contains(prefix, hash: hash) else { return }
+                let directory = String(prefix)
+                throw RefUpdateError(name: directory, reason: .sameTime(directory, name), initial: true)
             }
         }
     }
@@ -251,7 +265,7 @@ public struct RefStore: Sendable {
         _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?,
         reflog: Reflog?
     ) throws {
-        let names = Set(updates.map(\.name))
+        let names = HashedNames(updates.map(\.name))
         var locks: [(RefLock, RefUpdate)] = []
         var oldValues: [String: ObjectID] = [:]
         var packedLock: RefLock?
@@ -324,7 +338,7 @@ public struct RefStore: Sendable {
         var missing: [RefUpdate] = []
         for update in deletions {
             do {
-                try check(update, state: checking, others: [], objectType: nil)
+                try check(update, state: checking, others: HashedNames([]), objectType: nil)
                 // A ref that is not there has nothing to delete once checked; git takes and drops
                 // its lock, which fails on a directory that cannot be emptied: looked at below,
                 // once the deletions before it are made.
@@ -389,7 +403,7 @@ public struct RefStore: Sendable {
     /// transaction),
     /// and for a new value that the object exists and, for a branch, is a commit.
     private func check(
-        _ update: RefUpdate, state: RefNames, others: Set<String>, objectType: ((ObjectID) throws -> ObjectType?)?
+        _ update: RefUpdate, state: RefNames, others: HashedNames, objectType: ((ObjectID) throws -> ObjectType?)?
     ) throws {
         let name = update.name
         guard (try? Self.checkName(name)) != nil else { throw RefUpdateError(name: name, reason: .badName) }
@@ -401,12 +415,16 @@ public struct RefStore: Sendable {
         }
         // A ref that does not exist is locked as a new one, a deletion too (as git does).
         if !state.contains(name) {
-            for prefix in Self.directories(of: name) {
-                if state.contains(prefix) { throw RefUpdateError(name: name, reason: .exists(prefix)) }
-                if others.contains(prefix) { throw RefUpdateError(name: name, reason: .sameTime(prefix, name)) }
+            try Self.forEachDirectory(of: name) { prefix, hash in
+                if state.names.contains(prefix, hash: hash) {
+                    throw RefUpdateError(name: name, reason: .exists(String(prefix)))
+                }
+                if others.contains(prefix, hash: hash) {
+                    throw RefUpdateError(name: name, reason: .sameTime(String(prefix), name))
+                }
             }
             if let below = state.firstBelow(name) { throw RefUpdateError(name: name, reason: .exists(below)) }
-            if let below = others.filter({ $0.hasPrefix(name + "/") }).min() {
+            if let below = others.names.filter({ $0.hasPrefix(name + "/") }).min() {
                 throw RefUpdateError(name: name, reason: .sameTime(name, below))
             }
         }
@@ -466,18 +484,25 @@ public struct RefStore: Sendable {
         }
     }
 
-    /// The directories a ref name lies in: `refs/heads/x` for `refs/heads/x/y`, and so on up,
-    /// `refs/` itself left out.
-    static func directories(of name: String) -> [String] {
-        var result: [String] = []
-        var index = name.startIndex
+    /// Calls `body` with each directory a ref name lies in (`refs/heads` and `refs/heads/x` for
+    /// `refs/heads/x/y`; `refs` itself left out), shallowest first, and the
+    /// ``HashedNames/hash(_:)`` of that prefix. One pass over the name, nothing copied: a name of
+    /// thousands of levels (a server can send one of 32,000 in a pkt-line) costs its length, where
+    /// a string for each of its directories would cost the square of it.
+    static func forEachDirectory(
+        of name: String, _ body: (Substring, Int) throws -> Void
+    ) rethrows {
+        var hasher = Hasher()
         var first = true
-        while let slash = name[index...].firstIndex(of: "/") {
-            if !first { result.append(String(name[..<slash])) }
-            first = false
-            index = name.index(after: slash)
+        let utf8 = name.utf8
+        for index in utf8.indices {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "/") {
+                if !first { try body(name[..<index], hasher.copiedFinal()) }
+                first = false
+            }
+            hasher.combine(byte)
         }
-        return result
     }
 
     private static func removeEmptyDirectories(_ path: String) {
@@ -534,13 +559,15 @@ public struct RefUpdate: Hashable, Sendable {
 /// transaction: which exist, and whether any lies below a name (`refs/heads/x/y` below
 /// `refs/heads/x`).
 struct RefNames {
-    private(set) var names: Set<String> = []
+    private(set) var names = HashedNames([])
     /// The names in `packed-refs`.
     private(set) var packed: Set<String> = []
     /// The values in `packed-refs`.
     private(set) var packedIDs: [String: ObjectID] = [:]
-    /// How many refs lie below each directory.
-    private var below: [String: Int] = [:]
+    /// How many refs lie below each directory, by the directory's ``HashedNames/hash(_:)`` (a
+    /// string for each directory of each name would hold the square of a deep name's length;
+    /// two directories with one hash only make ``firstBelow(_:)`` look at the names).
+    private var below: [Int: Int] = [:]
 
     init(store: RefStore) throws {
         for record in try store.packedRefs() {
@@ -568,19 +595,79 @@ struct RefNames {
 
     /// The first ref (in name order) below `name`, if any.
     func firstBelow(_ name: String) -> String? {
-        guard below[name, default: 0] > 0 else { return nil }
-        return names.filter { $0.hasPrefix(name + "/") }.min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        guard below[HashedNames.hash(name[...]), default: 0] > 0 else { return nil }
+        return names.names.filter { $0.hasPrefix(name + "/") }.min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     mutating func add(_ name: String) {
-        guard names.insert(name).inserted else { return }
-        for directory in RefStore.directories(of: name) { below[directory, default: 0] += 1 }
+        guard names.insert(name) else { return }
+        RefStore.forEachDirectory(of: name) { _, hash in below[hash, default: 0] += 1 }
     }
 
     mutating func remove(_ name: String) {
         packed.remove(name)
         packedIDs[name] = nil
-        guard names.remove(name) != nil else { return }
-        for directory in RefStore.directories(of: name) { below[directory, default: 0] -= 1 }
+        guard names.remove(name) else { return }
+        RefStore.forEachDirectory(of: name) { _, hash in
+            below[hash, default: 0] -= 1
+            if below[hash] == 0 { below[hash] = nil }
+        }
+    }
+}
+
+/// Ref names with a hash of each, so that whether a directory of a name (a prefix of it) is
+/// itself one of the names is found without a string for every prefix: the hash is computed
+/// while the name is walked (``RefStore/forEachDirectory(of:_:)``), and the prefix is compared
+/// only when a name has that hash. The hash is seeded per process (Swift's `Hasher`), so a
+/// server cannot choose names that collide.
+struct HashedNames {
+    private(set) var names: Set<String>
+    /// How many of the names have each hash.
+    private var hashes: [Int: Int] = [:]
+
+    init(_ names: some Sequence<String>) {
+        self.names = []
+        for name in names { insert(name) }
+    }
+
+    func contains(_ name: String) -> Bool { names.contains(name) }
+
+    /// Whether `prefix`, whose hash is `hash`, is one of the names.
+    func contains(_ prefix: Substring, hash: Int) -> Bool {
+        hashes[hash] != nil && names.contains(String(prefix))
+    }
+
+    /// Adds `name`; false if it was there.
+    @discardableResult
+    mutating func insert(_ name: String) -> Bool {
+        guard names.insert(name).inserted else { return false }
+        hashes[Self.hash(name[...]), default: 0] += 1
+        return true
+    }
+
+    /// Removes `name`; false if it was not there.
+    @discardableResult
+    mutating func remove(_ name: String) -> Bool {
+        guard names.remove(name) != nil else { return false }
+        let hash = Self.hash(name[...])
+        hashes[hash, default: 0] -= 1
+        if hashes[hash] == 0 { hashes[hash] = nil }
+        return true
+    }
+
+    /// The hash of `text`'s UTF-8, byte by byte: what ``RefStore/forEachDirectory(of:_:)``
+    /// gives for a prefix equal to `text`.
+    static func hash(_ text: Substring) -> Int {
+        var hasher = Hasher()
+        for byte in text.utf8 { hasher.combine(byte) }
+        return hasher.finalize()
+    }
+}
+
+extension Hasher {
+    /// The hash of what was combined so far; the hasher goes on.
+    fileprivate func copiedFinal() -> Int {
+        let copy = self
+        return copy.finalize()
     }
 }

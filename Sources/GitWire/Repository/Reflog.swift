@@ -54,7 +54,10 @@ struct Reflog: Sendable {
         guard logs(name) else { return }
         let file = path(name)
         if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
-        var line = (old ?? ObjectID.zero).hex + " " + (new ?? ObjectID.zero).hex + " " + identity
+        let zero = ObjectID.zero((new ?? old)?.format ?? .sha1)
+        let oldHex = (old ?? zero).hex
+        let newHex = (new ?? zero).hex
+        var line = oldHex + " " + newHex + " " + identity
         let text = Self.normalized(message)
         if !text.isEmpty { line += "\t" + text }
         line += "\n"

@@ -11,18 +11,23 @@ public final class Repository {
     public let refs: RefStore
     /// Its objects.
     public let objects: ObjectDatabase
+    /// The hash its objects are named with (`extensions.objectFormat`; SHA-1 when unset).
+    public let objectFormat: ObjectFormat
 
     /// The directory shared by every work tree (refs, objects, `config`).
     public var commonDirectory: String { location.commonDirectory }
 
     /// Opens the git directory `gitDirectory` itself (a bare repository, a `.git` directory, or
-    /// a linked work tree's git directory, whose `commondir` is followed).
+    /// a linked work tree's git directory, whose `commondir` is followed). Throws
+    /// ``RepositoryFormatError`` for a format git 2.39 would refuse (a version above 1, an
+    /// unknown object format).
     public convenience init(gitDirectory: String) throws {
         let common = LoadContext.commonDirectory(of: gitDirectory, environment: [:])
         try self.init(RepositoryLocation(gitDirectory: gitDirectory, commonDirectory: common, workTree: nil))
     }
 
     /// Opens the repository at `location` (see ``RepositoryLocation/discover(from:environment:)``).
+    /// Throws ``RepositoryFormatError`` for a format git 2.39 would refuse.
     public init(_ location: RepositoryLocation) throws {
         let gitDirectory = location.gitDirectory
         let common = location.commonDirectory
@@ -31,8 +36,18 @@ public final class Repository {
         else { throw RepositoryError.notARepository(gitDirectory) }
         self.gitDirectory = gitDirectory
         self.location = location
-        refs = RefStore(gitDirectory: gitDirectory, commonDirectory: common)
-        objects = try ObjectDatabase(gitDirectory: common)
+        objectFormat = try Self.objectFormat(ofGitDirectory: common)
+        refs = RefStore(gitDirectory: gitDirectory, commonDirectory: common, format: objectFormat)
+        objects = try ObjectDatabase(gitDirectory: common, format: objectFormat)
+    }
+
+    /// The object format the `config` of `gitDirectory` declares (`core.repositoryformatversion`
+    /// 1 and `extensions.objectFormat`); SHA-1 when it declares none or there is no `config`.
+    /// Throws ``RepositoryFormatError`` with git's message for a format git 2.39 refuses.
+    public static func objectFormat(ofGitDirectory gitDirectory: String) throws -> ObjectFormat {
+        let path = "\(gitDirectory)/config"
+        guard FileSystem.exists(path) else { return .sha1 }
+        return try RepositoryFormat(config: FileSystem.read(path)).objectFormat
     }
 
     /// Creates a bare repository at `path` (which must not exist, or be an empty directory), as
@@ -161,7 +176,7 @@ public struct GitConfig: Hashable, Sendable {
         var text = ""
         for section in sections {
             if let subsection = section.subsection {
-                let escaped = subsection.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
+                let escaped = subsection.escapingQuotes
                 text += "[\(section.name) \"\(escaped)\"]\n"
             } else {
                 text += "[\(section.name)]\n"
@@ -198,8 +213,14 @@ public struct GitConfig: Hashable, Sendable {
 }
 
 extension String {
-    /// The string with every `target` replaced by `replacement`.
-    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    /// The string with a backslash before every backslash and double quote (scalar by scalar,
+    /// as git escapes bytes: a combining mark after a quote does not hide the quote).
+    fileprivate var escapingQuotes: String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+            escaped.append(scalar)
+        }
+        return String(escaped)
     }
 }

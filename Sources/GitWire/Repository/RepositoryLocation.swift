@@ -375,7 +375,9 @@ struct RepositoryFinder {
             let rest = bytes.dropFirst(4).drop { GitCType.isSpace($0) }
             return rest.starts(with: "refs/".utf8)
         }
-        return bytes.count >= 40 && ObjectID(hex: bytes.prefix(40)) != nil
+        // Read before the repository's format is known: git's validate_headref takes SHA-1's
+        // length of hex.
+        return bytes.count >= 40 && ObjectID(hex: bytes.prefix(40), format: .sha1) != nil
     }
 
     /// git's `get_common_dir`.

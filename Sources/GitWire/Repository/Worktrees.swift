@@ -74,7 +74,9 @@ public struct Worktrees: Sendable {
         guard let content, !content.isEmpty else { return nil }
         if content.hasPrefix("refs/heads/") { return content }
         if content.hasPrefix("refs/") || content.hasPrefix("detached") { return nil }
-        if content.utf8.count == 40, ObjectID(hex: Array(content.utf8)) != nil { return nil }
+        for format in [ObjectFormat.sha1, .sha256] where content.utf8.count == format.hexCount {
+            if ObjectID(hex: Array(content.utf8), format: format) != nil { return nil }
+        }
         return "refs/heads/" + content
     }
 

@@ -13,6 +13,10 @@ public protocol Connection: AnyObject {
     /// Closes the connection; no more events reach the handler. Bytes already queued still go
     /// out. A child process behind the connection is reaped. Safe to call twice.
     func close()
+    /// The last lines the program behind the connection (ssh, `git-upload-pack`) wrote on its
+    /// standard error, for the error that explains a failure (see ``RemoteProgramError``); empty
+    /// by default. A connection that wraps another passes the other's on.
+    var standardErrorLines: [String] { get }
 }
 
 /// A ``ConnectionHandler`` that also wants to see the HTTP requests and response status lines
@@ -36,4 +40,9 @@ public protocol ConnectionHandler: AnyObject {
     func connectionDidEnd(_ connection: any Connection)
     /// The connection failed: it could not be made, broke, or timed out while connecting.
     func connection(_ connection: any Connection, didFail error: any Error)
+}
+
+extension Connection {
+    /// None: the connection has no program behind it.
+    public var standardErrorLines: [String] { [] }
 }

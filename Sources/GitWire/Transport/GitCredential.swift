@@ -42,11 +42,12 @@ enum GitCredentialHelper {
 
     /// Asks git for the username and password of `credential`. Throws with git's own message
     /// (`could not read Username for '…': terminal prompts disabled`) when it has none.
-    static func fill(_ credential: GitCredential) throws -> GitCredential {
+    static func fill(_ credential: GitCredential, environment: [String: String?] = [:]) throws -> GitCredential {
         let result: ChildProcessOutput
         do {
             result = try oneAtATime.withLock { _ in
-                try ChildProcess.run(["git", "credential", "fill"], input: Array(credential.text.utf8))
+                try ChildProcess.run(
+                    ["git", "credential", "fill"], input: Array(credential.text.utf8), environment: environment)
             }
         } catch {
             throw HTTPError(
@@ -70,10 +71,11 @@ enum GitCredentialHelper {
 
     /// Tells the helpers `credential` worked (`approve`) or did not (`reject`). Failures are
     /// ignored, as git ignores them.
-    static func report(_ credential: GitCredential, approved: Bool) {
+    static func report(_ credential: GitCredential, approved: Bool, environment: [String: String?] = [:]) {
         oneAtATime.withLock { _ in
             _ = try? ChildProcess.run(
-                ["git", "credential", approved ? "approve" : "reject"], input: Array(credential.text.utf8))
+                ["git", "credential", approved ? "approve" : "reject"], input: Array(credential.text.utf8),
+                environment: environment)
         }
     }
 }

@@ -43,12 +43,15 @@ public struct HTTPError: GitWireError, Sendable {
         self.serverMessage = serverMessage
     }
 
-    /// ``GitWireErrorKind/remote`` for the server's refusals, ``GitWireErrorKind/protocol`` for
-    /// answers git's protocol does not allow, the transfer error's kind otherwise.
+    /// ``GitWireErrorKind/notFound`` for 404, ``GitWireErrorKind/authentication`` for 401, 403
+    /// and credentials that could not be had, ``GitWireErrorKind/remote`` for the server's other
+    /// refusals, ``GitWireErrorKind/protocol`` for answers git's protocol does not allow, the
+    /// transfer error's kind otherwise.
     public var kind: GitWireErrorKind {
         switch reason {
-        case .repositoryNotFound, .authenticationFailed, .status: .remote
-        case .credentialsUnavailable: .usage
+        case .repositoryNotFound, .status(404): .notFound
+        case .authenticationFailed, .credentialsUnavailable, .status(401), .status(403): .authentication
+        case .status: .remote
         case .dumbServer, .unexpectedContentType, .badRedirect: .protocol
         case .transfer(let error): error.kind
         }

@@ -39,6 +39,29 @@ public struct HTTPOptions: Sendable {
     public var gzipThreshold: Int
     /// Hears warnings git prints on stderr (`redirecting to <url>`); called on the loop's thread.
     public var warning: (@Sendable (String) -> Void)?
+    /// Header lines sent with every request to the repository's origin (`http.extraHeader`, how
+    /// CI systems authenticate): secrets, never shown, traced or recorded, and never sent to
+    /// another origin (a redirect elsewhere leaves them behind, as it leaves credentials).
+    public var extraHeaders: [Secret] = []
+    /// The proxy (`http.proxy`, `remote.<name>.proxy`); nil: libcurl's environment variables
+    /// (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
+    public var proxy: HTTPProxy?
+    /// The HTTP version to ask for (`http.version`); nil: libcurl's choice (HTTP/2 over TLS
+    /// where the server offers it).
+    public var httpVersion: HTTPVersion?
+    /// Which redirects are followed (`http.followRedirects`).
+    public var followRedirects: HTTPRedirects = .initial
+    /// Abandon a transfer that stays this slow this long (`http.lowSpeedLimit`,
+    /// `http.lowSpeedTime`, `GIT_HTTP_LOW_SPEED_LIMIT`, `GIT_HTTP_LOW_SPEED_TIME`).
+    public var lowSpeed: HTTPLowSpeedLimit?
+    /// Variables `git credential` runs with, besides this process's environment: the
+    /// configuration's command-line entries (`GIT_CONFIG_PARAMETERS`) and the repository it was
+    /// read from (`GIT_DIR`), so that `credential.*` settings reach the helpers as they reach
+    /// git's.
+    public var credentialEnvironment: [String: String?] = [:]
+    /// Warnings about the configuration (git prints them each time it starts HTTP), given to
+    /// ``warning`` when a session starts.
+    package var configurationWarnings: [String] = []
 
     /// The default `User-Agent`: `git/2.0 (gitwire/<version>)`, so servers that look for git's
     /// agent to speak smart HTTP recognise it.
@@ -67,6 +90,18 @@ public struct HTTPOptions: Sendable {
         if Environment.value("GIT_SSL_NO_VERIFY") != nil { options.tls.verify = false }
         return options
     }
+}
+
+/// Which redirects the HTTP transport follows (`http.followRedirects`): git's three settings.
+public enum HTTPRedirects: Hashable, Sendable {
+    /// Those of the first request of a session (the discovery `GET`), which also move the
+    /// repository for the requests after it. git's default.
+    case initial
+    /// Every request's, the `POST`s' too (each `POST` is sent again where it is redirected; the
+    /// repository moves only with the first request's).
+    case always
+    /// None: a redirect is an error.
+    case never
 }
 
 /// One smart HTTP session as a ``Connection``: the discovery response, then each request the
@@ -114,6 +149,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         var headers: [String]
         var body: [UInt8]
         var credential: HTTPCredential?
+        /// Redirects of this request followed so far (`POST`s, with ``HTTPRedirects/always``).
+        var redirects = 0
     }
 
     init(
@@ -140,6 +177,7 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         self.handler = handler
         // The engine's deadline starts now: it covers the connect and TLS handshake too.
         handler.connectionDidOpen(self)
+        for warning in options.configurationWarnings { options.warning?(warning) }
         guard let session else {
             fail(setupError ?? ProtocolError("no smart HTTP session for \(displayURL)"))
             return
@@ -175,12 +213,17 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         resetResponse()
         sent = request
         let schemes = authSchemes.flatMap { $0.origin == request.location.origin ? $0.schemes : nil }
-        current = HTTPTransfer(
-            HTTPRequest(
-                method: request.method, url: request.location.url, headers: request.headers, body: request.body,
-                credential: request.credential, authSchemes: schemes, userAgent: options.userAgent,
-                connectTimeout: timeout, tls: options.tls),
-            delegate: self, in: loop)
+        var transfer = HTTPRequest(
+            method: request.method, url: request.location.url, headers: request.headers, body: request.body,
+            credential: request.credential, authSchemes: schemes, userAgent: options.userAgent,
+            connectTimeout: timeout, tls: options.tls)
+        // The extra headers were configured for the repository's URL: like a credential, they go
+        // to its origin only, never where a redirect leads elsewhere.
+        if request.location.origin == location.origin { transfer.secretHeaders = options.extraHeaders }
+        transfer.proxy = options.proxy
+        transfer.httpVersion = options.httpVersion
+        transfer.lowSpeed = options.lowSpeed
+        current = HTTPTransfer(transfer, delegate: self, in: loop)
     }
 
     private func startDiscovery(_ target: SmartHTTP.Location, announced: Bool) {
@@ -242,8 +285,9 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         if head.authSchemesOffered != 0 && (head.status == 401 || sent.credential != nil) {
             authSchemes = (sent.location.origin, head.authSchemesOffered)
         }
-        if currentIsDiscovery, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location")
-        {
+        let follows =
+            options.followRedirects == .always || (options.followRedirects == .initial && currentIsDiscovery)
+        if follows, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location") {
             // Followed once this answer's body is read (the connection stays reusable).
             redirect = target
             return
@@ -316,6 +360,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             return
         }
         approveIfAccepted(sent)
+        if let redirect, !currentIsDiscovery {
+            followPostRedirect(sent, to: redirect)
+            return
+        }
         if let redirect {
             do {
                 try session?.redirect(to: redirect)
@@ -350,13 +398,36 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         }
     }
 
+    /// A `POST` was redirected (``HTTPRedirects/always``): sent again, body and all, where the
+    /// `Location` leads, with the credential of that origin if any; the repository stays.
+    private func followPostRedirect(_ sent: SentRequest, to target: String) {
+        var next = sent
+        next.redirects += 1
+        guard next.redirects <= SmartHTTP.Session.maximumRedirects else {
+            let limit = SmartHTTP.Session.maximumRedirects
+            let tooMany = HTTPTransferError(
+                reason: .transfer, code: 47, message: "Maximum (\(limit)) redirects followed")
+            fail(HTTPError(.transfer(tooMany), url: displayURL))
+            return
+        }
+        guard let resolved = SmartHTTP.resolveRedirect(target, against: sent.location.url),
+            let location = try? SmartHTTP.Location(resolved)
+        else {
+            fail(HTTPError(.badRedirect(target), url: displayURL))
+            return
+        }
+        next.location = location
+        start(next, announced: false)
+    }
+
     /// A request that carried the helpers' credential was accepted: they are told so, once.
     private func approveIfAccepted(_ sent: SentRequest) {
         guard options.usesCredentialHelper,
             let accepted = session?.accepted(sent.credential, at: sent.location.origin)
         else { return }
         let reported = sent.location.helperQuery(accepted)
-        runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: true) }
+        let environment = options.credentialEnvironment
+        runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: true, environment: environment) }
     }
 
     private func failed(_ head: HTTPResponseHead, sent: SentRequest) {
@@ -372,7 +443,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             case .fail(let rejected):
                 if let rejected {
                     let reported = sent.location.helperQuery(rejected)
-                    runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: false) }
+                    let environment = options.credentialEnvironment
+                    runOffLoopIfPossible {
+                        GitCredentialHelper.report(reported, approved: false, environment: environment)
+                    }
                 }
                 fail(HTTPError(.authenticationFailed, url: displayURL, serverMessage: message))
             }
@@ -398,7 +472,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private func askForCredentials(for location: SmartHTTP.Location, username: String?, retrying: SentRequest) {
         guard let loop else { return }
         let wanted = location.helperQuery(username: username)
-        let fill = { try GitCredentialHelper.fill(wanted) }
+        let environment = options.credentialEnvironment
+        let fill = { try GitCredentialHelper.fill(wanted, environment: environment) }
         runOffLoop(in: loop, fill) { [weak self] result in
             guard let self, !self.isClosed else { return }
             switch result {

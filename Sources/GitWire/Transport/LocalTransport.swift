@@ -7,6 +7,9 @@ public struct LocalTransport: Transport {
     /// The command that serves `git-upload-pack` (a program on `PATH`, or a shell command to which
     /// the quoted path is appended).
     public let uploadPack: String
+    /// What becomes of the program's standard error (this process's standard error by default);
+    /// its last lines explain a failure either way (``RemoteProgramError``).
+    public var programErrorOutput: ProgramErrorOutput = .standardError
 
     /// Always ``RemoteURL/Scheme/file``.
     public var scheme: RemoteURL.Scheme { .file }
@@ -22,15 +25,15 @@ public struct LocalTransport: Transport {
         "GIT_COMMON_DIR",
     ]
 
-    private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess) {
+    private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess, ByteInputStream?) {
         guard !request.path.hasBytePrefix("-") else { throw StrangePathnameError(path: request.path) }
         let command = request.service == .uploadPack ? uploadPack : request.service.rawValue
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
         environment["GIT_PROTOCOL"] = .some(request.gitProtocolEnvironment)
-        let (pair, process, _) = try ByteStreamPair.spawning(
-            Self.arguments(command: command, path: request.path), environment: environment)
-        return (pair, process)
+        return try ByteStreamPair.spawning(
+            Self.arguments(command: command, path: request.path), environment: environment,
+            captureStandardError: true)
     }
 
     /// What git runs: `<command> '<path>'` through `sh -c` when the command holds anything the
@@ -61,7 +64,9 @@ public struct LocalTransport: Transport {
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
-        let (pair, process) = try spawn(request)
-        return StreamConnection(pair: pair, process: process, greeting: [], loop: loop)
+        let (pair, process, standardError) = try spawn(request)
+        return StreamConnection(
+            pair: pair, process: process, standardError: standardError, errorOutput: programErrorOutput, greeting: [],
+            loop: loop)
     }
 }

@@ -3,9 +3,11 @@
 /// shell), else `GIT_SSH`, else `ssh`; git's option rules for its variants (`ssh`, `plink`,
 /// `putty`, `tortoiseplink`, `simple`, and for a program git does not know, its `-G` probe);
 /// protocol v1/v2 asked for through `GIT_PROTOCOL` in the environment and
-/// `-o SendEnv=GIT_PROTOCOL`. A path that starts with `-` is refused, as git refuses it. ssh's standard error stays the user's (prompts,
-/// host-key and permission errors reach the terminal); the process is reaped when the
-/// connection closes.
+/// `-o SendEnv=GIT_PROTOCOL`. A path that starts with `-` is refused, as git refuses it. ssh asks
+/// for passwords and host keys on the terminal, as always; what it writes on its standard error
+/// goes to ``programErrorOutput`` (this process's standard error by default) and explains a
+/// failure (``RemoteProgramError``: `Permission denied (publickey).`). The process is reaped when
+/// the connection closes.
 public struct SSHTransport: Transport {
     /// The variants of ssh programs git knows, which take options differently.
     public enum Variant: String, Sendable, Hashable, CaseIterable {
@@ -37,6 +39,9 @@ public struct SSHTransport: Transport {
     public let addressFamily: AddressFamily?
     /// The ssh program and how it is run, read from the environment when the transport is made.
     public let command: SSHCommand
+    /// What becomes of ssh's standard error (this process's standard error by default); its last
+    /// lines explain a failure either way.
+    public var programErrorOutput: ProgramErrorOutput = .standardError
 
     /// IPv4 or IPv6.
     public enum AddressFamily: Sendable, Hashable {
@@ -71,8 +76,11 @@ public struct SSHTransport: Transport {
         // As git: `GIT_PROTOCOL` only for OpenSSH, which is told to send it.
         var environment: [String: String?] = [:]
         if variant == .ssh, let value = request.gitProtocolEnvironment { environment["GIT_PROTOCOL"] = .some(value) }
-        let (pair, process, _) = try ByteStreamPair.spawning(arguments, environment: environment)
-        return StreamConnection(pair: pair, process: process, greeting: [], loop: loop)
+        let (pair, process, standardError) = try ByteStreamPair.spawning(
+            arguments, environment: environment, captureStandardError: true)
+        return StreamConnection(
+            pair: pair, process: process, standardError: standardError, errorOutput: programErrorOutput, greeting: [],
+            loop: loop)
     }
 
     /// The command line git runs for `request`: the program (or `sh -c` with `GIT_SSH_COMMAND`),

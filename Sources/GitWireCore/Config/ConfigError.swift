@@ -26,6 +26,9 @@ public enum ConfigError: GitWireError, Hashable, Sendable {
     case invalidKey(reason: String)
     /// A URL `http.<url>.*` lookups cannot use (`invalid port number`, ...).
     case invalidURL(reason: String)
+    /// A value that is none of those a variable takes (`protocol.file.allow` set to `bogus`,
+    /// `protocol.version` to `3`).
+    case unknownValue(name: String, value: String)
 
     /// What kind of failure this is: ``GitWireErrorKind/usage`` (the configuration is the
     /// caller's input), ``GitWireErrorKind/system`` for a file that cannot be read.
@@ -77,6 +80,7 @@ public enum ConfigError: GitWireError, Hashable, Sendable {
             return "bad config variable '\(name)' in file '\(path)' at line \(line)"
         case .invalidKey(let reason): return reason
         case .invalidURL(let reason): return reason
+        case .unknownValue(let name, let value): return "unknown value for config '\(name)': \(value)"
         }
     }
 }

@@ -84,6 +84,46 @@ public enum URLMatch {
         return best.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.value.key, $0.value.value) }
     }
 
+    /// The entries of `section` that apply to `url`, in configuration order, as git's
+    /// `urlmatch_config_entry` hands them to a reader (git's `http_options`): an entry is handed
+    /// on when its URL matches at least as specifically as the best one seen so far for its key
+    /// (entries with no URL match everything, least specifically); each comes with the name
+    /// `section.key`. Reading them in order and letting each override the last gives the value
+    /// ``values(section:key:url:entries:)`` chooses, and a multi-valued key (`http.extraHeader`)
+    /// gathers its values as git does. Throws ``ConfigError/invalidURL(reason:)`` when `url` does
+    /// not normalize.
+    public static func collected(
+        section: String, url: String, entries: some Sequence<ConfigEntry>
+    ) throws(ConfigError) -> [ConfigEntry] {
+        let target = try normalize(url)
+        let sectionName = section.lowercasedASCII
+        let section = Array(sectionName.utf8)
+        var best: [[UInt8]: Specificity] = [:]
+        var collected: [ConfigEntry] = []
+        for entry in entries {
+            let name = Array(entry.name.utf8)
+            guard name.count > section.count, name.starts(with: section), name[section.count] == UInt8(ascii: ".")
+            else { continue }
+            var rest = name[(section.count + 1)...]
+            var specificity = Specificity()
+            if let dot = rest.lastIndex(of: UInt8(ascii: ".")) {
+                let configured = String(decoding: rest[..<dot], as: UTF8.self)
+                guard let pattern = try? normalize(configured, allowGlobs: true),
+                    let matched = match(target, pattern)
+                else { continue }
+                specificity = matched
+                rest = rest[(dot + 1)...]
+            }
+            let key = Array(rest)
+            if let existing = best[key], specificity < existing { continue }
+            best[key] = specificity
+            var handed = entry
+            handed.name = sectionName + "." + String(decoding: key, as: UTF8.self)
+            collected.append(handed)
+        }
+        return collected
+    }
+
     /// Whether `pattern` (a configured URL) matches `url`, and how specifically.
     static func match(_ url: NormalizedURL, _ pattern: NormalizedURL) -> Specificity? {
         guard pattern.schemeLength == url.schemeLength,

@@ -1,7 +1,10 @@
 /// The remote reported an error: an `ERR` line or side-band 3.
 public struct RemoteError: GitWireError, Hashable, Sendable {
-    /// What kind of failure this is: ``GitWireErrorKind/remote``.
-    public var kind: GitWireErrorKind { .remote }
+    /// What kind of failure this is: ``GitWireErrorKind/notFound`` when the message says the
+    /// repository is not there (git daemon's `access denied or repository not exported`),
+    /// ``GitWireErrorKind/authentication`` when it says access was refused, otherwise
+    /// ``GitWireErrorKind/remote``.
+    public var kind: GitWireErrorKind { FailureText.kind(of: message) ?? .remote }
 
     /// The remote's message, without a trailing newline, as sent (control characters included:
     /// the ``description`` masks them).

@@ -52,7 +52,8 @@ public struct FetchExchange: Exchange, Sendable {
             LsRemoteExchange(
                 options: LsRemoteOptions(
                     protocolVersion: options.protocolVersion, refPrefixes: options.refPrefixes,
-                    serverOptions: options.serverOptions, agent: options.sanitizedAgent)))
+                    serverOptions: options.serverOptions, agent: options.sanitizedAgent,
+                    objectFormat: options.objectFormat ?? .sha1)))
     }
 
     /// "reading the ref advertisement", "negotiating" or "receiving the pack".
@@ -193,9 +194,8 @@ public struct FetchExchange: Exchange, Sendable {
             emit(.warning("filtering not recognized by server, ignoring"))
             filterIgnored = true
         }
-        if let format = capabilities.value(of: "object-format"), format != "sha1" {
-            throw FetchError(.usage, "mismatched algorithms: client sha1; server \(escapedForDisplay(format.utf8))")
-        }
+        // A clone takes the server's format; a fetch has its repository's.
+        let format = options.objectFormat ?? listing.objectFormat
 
         var negotiator = DefaultNegotiator(graph: graph)
         if !options.deepens { negotiator.markComplete(localTips: localTips, remoteRefs: listing.refs) }
@@ -214,7 +214,7 @@ public struct FetchExchange: Exchange, Sendable {
         if listing.protocolVersion == .v2 {
             guard capabilities.contains("fetch") else { throw FetchError(.usage, "server doesn't support 'fetch'") }
         } else {
-            try checkV0Capabilities(capabilities)
+            try checkV0Capabilities(capabilities, format: format)
         }
 
         if listing.protocolVersion == .v2 {
@@ -223,8 +223,8 @@ public struct FetchExchange: Exchange, Sendable {
                 emit(.warning("filtering not recognized by server, ignoring"))
             }
             var negotiation = FetchV2Negotiation(
-                negotiator: negotiator, head: try v2RequestHead(capabilities), wants: wants,
-                stateless: !connectionPersists, localShallow: Set(options.localShallow))
+                negotiator: negotiator, head: try v2RequestHead(capabilities, format: format), wants: wants,
+                stateless: !connectionPersists, localShallow: Set(options.localShallow), format: format)
             let packets = negotiation.start()
             state = .v2(negotiation, SideBandDemultiplexer())
             return .send(packets)
@@ -237,14 +237,14 @@ public struct FetchExchange: Exchange, Sendable {
         if filterIgnored { emit(.warning("filtering not recognized by server, ignoring")) }
         var negotiation = FetchV0Negotiation(
             negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
-            multiAck: multiAck, localShallow: Set(options.localShallow))
+            multiAck: multiAck, localShallow: Set(options.localShallow), format: format)
         let packets = negotiation.start(
             request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
         state = .v0(negotiation, SideBandDemultiplexer())
         return .send(packets)
     }
 
-    private mutating func checkV0Capabilities(_ capabilities: Capabilities) throws {
+    private mutating func checkV0Capabilities(_ capabilities: Capabilities, format: ObjectFormat) throws {
         if !capabilities.contains("shallow") && (options.effectiveDepth != nil || !options.localShallow.isEmpty) {
             throw FetchError(.usage, "Server does not support shallow clients")
         }
@@ -256,6 +256,10 @@ public struct FetchExchange: Exchange, Sendable {
         }
         if options.deepenRelative && !capabilities.contains("deepen-relative") {
             throw FetchError(.usage, "Server does not support --deepen")
+        }
+        // git's server_supports_hash: one of the `object-format` values is ours (none means SHA-1).
+        guard format.isServed(by: capabilities) else {
+            throw FetchError(.usage, "Server does not support this repository's object format")
         }
         // Without side-band the pack is raw bytes after the last acknowledgment (git reads it
         // so too, with no progress).
@@ -313,8 +317,8 @@ public struct FetchExchange: Exchange, Sendable {
         return lines
     }
 
-    /// The part of every v2 `fetch` request before the wants.
-    private func v2RequestHead(_ capabilities: Capabilities) throws -> [PktLine] {
+    /// The part of every v2 `fetch` request before the wants, for a repository of `format`.
+    private func v2RequestHead(_ capabilities: Capabilities, format: ObjectFormat) throws -> [PktLine] {
         var lines: [PktLine] = [.data(Array("command=fetch".utf8))]
         if capabilities.contains("agent") { lines.append(.data(Array("agent=\(options.sanitizedAgent)".utf8))) }
         if !options.serverOptions.isEmpty {
@@ -323,7 +327,16 @@ public struct FetchExchange: Exchange, Sendable {
             }
             lines += options.serverOptions.map { .data(Array("server-option=\($0)".utf8)) }
         }
-        if capabilities.contains("object-format") { lines.append(.data(Array("object-format=sha1".utf8))) }
+        // As git's write_fetch_command_and_capabilities: the server's format must be ours.
+        if let server = capabilities.value(of: "object-format") {
+            guard server == format.name else {
+                throw FetchError(
+                    .usage, "mismatched algorithms: client \(format.name); server \(escapedForDisplay(server.utf8))")
+            }
+            lines.append(.data(Array("object-format=\(format.name)".utf8)))
+        } else if format != .sha1 {
+            throw FetchError(.usage, "the server does not support algorithm '\(format.name)'")
+        }
         lines.append(.delimiter)
         if options.thinPack { lines.append(.data(Array("thin-pack".utf8))) }
         if !options.progress { lines.append(.data(Array("no-progress".utf8))) }

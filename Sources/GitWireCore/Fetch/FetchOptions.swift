@@ -29,6 +29,11 @@ public struct FetchOptions: Hashable, Sendable {
     public var refPrefixes: [String]
     /// The repository's current shallow commits (`.git/shallow`), sent as `shallow` lines.
     public var localShallow: [ObjectID]
+    /// The local repository's object format; nil for a clone, which takes the server's. A server
+    /// of another format fails the fetch before anything is asked for, with git's message
+    /// (v0/v1: `Server does not support this repository's object format`; v2: `mismatched
+    /// algorithms: client <ours>; server <theirs>`).
+    public var objectFormat: ObjectFormat?
 
     /// Makes options; the defaults fetch the whole history over protocol v2, with tags that point
     /// into it, without progress, accepting a thin pack.
@@ -37,7 +42,7 @@ public struct FetchOptions: Hashable, Sendable {
         shallowExclude: [String] = [], deepenRelative: Bool = false, unshallow: Bool = false,
         filter: String? = nil, includeTag: Bool = true, progress: Bool = false, thinPack: Bool = true,
         agent: String = GitWireInfo.agent, serverOptions: [String] = [], refPrefixes: [String] = [],
-        localShallow: [ObjectID] = []
+        localShallow: [ObjectID] = [], objectFormat: ObjectFormat? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.depth = depth
@@ -53,6 +58,7 @@ public struct FetchOptions: Hashable, Sendable {
         self.serverOptions = serverOptions
         self.refPrefixes = refPrefixes
         self.localShallow = localShallow
+        self.objectFormat = objectFormat
     }
 
     /// git's `INFINITE_DEPTH`, the depth `--unshallow` asks for.

@@ -43,6 +43,12 @@ struct FetchV0Negotiation: Sendable {
     private var gotContinue = false
     private var gotReady = false
     private var retval = -1
+    /// How many more `ACK`/`NAK` lines the requests sent so far can draw: one for each `have`
+    /// sent (the repeated ones of a stateless request included) and two for each flush or `done`
+    /// (a `ready` and the `NAK`, or the final `ACK`). upload-pack (git's and JGit's) sends no more:
+    /// its third line for a flush, the `ACK` of `no-done`, comes only in a stateless request, whose
+    /// wants' flush draws nothing. More answer nothing that was asked; git reads them for ever.
+    private var answersOwed = 0
 
     private(set) var reading = Reading.pack
     private(set) var statistics = FetchStatistics()
@@ -53,12 +59,15 @@ struct FetchV0Negotiation: Sendable {
     private var shallowSeen: Set<ObjectID> = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
+    /// The format of the object ids in acknowledgments and shallow lines.
+    private let format: ObjectFormat
 
     init(
         negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int,
-        localShallow: Set<ObjectID> = []
+        localShallow: Set<ObjectID> = [], format: ObjectFormat
     ) {
         self.negotiator = negotiator
+        self.format = format
         self.localShallow = localShallow
         self.stateless = stateless
         self.deepen = deepen
@@ -83,6 +92,7 @@ struct FetchV0Negotiation: Sendable {
         } else if !stateless {
             out += buffer
         }
+        if deepen || !stateless { owe(buffer) }
         if !stateless {
             buffer.removeAll()
             stateLength = 0
@@ -110,7 +120,8 @@ struct FetchV0Negotiation: Sendable {
             }
         case .acks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
-            let (ack, id) = try Self.parseAck(packet)
+            let (ack, id) = try Self.parseAck(packet, format: format)
+            try drawAnswer(packet)
             switch ack {
             case .nak:
                 flushes -= 1
@@ -144,7 +155,8 @@ struct FetchV0Negotiation: Sendable {
             }
         case .finalAcks:
             if deepen, try receiveShallowLine(packet, emit: emit) { return [] }
-            let (ack, id) = try Self.parseAck(packet)
+            let (ack, id) = try Self.parseAck(packet, format: format)
+            try drawAnswer(packet)
             switch ack {
             case .nak:
                 flushes -= 1
@@ -175,6 +187,7 @@ struct FetchV0Negotiation: Sendable {
             statistics.rounds += 1
             buffer.append(.flush)
             out += buffer
+            owe(buffer)
             buffer.removeSubrange(stateLength...)
             flushes += 1
             flushAt = Self.nextFlush(stateless: stateless, count: count)
@@ -192,6 +205,7 @@ struct FetchV0Negotiation: Sendable {
         if sendDone {
             buffer.append(.text("done"))
             out += buffer
+            owe(buffer)
         }
         if retval != 0 {
             multiAck = 0
@@ -201,6 +215,27 @@ struct FetchV0Negotiation: Sendable {
             reading = .shallowList(then: .finalAcks)
         } else {
             enterFinalAcks()
+        }
+    }
+
+    /// Counts what `sent` can draw as answers (see ``answersOwed``).
+    private mutating func owe(_ sent: [PktLine]) {
+        for line in sent {
+            if line == .flush || line.payload?.starts(with: "done".utf8) == true {
+                answersOwed += 2
+            } else if line.payload?.starts(with: "have ".utf8) == true {
+                answersOwed += 1
+            }
+        }
+    }
+
+    /// One `ACK` or `NAK` line arrived: an error if nothing sent asked for it.
+    private mutating func drawAnswer(_ packet: PktLine) throws {
+        answersOwed -= 1
+        if answersOwed < 0 {
+            var line = packet.payload ?? []
+            if line.last == 0x0a { line.removeLast() }
+            throw ProtocolError("more acknowledgments than haves were sent", line: line)
         }
     }
 
@@ -215,7 +250,7 @@ struct FetchV0Negotiation: Sendable {
     /// Takes a `shallow <id>` or `unshallow <id>` line; false if `packet` is neither.
     private mutating func receiveShallowLine(_ packet: PktLine, emit: (FetchEvent) -> Void) throws -> Bool {
         guard let line = packet.payload else { return false }
-        let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
+        let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
         guard let id else { return false }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
@@ -237,28 +272,29 @@ struct FetchV0Negotiation: Sendable {
     }
 
     /// git's `get_ack`: `NAK`, or `ACK <id>` with an optional status word.
-    private static func parseAck(_ packet: PktLine) throws -> (Ack, ObjectID) {
+    private static func parseAck(_ packet: PktLine, format: ObjectFormat) throws -> (Ack, ObjectID) {
         guard var line = packet.payload else {
             throw ProtocolError("expected ACK/NAK, got a \(packet == .flush ? "flush" : "special") packet")
         }
         if line.last == 0x0a { line.removeLast() }
-        if line.elementsEqual("NAK".utf8) { return (.nak, .zero) }
-        if line.starts(with: "ACK ".utf8), line.count >= 44, let id = ObjectID(hex: line[4..<44]) {
-            let rest = String(decoding: line[44...], as: UTF8.self)
+        if line.elementsEqual("NAK".utf8) { return (.nak, format.zeroID) }
+        let end = 4 + format.hexCount
+        if line.starts(with: "ACK ".utf8), line.count >= end, let id = ObjectID(hex: line[4..<end], format: format) {
+            let rest = line[end...]
             if rest.isEmpty { return (.ack, id) }
-            if rest.contains("continue") { return (.continue, id) }
-            if rest.contains("common") { return (.common, id) }
-            if rest.contains("ready") { return (.ready, id) }
+            if rest.containsSubsequence("continue".utf8) { return (.continue, id) }
+            if rest.containsSubsequence("common".utf8) { return (.common, id) }
+            if rest.containsSubsequence("ready".utf8) { return (.ready, id) }
             return (.ack, id)
         }
         throw ProtocolError("expected ACK/NAK", line: line)
     }
 }
 
-/// Parses `shallow <id>` or `unshallow <id>` (newline optional): the id (nil if the line is
-/// neither) and whether it is `shallow`. Throws for a malformed id, and (as git) for an
-/// `unshallow` of a commit that is not one of the repository's shallow commits.
-func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>) throws -> (ObjectID?, Bool) {
+/// Parses `shallow <id>` or `unshallow <id>` (newline optional), the id of `format`: the id (nil
+/// if the line is neither) and whether it is `shallow`. Throws for a malformed id, and (as git)
+/// for an `unshallow` of a commit that is not one of the repository's shallow commits.
+func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>, format: ObjectFormat) throws -> (ObjectID?, Bool) {
     var body = line[...]
     if body.last == 0x0a { body = body.dropLast() }
     let isShallow: Bool
@@ -271,7 +307,7 @@ func parseShallowLine(_ line: [UInt8], localShallow: Set<ObjectID>) throws -> (O
     } else {
         return (nil, false)
     }
-    guard let id = ObjectID(hex: body) else {
+    guard let id = ObjectID(hex: body, format: format) else {
         throw ProtocolError("invalid \(isShallow ? "shallow" : "unshallow") line", line: line)
     }
     if !isShallow && !localShallow.contains(id) {

@@ -30,6 +30,9 @@ struct FetchV2Negotiation: Sendable {
     private var inVain = 0
     private var seenAck = false
     private var receivedReady = false
+    /// How many more lines the `acknowledgments` section of the answer to the last request may
+    /// hold: an `ACK` for each `have` it sent, a `NAK` and a `ready` (all upload-pack sends).
+    private var acknowledgmentsLeft = 0
     /// Whether a stateless server may end each answer with a response-end packet.
     private let stateless: Bool
 
@@ -41,12 +44,15 @@ struct FetchV2Negotiation: Sendable {
     private(set) var unshallow: [ObjectID] = []
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
+    /// The format of the object ids in acknowledgments and shallow lines.
+    private let format: ObjectFormat
 
     init(
         negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool,
-        localShallow: Set<ObjectID> = []
+        localShallow: Set<ObjectID> = [], format: ObjectFormat
     ) {
         self.negotiator = negotiator
+        self.format = format
         self.localShallow = localShallow
         self.head = head
         self.wants = wants
@@ -66,11 +72,13 @@ struct FetchV2Negotiation: Sendable {
             lines.append(.data(payload))
         }
         lines += common.map(FetchV0Negotiation.have)
+        acknowledgmentsLeft = common.count + 2
         var added = 0
         while added < havesToSend, let id = negotiator.next() {
             lines.append(FetchV0Negotiation.have(id))
             added += 1
         }
+        acknowledgmentsLeft += added
         statistics.havesSent += added
         havesToSend = FetchV0Negotiation.nextFlush(stateless: true, count: havesToSend)
         inVain += added
@@ -108,12 +116,16 @@ struct FetchV2Negotiation: Sendable {
                     throw ProtocolError("expected no other sections to be sent after no 'ready'")
                 }
             }
+            acknowledgmentsLeft -= 1
+            if acknowledgmentsLeft < 0 { throw ProtocolError("more acknowledgments than haves were sent", line: text) }
             if text.elementsEqual("NAK".utf8) { return [] }
             if text.elementsEqual("ready".utf8) {
                 receivedReady = true
                 return []
             }
-            guard text.count == 44, text.starts(with: "ACK ".utf8), let id = ObjectID(hex: text[4...]) else {
+            guard text.count == 4 + format.hexCount, text.starts(with: "ACK ".utf8),
+                let id = ObjectID(hex: text[4...], format: format)
+            else {
                 throw ProtocolError("unexpected acknowledgment line", line: text)
             }
             _ = negotiator.acknowledge(id)
@@ -137,7 +149,7 @@ struct FetchV2Negotiation: Sendable {
                 reading = .sectionHeader
                 return []
             }
-            let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow)
+            let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
             if isShallow {
                 shallow.append(id)
@@ -147,16 +159,21 @@ struct FetchV2Negotiation: Sendable {
                 emit(.unshallow(id))
             }
         case .wantedRefs:
-            // gitwire never sends `want-ref`; a server that answers one anyway gets its lines
-            // checked and otherwise ignored.
+            // gitwire never sends `want-ref`, so no line of this section answers anything it
+            // asked (git dies on a line naming a ref it did not seek, `unexpected wanted-ref`,
+            // and reads them for ever otherwise).
             guard let text else {
                 guard packet == .delimiter else { throw ProtocolError("error processing wanted refs") }
                 reading = .sectionHeader
                 return []
             }
-            guard text.count > 41, ObjectID(hex: text.prefix(40)) != nil, text[40] == 0x20 else {
+            let width = format.hexCount
+            guard text.count > width + 1, ObjectID(hex: text.prefix(width), format: format) != nil,
+                text[width] == 0x20
+            else {
                 throw ProtocolError("expected wanted-ref", line: text)
             }
+            throw ProtocolError("unexpected wanted-ref", line: text)
         case .pack:
             throw ProtocolError("the negotiation is over")
         }

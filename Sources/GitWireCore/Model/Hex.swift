@@ -32,17 +32,28 @@ package enum Hex {
         return invalid & 0xf0 == 0 ? value : nil
     }
 
-    /// Parses 40 hex digits into the three words of an object name.
-    package static func parseObjectName<Bytes: Collection<UInt8>>(_ text: Bytes) -> (UInt64, UInt64, UInt32)? {
-        guard text.count == 40 else { return nil }
-        let parsed = text.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64, UInt32)? in
-            guard let high = parse(bytes, from: 0, count: 16), let middle = parse(bytes, from: 16, count: 16),
-                let low = parse(bytes, from: 32, count: 8)
-            else { return nil }
-            return (high, middle, UInt32(low))
+    /// Parses the `format.hexCount` hex digits of an object name into its four words (for SHA-1
+    /// the third holds 8 digits in its high half and the fourth is zero); nil if `text` has
+    /// another length or a character that is not a hex digit.
+    package static func parseObjectName<Bytes: Collection<UInt8>>(_ text: Bytes, format: ObjectFormat) -> (
+        UInt64, UInt64, UInt64, UInt64
+    )? {
+        guard text.count == format.hexCount else { return nil }
+        let parsed = text.withContiguousStorageIfAvailable { bytes -> (UInt64, UInt64, UInt64, UInt64)? in
+            guard let w0 = parse(bytes, from: 0, count: 16), let w1 = parse(bytes, from: 16, count: 16) else {
+                return nil
+            }
+            if format == .sha1 {
+                guard let w2 = parse(bytes, from: 32, count: 8) else { return nil }
+                return (w0, w1, w2 << 32, 0)
+            }
+            guard let w2 = parse(bytes, from: 32, count: 16), let w3 = parse(bytes, from: 48, count: 16) else {
+                return nil
+            }
+            return (w0, w1, w2, w3)
         }
         if let parsed { return parsed }
-        return parseObjectName(Array(text))
+        return parseObjectName(Array(text), format: format)
     }
 
     /// Appends the 16 (or 8) lowercase hex digits of `word`'s bytes, high byte first.

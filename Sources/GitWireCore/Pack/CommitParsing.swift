@@ -1,7 +1,7 @@
 extension CommitSummary {
-    /// Reads a commit object's header: its `parent` lines and the time of its `committer` line.
-    /// Nil when the content is not a well-formed commit header.
-    public init?(commitData data: [UInt8]) {
+    /// Reads a commit object's header: its `parent` lines (object ids of `format`) and the time of
+    /// its `committer` line. Nil when the content is not a well-formed commit header.
+    public init?(commitData data: [UInt8], format: ObjectFormat) {
         var parents: [ObjectID] = []
         var committerTime: Int64?
         var lineStart = 0
@@ -10,7 +10,9 @@ extension CommitSummary {
             let line = data[lineStart..<lineEnd]
             if line.isEmpty { break }  // the end of the header; the message follows
             if line.starts(with: Self.parentPrefix) {
-                guard let parent = ObjectID(hex: line.dropFirst(Self.parentPrefix.count)) else { return nil }
+                guard let parent = ObjectID(hex: line.dropFirst(Self.parentPrefix.count), format: format) else {
+                    return nil
+                }
                 parents.append(parent)
             } else if line.starts(with: Self.committerPrefix) {
                 committerTime = Self.time(ofIdentityLine: line)

@@ -12,21 +12,24 @@ package final class DeltaResolutionPlan: Sendable {
     /// be let go), then by position.
     package let offsetChildren: [OffsetDeltaLink]
     /// Reference deltas sorted by base name, then by position.
-    package let referenceChildren: [ReferenceDeltaLink]
+    package let referenceChildren: ReferenceDeltaLinks
     /// The whole objects that are the base of at least one delta, in pack order.
     package let roots: [Int32]
     /// The type of each root.
     package let rootTypes: [ObjectType]
     /// The name of each root.
-    package let rootIDs: [ObjectID]
+    package let rootIDs: ObjectIDArray
     /// The bytes of base data each thread may keep in its cache.
     package let cacheLimitPerThread: Int
+    /// The format of the pack's object names.
+    package let format: ObjectFormat
 
     /// Makes the plan for `table`, taking its offset deltas (the table's list is left empty, so the
     /// largest list is sorted in place rather than copied).
     package init(packPath: String, table: inout PackEntryTable, cacheLimitPerThread: Int) {
         self.packPath = packPath
         self.cacheLimitPerThread = cacheLimitPerThread
+        format = table.format
         offsets = table.offsets
         endOffset = table.endOffset
         var offsetLinks: [OffsetDeltaLink] = []
@@ -39,15 +42,15 @@ package final class DeltaResolutionPlan: Sendable {
             ($0.base, subtreeSizes[Int($0.delta)], $0.delta) < ($1.base, subtreeSizes[Int($1.delta)], $1.delta)
         }
         offsetChildren = offsetLinks
-        referenceChildren = table.referenceDeltas.sorted { ($0.base, $0.delta) < ($1.base, $1.delta) }
+        referenceChildren = table.referenceDeltas.sortedByBase()
         var hasOffsetChild = [Bool](repeating: false, count: table.count)
         for link in offsetChildren { hasOffsetChild[Int(link.base)] = true }
         var roots: [Int32] = []
         var rootTypes: [ObjectType] = []
-        var rootIDs: [ObjectID] = []
+        var rootIDs = ObjectIDArray(format: table.format)
         for index in 0..<table.count where !table.isDelta(index) {
             let id = table.ids[index]
-            if hasOffsetChild[index] || !Self.range(of: id, in: referenceChildren).isEmpty {
+            if hasOffsetChild[index] || !referenceChildren.range(ofBase: id).isEmpty {
                 roots.append(Int32(index))
                 rootTypes.append(ObjectType(rawValue: table.typeNumbers[index])!)
                 rootIDs.append(id)
@@ -77,17 +80,5 @@ package final class DeltaResolutionPlan: Sendable {
     }
 
     /// The reference deltas based on the object `id`, as a range of ``referenceChildren``.
-    package func referenceChildren(of id: ObjectID) -> Range<Int> { Self.range(of: id, in: referenceChildren) }
-
-    private static func range(of id: ObjectID, in links: [ReferenceDeltaLink]) -> Range<Int> {
-        var low = 0
-        var high = links.count
-        while low < high {
-            let middle = (low + high) / 2
-            if links[middle].base < id { low = middle + 1 } else { high = middle }
-        }
-        var end = low
-        while end < links.count && links[end].base == id { end += 1 }
-        return low..<end
-    }
+    package func referenceChildren(of id: ObjectID) -> Range<Int> { referenceChildren.range(ofBase: id) }
 }

@@ -16,25 +16,26 @@ public enum ObjectLinks {
         }
     }
 
-    /// The links of an object of `type` with content `data`; throws ``ProtocolError`` for an
-    /// object whose links cannot be read (a malformed commit, tree or tag).
-    public static func links(of type: ObjectType, data: [UInt8]) throws -> [Link] {
+    /// The links of an object of `type` with content `data`, in a repository of `format` (the
+    /// width of the ids it holds); throws ``ProtocolError`` for an object whose links cannot be
+    /// read (a malformed commit, tree or tag).
+    public static func links(of type: ObjectType, data: [UInt8], format: ObjectFormat) throws -> [Link] {
         switch type {
         case .blob: return []
-        case .commit: return try commitLinks(data)
-        case .tree: return try treeLinks(data)
-        case .tag: return try tagLinks(data)
+        case .commit: return try commitLinks(data, format)
+        case .tree: return try treeLinks(data, format)
+        case .tag: return try tagLinks(data, format)
         }
     }
 
-    private static func commitLinks(_ data: [UInt8]) throws -> [Link] {
+    private static func commitLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var links: [Link] = []
         var start = 0
         while start < data.count, let end = data[start...].firstIndex(of: 0x0a), end > start {
             let line = data[start..<end]
-            if line.starts(with: "tree ".utf8), let id = ObjectID(hex: line.dropFirst(5)) {
+            if line.starts(with: "tree ".utf8), let id = ObjectID(hex: line.dropFirst(5), format: format) {
                 links.append(Link(id: id, type: .tree))
-            } else if line.starts(with: "parent ".utf8), let id = ObjectID(hex: line.dropFirst(7)) {
+            } else if line.starts(with: "parent ".utf8), let id = ObjectID(hex: line.dropFirst(7), format: format) {
                 links.append(Link(id: id, type: .commit))
             } else if !line.starts(with: "tree ".utf8) && !line.starts(with: "parent ".utf8) {
                 break
@@ -47,32 +48,33 @@ public enum ObjectLinks {
         return links
     }
 
-    private static func treeLinks(_ data: [UInt8]) throws -> [Link] {
+    private static func treeLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var links: [Link] = []
         var index = 0
+        let entryEnd = 1 + format.byteCount
         while index < data.count {
             guard let space = data[index...].firstIndex(of: 0x20),
-                let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count
+                let nul = data[space...].firstIndex(of: 0), nul + entryEnd <= data.count
             else { throw ProtocolError("malformed tree entry at byte \(index)") }
             let mode = data[index..<space]
-            let id = ObjectID(bytes: data[(nul + 1)..<(nul + 21)])!
+            let id = ObjectID(bytes: data[(nul + 1)..<(nul + entryEnd)], format: format)!
             if mode.elementsEqual("40000".utf8) {
                 links.append(Link(id: id, type: .tree))
             } else if !mode.elementsEqual("160000".utf8) {
                 links.append(Link(id: id, type: .blob))
             }
-            index = nul + 21
+            index = nul + entryEnd
         }
         return links
     }
 
-    private static func tagLinks(_ data: [UInt8]) throws -> [Link] {
+    private static func tagLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var id: ObjectID?
         var type: ObjectType?
         var start = 0
         while start < data.count, let end = data[start...].firstIndex(of: 0x0a), end > start {
             let line = data[start..<end]
-            if line.starts(with: "object ".utf8) { id = ObjectID(hex: line.dropFirst(7)) }
+            if line.starts(with: "object ".utf8) { id = ObjectID(hex: line.dropFirst(7), format: format) }
             if line.starts(with: "type ".utf8) { type = ObjectType(name: line.dropFirst(5)) }
             start = end + 1
         }

@@ -25,8 +25,8 @@ public struct PackEntryHeader: Equatable, Sendable {
         self.length = length
     }
 
-    /// The longest header that can be valid: a 10-byte size and a 20-byte base name.
-    public static let maximumLength = 30
+    /// The longest header that can be valid: a 10-byte size and a 32-byte (SHA-256) base name.
+    public static let maximumLength = 42
 
     /// The pack type number: 1 to 4 for objects, 6 for offset deltas, 7 for reference deltas.
     public var typeNumber: UInt8 {
@@ -37,9 +37,12 @@ public struct PackEntryHeader: Equatable, Sendable {
         }
     }
 
-    /// Parses the header of the entry that starts at pack offset `offset`, at the start of `bytes`.
+    /// Parses the header of the entry that starts at pack offset `offset`, at the start of `bytes`,
+    /// in a pack of `format` (the width of a reference delta's base name).
     /// Returns nil when `bytes` ends before the header does; throws when the header is malformed.
-    public static func parse(_ bytes: ArraySlice<UInt8>, at offset: UInt64) throws(PackError) -> PackEntryHeader? {
+    public static func parse(_ bytes: ArraySlice<UInt8>, at offset: UInt64, format: ObjectFormat) throws(PackError)
+        -> PackEntryHeader?
+    {
         var index = bytes.startIndex
         guard index < bytes.endIndex else { return nil }
         var byte = bytes[index]
@@ -80,9 +83,10 @@ public struct PackEntryHeader: Equatable, Sendable {
             }
             kind = .offsetDelta(baseOffset: offset - distance)
         case 7:
-            guard bytes.endIndex - index >= ObjectID.byteCount else { return nil }
-            kind = .referenceDelta(base: ObjectID(bytes: bytes[index..<index + ObjectID.byteCount])!)
-            index += ObjectID.byteCount
+            let width = format.byteCount
+            guard bytes.endIndex - index >= width else { return nil }
+            kind = .referenceDelta(base: ObjectID(bytes: bytes[index..<index + width], format: format)!)
+            index += width
         default:
             throw PackError(offset: offset, .badObjectType(typeNumber))
         }

@@ -25,11 +25,8 @@ public struct LsRefsCommand: Hashable, Sendable {
         var lines: [PktLine] = [.text("command=ls-refs")]
         // git writes these three without a trailing newline; so do we, byte for byte.
         if capabilities.contains("agent") { lines.append(.data(Array("agent=\(agent)".utf8))) }
-        if let format = capabilities.value(of: "object-format") {
-            guard format == "sha1" else {
-                throw ProtocolError("unsupported object format '\(escapedForDisplay(format.utf8))'")
-            }
-            lines.append(.data(Array("object-format=sha1".utf8)))
+        if let format = try Self.objectFormat(of: capabilities) {
+            lines.append(.data(Array("object-format=\(format.name)".utf8)))
         }
         if !serverOptions.isEmpty {
             guard capabilities.contains("server-option") else {
@@ -46,9 +43,20 @@ public struct LsRefsCommand: Hashable, Sendable {
         return lines
     }
 
+    /// The object format a v2 server's capabilities name (`object-format=<name>`), nil when they
+    /// name none (the server is SHA-1, and git sends no `object-format`). Throws, as git does,
+    /// for a name it does not know: `unknown object format '<name>' specified by server`.
+    public static func objectFormat(of capabilities: Capabilities) throws -> ObjectFormat? {
+        guard let name = capabilities.value(of: "object-format") else { return nil }
+        guard let format = ObjectFormat(name) else {
+            throw FetchError(.protocol, "unknown object format '\(escapedForDisplay(name.utf8))' specified by server")
+        }
+        return format
+    }
+
     /// Parses one line of the response: `<oid> <name>` or `unborn <name>`, then attributes
-    /// `symref-target:<ref>` and `peeled:<oid>` in any order.
-    public static func parseRef(_ line: [UInt8]) throws -> Ref {
+    /// `symref-target:<ref>` and `peeled:<oid>` in any order. Object ids are of `format`.
+    public static func parseRef(_ line: [UInt8], format: ObjectFormat) throws -> Ref {
         var body = line[...]
         if body.last == 0x0a { body = body.dropLast() }
         let fields = body.split(separator: 0x20, omittingEmptySubsequences: false)
@@ -57,14 +65,16 @@ public struct LsRefsCommand: Hashable, Sendable {
         if fields[0].elementsEqual("unborn".utf8) {
             ref = Ref(name: Array(fields[1]), objectID: nil)
         } else {
-            guard let id = ObjectID(hex: fields[0]) else { throw ProtocolError("invalid ls-refs response", line: line) }
+            guard let id = ObjectID(hex: fields[0], format: format) else {
+                throw ProtocolError("invalid ls-refs response", line: line)
+            }
             ref = Ref(name: Array(fields[1]), objectID: id)
         }
         for field in fields.dropFirst(2) {
             if field.starts(with: "symref-target:".utf8) {
                 ref.symrefTarget = String(decoding: field.dropFirst(14), as: UTF8.self)
             } else if field.starts(with: "peeled:".utf8) {
-                guard let peeled = ObjectID(hex: field.dropFirst(7)) else {
+                guard let peeled = ObjectID(hex: field.dropFirst(7), format: format) else {
                     throw ProtocolError("invalid ls-refs response", line: line)
                 }
                 ref.peeled = peeled

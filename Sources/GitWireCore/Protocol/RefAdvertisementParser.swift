@@ -6,6 +6,10 @@ public struct RefAdvertisement: Hashable, Sendable {
     public var capabilities = Capabilities()
     /// `shallow` lines: the server's repository is shallow at these commits.
     public var shallow: [ObjectID] = []
+    /// The format of the object ids: the first line's `object-format` capability, SHA-1 when
+    /// the capabilities name none, the parser's default when there are none or the name is
+    /// unknown (as git's `process_capabilities` decides).
+    public var objectFormat = ObjectFormat.sha1
     /// Warnings to show the user, in git's words: at most ``warningLimit`` of them.
     public var warnings: [String] = []
 
@@ -31,8 +35,14 @@ public struct RefAdvertisementParser: Sendable {
     /// The symrefs from the `symref=` capabilities: name to target.
     private var symrefs: [[UInt8]: String] = [:]
 
-    /// A parser at the start of an advertisement (after any `version 1` line).
-    public init() {}
+    /// A parser at the start of an advertisement (after any `version 1` line). Object ids are
+    /// read in `defaultFormat` (the local repository's, SHA-1 outside one) unless the first
+    /// line's capabilities say otherwise: as git, a first line with capabilities but no
+    /// `object-format` means SHA-1, and a format gitwire does not know leaves the default.
+    public init(defaultFormat: ObjectFormat = .sha1) { advertisement.objectFormat = defaultFormat }
+
+    /// The format the object ids are read in.
+    public var objectFormat: ObjectFormat { advertisement.objectFormat }
 
     /// Whether the closing flush was seen.
     public var isDone: Bool { state == .done }
@@ -69,6 +79,11 @@ public struct RefAdvertisementParser: Sendable {
         if isFirstLine {
             if let nul = line.firstIndex(of: 0) {
                 advertisement.capabilities = Capabilities(spaceSeparated: line[(nul + 1)...])
+                if let name = advertisement.capabilities.value(of: "object-format") {
+                    if let format = ObjectFormat(name) { advertisement.objectFormat = format }
+                } else {
+                    advertisement.objectFormat = .sha1
+                }
                 for value in advertisement.capabilities.values(of: "symref") {
                     guard let colon = value.firstIndex(of: ":") else { continue }
                     symrefs[Array(value[..<colon].utf8)] = String(value[value.index(after: colon)...])
@@ -92,7 +107,7 @@ public struct RefAdvertisementParser: Sendable {
         }
         if text.starts(with: "shallow ".utf8) {
             let hex = text.dropFirst(8).prefix { $0 != 0 }
-            guard let id = ObjectID(hex: hex) else {
+            guard let id = ObjectID(hex: hex, format: objectFormat) else {
                 throw ProtocolError("expected shallow sha-1, got '\(escapedForDisplay(hex))'")
             }
             advertisement.shallow.append(id)
@@ -103,8 +118,9 @@ public struct RefAdvertisementParser: Sendable {
 
     /// A ref from `text` (`<oid> <name>`), nil if the line does not start with an object id.
     private mutating func parseRef(_ text: ArraySlice<UInt8>, line: [UInt8]) throws -> Ref? {
-        guard text.count >= 40, let id = ObjectID(hex: text.prefix(40)) else { return nil }
-        let rest = text.dropFirst(40)
+        let width = objectFormat.hexCount
+        guard text.count >= width, let id = ObjectID(hex: text.prefix(width), format: objectFormat) else { return nil }
+        let rest = text.dropFirst(width)
         guard rest.first == 0x20 else { throw ProtocolError("expected sha/ref, got", line: line) }
         let name = Array(rest.dropFirst())
         if name == Array("capabilities^{}".utf8) { throw ProtocolError("unexpected capabilities^{}") }
@@ -133,7 +149,8 @@ public struct RefAdvertisementParser: Sendable {
     }
 
     private func isCapabilitiesPlaceholder(_ text: ArraySlice<UInt8>) -> Bool {
-        text.count == 41 + 15 && ObjectID(hex: text.prefix(40)) == .zero
-            && text.dropFirst(40).elementsEqual(Array(" capabilities^{}".utf8))
+        let width = objectFormat.hexCount
+        return text.count == width + 16 && ObjectID(hex: text.prefix(width), format: objectFormat)?.isZero == true
+            && text.dropFirst(width).elementsEqual(Array(" capabilities^{}".utf8))
     }
 }

@@ -84,8 +84,11 @@ public struct Refspec: Hashable, Sendable, CustomStringConvertible {
     /// The spec as written.
     public var description: String { text }
 
+    /// Whether `bytes` is a whole object id in hex, SHA-1 or SHA-256 (git checks the
+    /// repository's hash; a refspec is read before the repository is known here).
     private static func isFullObjectID(_ bytes: [UInt8]) -> Bool {
-        bytes.count == 40 && ObjectID(hex: bytes) != nil
+        (bytes.count == 40 && ObjectID(hex: bytes, format: .sha1) != nil)
+            || (bytes.count == 64 && ObjectID(hex: bytes, format: .sha256) != nil)
     }
 
     /// git's `check_refname_format` with `REFNAME_ALLOW_ONELEVEL`, and with

@@ -73,7 +73,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebu
                 (user, host, port, badPort) = Self.sshUserHostAndPort(authority)
                 // Where git would pass `host:<text>` to ssh as a host name, gitwire names the
                 // port it cannot use (issue #11).
-                if let badPort { throw RemoteURLError(text: text, reason: "invalid port number '\(badPort)'") }
+                if let badPort { throw RemoteURLError(text: text, reason: Self.invalidPortReason(badPort, in: text)) }
             } else {
                 if let at = authority.lastIndex(ofByte: "@") {
                     user = String(authority[..<at])

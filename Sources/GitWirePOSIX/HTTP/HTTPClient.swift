@@ -27,6 +27,14 @@ package struct HTTPRequest: Sendable {
     package var userAgent: String
     package var connectTimeout: Duration?
     package var tls: HTTPTLSOptions
+    /// Header lines that are secrets (`http.extraHeader`): sent after ``headers``, never shown.
+    package var secretHeaders: [Secret] = []
+    /// The proxy; nil: libcurl's environment variables (`http_proxy`, `https_proxy`, ...).
+    package var proxy: HTTPProxy?
+    /// The HTTP version to ask for; nil: libcurl's default.
+    package var httpVersion: HTTPVersion?
+    /// Abandon a transfer that stays this slow this long.
+    package var lowSpeed: HTTPLowSpeedLimit?
 
     package init(
         method: Method, url: String, headers: [String] = [], body: [UInt8] = [], credential: HTTPCredential? = nil,
@@ -219,6 +227,29 @@ package final class HTTPTransfer {
             try set(CGW_CURLOPT_HTTPAUTH, request.authSchemes ?? cgw_curl_auth_any())
         }
         for line in request.headers { headerList = cgw_curl_slist_append(headerList, line) }
+        for line in request.secretHeaders { headerList = cgw_curl_slist_append(headerList, line.revealed) }
+        if let version = request.httpVersion {
+            try set(
+                CGW_CURLOPT_HTTP_VERSION,
+                Int(version == .http2 ? CGW_CURL_HTTP_VERSION_2_0 : CGW_CURL_HTTP_VERSION_1_1))
+        }
+        if let lowSpeed = request.lowSpeed, lowSpeed.bytesPerSecond > 0, lowSpeed.seconds > 0 {
+            try set(CGW_CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+            try set(CGW_CURLOPT_LOW_SPEED_TIME, lowSpeed.seconds)
+        }
+        if let proxy = request.proxy {
+            // As git gives libcurl the proxy: the address alone, its kind, and the credentials apart.
+            try set(CGW_CURLOPT_PROXY, proxy.address)
+            if !proxy.address.isEmpty {
+                try set(CGW_CURLOPT_PROXYTYPE, proxy.kind.curlValue)
+                if let noProxy = proxy.noProxy { try set(CGW_CURLOPT_NOPROXY, noProxy) }
+                if let username = proxy.username {
+                    try set(CGW_CURLOPT_PROXYUSERNAME, username)
+                    try set(CGW_CURLOPT_PROXYPASSWORD, proxy.password?.revealed ?? "")
+                }
+                try set(CGW_CURLOPT_PROXYAUTH, (proxy.authMethod ?? .anyauth).curlValue)
+            }
+        }
         if let headerList { try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HTTPHEADER, headerList)) }
         if request.method == .post {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)

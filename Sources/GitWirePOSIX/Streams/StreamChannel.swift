@@ -11,6 +11,8 @@ package final class StreamChannel: LoopSource {
     private var connector: TCPConnector?
     private(set) var isConnecting = false
     private var connectTimer: RunLoopTimer?
+    /// Keeps the loop running while a host lookup is on a resolver thread.
+    private var lookupKeepAlive: RunLoopTimer?
     /// Streams not yet closed.
     private var openStreams: Int
     private var isAborting = false
@@ -76,9 +78,16 @@ package final class StreamChannel: LoopSource {
         let target = LoopBound<() -> StreamChannel?>({ [weak self] in self }, on: loop)
         let handle = loop.handle
         let (host, port, resolver) = (connector.host, connector.port, connector.resolver)
+        // The loop must not run out of work while the answer is on its way (a loop with nothing
+        // else to wait for returned at once, and its blocking caller found no result); the timer
+        // goes as soon as the answer comes or the channel fails or closes meanwhile.
+        let keepAlive = loop.addTimer(after: .seconds(3600), repeating: .seconds(3600)) { _ in }
+        lookupKeepAlive = keepAlive
+        let timer = Transferred(keepAlive)
         ResolverPool.shared.submit {
             let result = Result { try resolver.resolve(host: host, port: port) }
             handle.post {
+                timer.value.invalidate()
                 guard let channel = target.value?(), channel.isConnecting, channel.connector?.addresses == nil,
                     let loop = channel.loop
                 else { return }
@@ -117,6 +126,8 @@ package final class StreamChannel: LoopSource {
 
     /// Marks the channel failed: its streams get `errorOccurred`.
     package func fail(_ error: any Error) {
+        lookupKeepAlive?.invalidate()
+        lookupKeepAlive = nil
         isConnecting = false
         connectTimer?.invalidate()
         connectTimer = nil
@@ -195,6 +206,8 @@ package final class StreamChannel: LoopSource {
         openStreams -= 1
         if openStreams <= 0 {
             connectTimer?.invalidate()
+            lookupKeepAlive?.invalidate()
+            lookupKeepAlive = nil
             if let loop, registration.token != 0 { loop.unregister(self) }
             loop = nil
             try? descriptor?.close()

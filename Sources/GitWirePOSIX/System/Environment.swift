@@ -8,6 +8,13 @@ import Glibc
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Sets the process's environment variable `name` to `value` (removes it for nil), for the
+    /// programs it starts from now on (as git's `-c` reaches its children). Not thread-safe: for
+    /// a command line's start, before any other thread runs.
+    package static func set(_ name: String, _ value: String?) {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+
     /// Local time as git's traces print it: `HH:MM:SS.uuuuuu`.
     package static func timestamp() -> String {
         var now = timeval()

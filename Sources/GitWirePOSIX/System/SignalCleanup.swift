@@ -51,15 +51,20 @@ package enum SignalCleanup {
 }
 
 extension SignalCleanup {
-    /// Runs `body` with the cleanup signals blocked on this thread, so that a file it creates
-    /// and registers cannot be left behind by a signal that lands in between.
+    /// Runs `body` with the cleanup signals blocked on this thread and, should another thread
+    /// take one meanwhile, put off until `body` has returned, so that a file it creates and
+    /// registers cannot be left behind by a signal that lands in between.
     package static func deferringSignals<T>(_ body: () throws -> T) rethrows -> T {
         var blocked = sigset_t()
         var previous = sigset_t()
         sigemptyset(&blocked)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&blocked, signal) }
         pthread_sigmask(SIG_BLOCK, &blocked, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        cgw_cleanup_enter()
+        defer {
+            cgw_cleanup_leave()
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
         return try body()
     }
 }

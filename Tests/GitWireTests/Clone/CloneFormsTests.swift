@@ -12,7 +12,7 @@ struct CloneFormsTests {
     @Test func runLoopCloneMatchesBlockingClone() throws {
         let directory = try TemporaryDirectory()
         let remote = try Remote(daemon.url("big.git"), timeout: .seconds(60))
-        try remote.clone(into: directory.appending("blocking.git"))
+        try remote.cloneBlocking(into: directory.appending("blocking.git"))
         let loop = try EpollRunLoop()
         var result: Result<FetchResult, any Error>?
         let phases = Locked(Set<String>())

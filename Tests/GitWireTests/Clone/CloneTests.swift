@@ -32,7 +32,7 @@ struct CloneTests {
         let theirs = directory.appending("theirs.git")
         try git(["-c", "protocol.version=\(testCase.version.rawValue)", "clone", "-q", "--bare", testCase.url, theirs])
         let remote = try Remote(testCase.url, timeout: .seconds(60))
-        let result = try remote.clone(
+        let result = try remote.cloneBlocking(
             into: ours, options: RepositoryFetchOptions(fetch: FetchOptions(protocolVersion: testCase.version)))
         #expect(result.gitDirectory == ours)
         for command in [
@@ -61,7 +61,7 @@ struct CloneTests {
         let directory = try TemporaryDirectory()
         let target = directory.appending("nothing.git")
         let remote = try Remote(TestRepositories.shared.daemon.url("does-not-exist.git"), timeout: .seconds(30))
-        #expect(throws: (any Error).self) { try remote.clone(into: target) }
+        #expect(throws: (any Error).self) { try remote.cloneBlocking(into: target) }
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 }

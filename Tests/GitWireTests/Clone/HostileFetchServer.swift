@@ -33,6 +33,11 @@ final class HostileFetchServer: Sendable {
         case nak
         /// `ERR <message>` right after the wants' flush, then hangs up.
         case err(String)
+        /// Answers that never end, until the client hangs up (or the lifetime ends): in v0,
+        /// `ACK <want> continue` over and over after `done`; in v2, an `acknowledgments` section
+        /// of `ACK <want>` lines for a request without `done`, a `wanted-refs` section of
+        /// `<want> refs/heads/unasked` lines for one with it.
+        case endless
     }
 
     /// The protocol the server speaks, with what it advertises.
@@ -154,6 +159,16 @@ final class HostileFetchServer: Sendable {
             connection.clientClosed = true
         }
 
+        /// Sends `line` over and over until a write fails or the lifetime ends.
+        func flood(_ line: PktLine) {
+            let chunk = Array(repeating: line.encoded, count: 256).flatMap { $0 }
+            while ContinuousClock.now < deadline, send(chunk) {}
+            waitForClose()
+        }
+        func wantLine(_ format: (String) -> String) -> PktLine {
+            .text(format(connection.wants.first ?? String(repeating: "0", count: 40)))
+        }
+
         func note(_ packet: PktLine) {
             guard let text = packet.text else { return }
             if text.hasPrefix("want ") {
@@ -197,6 +212,12 @@ final class HostileFetchServer: Sendable {
                     waitForClose()
                     return connection
                 }
+                if case .endless = negotiation {
+                    let header = connection.sentDone ? "wanted-refs" : "acknowledgments"
+                    guard send(PktLine.text(header).encoded) else { return connection }
+                    flood(connection.sentDone ? wantLine { "\($0) refs/heads/unasked" } : wantLine { "ACK \($0)" })
+                    return connection
+                }
                 if connection.sentDone {
                     guard send(PktLine.text("packfile").encoded) else { return connection }
                     break commands
@@ -224,6 +245,10 @@ final class HostileFetchServer: Sendable {
                 }
             case .data:
                 note(packet)
+                if connection.sentDone, case .endless = negotiation {
+                    flood(wantLine { "ACK \($0) continue" })
+                    return connection
+                }
                 if connection.sentDone {
                     guard send(PktLine.text("NAK").encoded) else { return connection }
                     break negotiating

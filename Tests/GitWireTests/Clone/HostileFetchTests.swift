@@ -275,7 +275,8 @@ struct HostileFetchTests {
         let run = try HostileFetchRun(hostile, target)
         let started = ContinuousClock.now
         let result = Result {
-            target == .clone ? try run.remote.clone(into: run.path) : try run.remote.fetch(into: run.path)
+            target == .clone
+                ? try run.remote.cloneBlocking(into: run.path) : try run.remote.fetchBlocking(into: run.path)
         }
         try run.verify(result, elapsed: .now - started)
     }
@@ -286,7 +287,8 @@ struct HostileFetchTests {
         let run = try HostileFetchRun(hostile, target, version: .v2)
         let started = ContinuousClock.now
         let result = Result {
-            target == .clone ? try run.remote.clone(into: run.path) : try run.remote.fetch(into: run.path)
+            target == .clone
+                ? try run.remote.cloneBlocking(into: run.path) : try run.remote.fetchBlocking(into: run.path)
         }
         try run.verify(result, elapsed: .now - started)
     }

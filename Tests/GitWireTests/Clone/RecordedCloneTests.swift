@@ -11,7 +11,11 @@ import Testing
 /// network-less namespace of the offline replay pass: so the name avoids "Replay".)
 @Suite("Recorded clones into repositories")
 struct RecordedCloneTests {
-    @Test(arguments: ["v0-clone", "v2-clone", "v0-shallow-clone", "v2-shallow-clone"])
+    @Test(arguments: [
+        "v0-clone", "v2-clone", "v0-shallow-clone", "v2-shallow-clone", "sha256/fetch/v0-clone",
+        "sha256/fetch/v2-clone",
+        "sha256/fetch/v0-shallow-clone", "sha256/fetch/v2-shallow-clone",
+    ])
     func recordedCloneMakesTheRepository(name: String) throws {
         let fixture = try FetchFixture(name)
         let shallow = name.contains("shallow")
@@ -22,7 +26,7 @@ struct RecordedCloneTests {
         let fetch = FetchOptions(
             protocolVersion: fixture.protocolVersion, depth: shallow ? 1 : nil, progress: !shallow,
             agent: try fixture.clientAgent())
-        let result = try remote.clone(into: target, options: RepositoryFetchOptions(fetch: fetch))
+        let result = try remote.cloneBlocking(into: target, options: RepositoryFetchOptions(fetch: fetch))
         try replay.verify()
 
         let listing = result.outcome.listing
@@ -46,5 +50,8 @@ struct RecordedCloneTests {
             #expect(try String(contentsOfFile: "\(target)/shallow", encoding: .utf8) == "\(head.objectID!.hex)\n")
         }
         try git(["fsck", "--full", "--no-dangling"], in: target)
+        // A SHA-256 remote's clone is a SHA-256 repository, as git's clone makes it.
+        #expect(try gitText(["rev-parse", "--show-object-format"], in: target) == fixture.format.name)
+        #expect(try Repository(gitDirectory: target).objectFormat == fixture.format)
     }
 }

@@ -60,6 +60,22 @@ struct ConfigWriterTests {
         }
     }
 
+    /// A subsection whose quote or backslash is followed by a combining mark: `GitConfig` escapes
+    /// it all the same (a grapheme-by-grapheme escape left the quote bare, and git then read a
+    /// different subsection and a stray line).
+    @Test func subsectionQuoteBeforeCombiningMarkIsEscaped() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-config-subsection")
+        let subsection = "a\"\u{301}] x = y\\\u{301}"
+        let text = GitConfig([GitConfig.Section("remote", subsection, [("url", "u")])]).text
+        let path = directory.appending("config")
+        try Data(text).write(to: URL(fileURLWithPath: path))
+        let output = try gitExactly(
+            ["config", "--file", path, "--list", "-z"],
+            environment: ["GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"])
+        #expect(output.status == 0, "\(output.errorText)")
+        #expect(ListedEntry.parse(output.standardOutput) == [ListedEntry(name: "remote.\(subsection).url", value: "u")])
+    }
+
     /// The writer quotes values exactly as the clone's `GitConfig` writes them, so either can
     /// write a repository's `config`.
     @Test func valuesQuotedAsGitConfigQuotesThem() throws {

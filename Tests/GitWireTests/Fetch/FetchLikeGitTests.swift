@@ -395,10 +395,12 @@ struct FetchLikeGitTests {
             gitDirectory: location.gitDirectory, environment: reproducibleGitEnvironment)
         let origin = try #require(try ConfiguredRemote.named("origin", configuration: configuration))
         #expect(origin.url == scenario.url)
-        let remote = try Remote(origin.url)
+        // The remote by its name: Remote applies the configuration (URL, rewrites, transport).
+        let remote = try Remote("origin", configuration: configuration)
+        #expect(remote.url.text == scenario.url)
         var options = RepositoryFetchOptions(remote: origin, configuration: configuration)
         options.reflogAction = "fetch origin"
-        let result = try remote.fetch(into: ours, options: options)
+        let result = try remote.fetchBlocking(into: ours, options: options)
         #expect(result.changes.contains { $0.localName == "refs/remotes/origin/main" && $0.kind == .fastForward })
         #expect(try gitText(["for-each-ref"], in: ours) == gitText(["for-each-ref"], in: theirs))
         #expect(
@@ -406,7 +408,7 @@ struct FetchLikeGitTests {
                 == String(contentsOfFile: "\(theirs)/.git/FETCH_HEAD", encoding: .utf8))
         // The library default (no remote, no refspecs) would update refs/heads/main: refused.
         let before = try gitText(["rev-parse", "main"], in: ours)
-        #expect(throws: FetchRefMapError.self) { try remote.fetch(into: ours) }
+        #expect(throws: FetchRefMapError.self) { try remote.fetchBlocking(into: ours) }
         #expect(try gitText(["rev-parse", "main"], in: ours) == before)
         #expect(try gitText(["status", "--porcelain"], in: ours).isEmpty)
     }

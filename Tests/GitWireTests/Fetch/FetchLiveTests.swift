@@ -93,7 +93,8 @@ func revListObjects(_ arguments: [String], in path: String) throws -> Set<Object
         let remote = try Remote(url, timeout: .seconds(60))
         var events = FetchEvents()
         let exchange = FetchExchange(options: options, localTips: localTips, graph: graph, selectWants: selectWants)
-        let outcome = try remote.run(exchange, protocolVersion: options.protocolVersion, traceIdentity: "fetch") {
+        let outcome = try remote.runBlocking(exchange, protocolVersion: options.protocolVersion, traceIdentity: "fetch")
+        {
             events.add($0)
         }
         return (outcome, events)

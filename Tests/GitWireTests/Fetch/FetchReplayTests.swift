@@ -17,21 +17,40 @@ final class LimitedObjectSource: ObjectSource {
 }
 
 /// git's own `clone` and `fetch` sessions, recorded from git daemon, replayed through
-/// ``FetchExchange``: gitwire must send exactly the bytes git sent, and the pack must index.
+/// ``FetchExchange``: gitwire must send exactly the bytes git sent, and the pack must index. The
+/// same for the sessions of a SHA-256 repository (`sha256/fetch/`): there too gitwire sends
+/// what git sent (no `object-format` in v0's wants, `object-format=sha256` in v2's commands).
 @Suite struct FetchReplayTests {
     /// The pack the clone fixture of `version` received (decoded by the test support, not by
-    /// gitwire), indexed.
-    static func clonePack(_ version: Int, in directory: TemporaryDirectory) throws -> IndexedPack {
-        let decoded = try DecodedFetch(try FetchFixture("v\(version)-clone").session)
-        return try IndexedPack(decoded.pack, in: directory, name: "clone-v\(version)")
+    /// gitwire), indexed; `folder` is `""` or `"sha256/fetch/"`.
+    static func clonePack(_ version: Int, folder: String = "", in directory: TemporaryDirectory) throws -> IndexedPack {
+        let fixture = try FetchFixture("\(folder)v\(version)-clone")
+        let decoded = try DecodedFetch(fixture.session)
+        return try IndexedPack(decoded.pack, in: directory, name: "clone-v\(version)", format: fixture.format)
+    }
+
+    /// What the client sent about the object format: no `object-format` in a v0 request (git
+    /// sends none), `object-format=<format>` in each v2 command when the server is SHA-256 or
+    /// names its format.
+    static func expectObjectFormatLines(_ fixture: FetchFixture) throws {
+        let lines = try DecodedFetch(fixture.session).clientPackets.compactMap(\.text).filter {
+            $0.contains("object-format")
+        }
+        if fixture.protocolVersion == .v2 {
+            #expect(!lines.isEmpty && lines.allSatisfy { $0 == "object-format=\(fixture.format.name)" })
+        } else {
+            #expect(lines.isEmpty)
+        }
     }
 
     @Test(arguments: [
         ("v0-clone", ReplayChunking.whole), ("v2-clone", .whole), ("v0-clone", .oneByte),
-        ("v2-clone", .sizes([1, 5, 4096, 3])),
+        ("v2-clone", .sizes([1, 5, 4096, 3])), ("sha256/fetch/v0-clone", .whole), ("sha256/fetch/v2-clone", .whole),
+        ("sha256/fetch/v0-clone", .sizes([1, 5, 4096, 3])), ("sha256/fetch/v2-clone", .oneByte),
     ])
     func cloneIsByteIdentical(name: String, chunking: ReplayChunking) throws {
         let fixture = try FetchFixture(name)
+        try Self.expectObjectFormatLines(fixture)
         let options = FetchOptions(
             protocolVersion: fixture.protocolVersion, includeTag: false, progress: true,
             agent: try fixture.clientAgent(),
@@ -52,8 +71,10 @@ final class LimitedObjectSource: ObjectSource {
         let total = try #require(events.totalFromProgress)
         #expect(String(decoding: events.progress, as: UTF8.self).contains("Enumerating objects: \(total), done.\n"))
 
+        #expect(outcome.listing.objectFormat == fixture.format)
+        #expect(outcome.wants.allSatisfy { $0.format == fixture.format })
         let directory = try TemporaryDirectory()
-        let pack = try IndexedPack(events.pack, in: directory, name: "fetched")
+        let pack = try IndexedPack(events.pack, in: directory, name: "fetched", format: fixture.format)
         #expect(pack.result.objectCount == total)
         #expect(pack.result.objectsAdded == 0)
         // Everything the refs reach is there.
@@ -61,9 +82,12 @@ final class LimitedObjectSource: ObjectSource {
         #expect(try reachableObjects(from: tips, in: pack.reader) == pack.ids)
     }
 
-    @Test(arguments: ["v0-shallow-clone", "v2-shallow-clone"])
+    @Test(arguments: [
+        "v0-shallow-clone", "v2-shallow-clone", "sha256/fetch/v0-shallow-clone", "sha256/fetch/v2-shallow-clone",
+    ])
     func shallowCloneIsByteIdentical(name: String) throws {
         let fixture = try FetchFixture(name)
+        try Self.expectObjectFormatLines(fixture)
         let options = FetchOptions(
             protocolVersion: fixture.protocolVersion, depth: 1, agent: try fixture.clientAgent(),
             refPrefixes: fixture.protocolVersion == .v2 ? ["HEAD", "refs/heads/", "refs/tags/"] : [])
@@ -80,8 +104,9 @@ final class LimitedObjectSource: ObjectSource {
 
         // The pack holds exactly the tip commit and its tree: checked against the full clone.
         let directory = try TemporaryDirectory()
-        let full = try Self.clonePack(fixture.protocolVersion == .v2 ? 2 : 0, in: directory)
-        let pack = try IndexedPack(events.pack, in: directory, name: "shallow")
+        let folder = name.hasPrefix("sha256/") ? "sha256/fetch/" : ""
+        let full = try Self.clonePack(fixture.protocolVersion == .v2 ? 2 : 0, folder: folder, in: directory)
+        let pack = try IndexedPack(events.pack, in: directory, name: "shallow", format: fixture.format)
         #expect(pack.ids == (try reachableObjects(from: [head], in: full.reader, depth: 1)))
         #expect(pack.result.objectCount < full.result.objectCount)
     }
@@ -90,12 +115,17 @@ final class LimitedObjectSource: ObjectSource {
     /// back 15 commits and pruned: the local repository held `main~15` and its 24 ancestors.
     /// That repository is rebuilt here from the clone fixture's pack, and gitwire's negotiator
     /// must choose git's haves from it, in git's order, batched as git batched them.
-    @Test(arguments: ["v0-incremental-fetch", "v2-incremental-fetch"])
+    @Test(arguments: [
+        "v0-incremental-fetch", "v2-incremental-fetch", "sha256/fetch/v0-incremental-fetch",
+        "sha256/fetch/v2-incremental-fetch",
+    ])
     func incrementalFetchIsByteIdentical(name: String) throws {
         let fixture = try FetchFixture(name)
+        try Self.expectObjectFormatLines(fixture)
         let version = fixture.protocolVersion == .v2 ? 2 : 0
         let directory = try TemporaryDirectory()
-        let full = try Self.clonePack(version, in: directory)
+        let folder = name.hasPrefix("sha256/") ? "sha256/fetch/" : ""
+        let full = try Self.clonePack(version, folder: folder, in: directory)
         let fullGraph = try full.commitGraph()
 
         // main~15 in the full history: follow first parents from the newest commit.
@@ -107,7 +137,8 @@ final class LimitedObjectSource: ObjectSource {
 
         let options = FetchOptions(
             protocolVersion: fixture.protocolVersion, agent: try fixture.clientAgent(),
-            refPrefixes: fixture.protocolVersion == .v2 ? ["refs/heads/", "refs/tags/", "refs/tags/"] : [])
+            refPrefixes: fixture.protocolVersion == .v2 ? ["refs/heads/", "refs/tags/", "refs/tags/"] : [],
+            objectFormat: fixture.format)
         let exchange = FetchExchange(
             options: options, localTips: [oldTip], graph: localGraph, selectWants: branchesAndTagsWants)
         let (outcome, events) = try fixture.replay(exchange)
@@ -133,7 +164,8 @@ final class LimitedObjectSource: ObjectSource {
         let localObjects = try reachableObjects(from: [oldTip], in: full.reader)
         let remoteObjects = try reachableObjects(from: outcome.wants, in: full.reader)
         let pack = try IndexedPack(
-            events.pack, in: directory, name: "incremental", bases: LimitedObjectSource(full.reader, ids: localObjects))
+            events.pack, in: directory, name: "incremental", bases: LimitedObjectSource(full.reader, ids: localObjects),
+            format: fixture.format)
         #expect(pack.result.objectCount - pack.result.objectsAdded == remoteObjects.subtracting(localObjects).count)
         #expect(pack.ids.isSuperset(of: remoteObjects.subtracting(localObjects)))
         #expect(pack.ids.isSubset(of: remoteObjects))

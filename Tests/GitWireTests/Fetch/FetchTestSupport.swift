@@ -23,14 +23,16 @@ struct TableCommitGraph: CommitGraph {
     }
 }
 
-/// Parses a commit object's `parent` lines and committer time.
-func commitSummary(_ data: [UInt8]) throws -> CommitSummary {
+/// Parses a commit object's `parent` lines (ids of `format`) and committer time.
+func commitSummary(_ data: [UInt8], format: ObjectFormat = .sha1) throws -> CommitSummary {
     let headerEnd = data.firstRange(of: [0x0a, 0x0a])?.lowerBound ?? data.count
     var parents: [ObjectID] = []
     var time: Int64?
     for line in data[..<headerEnd].split(separator: 0x0a) {
         if line.starts(with: "parent ".utf8) {
-            guard let id = ObjectID(hex: line.dropFirst(7)) else { throw FetchTestProblem("bad parent line") }
+            guard let id = ObjectID(hex: line.dropFirst(7), format: format) else {
+                throw FetchTestProblem("bad parent line")
+            }
             parents.append(id)
         } else if line.starts(with: "committer ".utf8) {
             // committer Name <email> <time> <zone>
@@ -54,10 +56,14 @@ struct IndexedPack {
     let result: PackIndexResult
     let reader: PackReader
 
-    /// Indexes `bytes` in `directory` (as one file `name.pack`), completing a thin pack from
-    /// `bases`.
-    init(_ bytes: [UInt8], in directory: TemporaryDirectory, name: String, bases: (any ObjectSource)? = nil) throws {
-        let indexer = try PackIndexer(destination: .file(directory.appending("\(name).pack")))
+    /// Indexes `bytes` (a pack of `format`) in `directory` (as one file `name.pack`), completing a
+    /// thin pack from `bases`.
+    init(
+        _ bytes: [UInt8], in directory: TemporaryDirectory, name: String, bases: (any ObjectSource)? = nil,
+        format: ObjectFormat = .sha1
+    ) throws {
+        let indexer = try PackIndexer(
+            destination: .file(directory.appending("\(name).pack")), options: PackIndexOptions(objectFormat: format))
         // In the odd chunks a network delivers them in.
         var start = 0
         while start < bytes.count {
@@ -66,7 +72,7 @@ struct IndexedPack {
             start = end
         }
         result = try indexer.finish(externalBases: bases)
-        reader = try PackReader(packPath: result.packPath, indexPath: result.indexPath)
+        reader = try PackReader(packPath: result.packPath, indexPath: result.indexPath, format: format)
     }
 
     /// Every object id in the pack.
@@ -77,7 +83,7 @@ struct IndexedPack {
         var graph = TableCommitGraph()
         for id in ids {
             guard let object = try reader.object(id), object.type == .commit else { continue }
-            graph.commits[id] = try commitSummary(object.data)
+            graph.commits[id] = try commitSummary(object.data, format: reader.index.format)
         }
         return graph
     }
@@ -85,7 +91,10 @@ struct IndexedPack {
 
 /// The ids of every object reachable from `tips` (commits, trees, blobs, tags) in `source`,
 /// stopping at commits whose parents `source` lacks (a shallow boundary) and at `depth` commits.
+/// The objects are of the tips' format.
 func reachableObjects(from tips: [ObjectID], in source: any ObjectSource, depth: Int? = nil) throws -> Set<ObjectID> {
+    let format = tips.first?.format ?? .sha1
+    let width = format.byteCount
     var seen: Set<ObjectID> = []
     var stack: [(ObjectID, Int)] = tips.map { ($0, 1) }
     while let (id, level) = stack.popLast() {
@@ -95,26 +104,28 @@ func reachableObjects(from tips: [ObjectID], in source: any ObjectSource, depth:
         case .commit:
             let headerEnd = object.data.firstRange(of: [0x0a, 0x0a])?.lowerBound ?? object.data.count
             for line in object.data[..<headerEnd].split(separator: 0x0a) {
-                if line.starts(with: "tree ".utf8), let tree = ObjectID(hex: line.dropFirst(5)) {
+                if line.starts(with: "tree ".utf8), let tree = ObjectID(hex: line.dropFirst(5), format: format) {
                     stack.append((tree, level))
-                } else if line.starts(with: "parent ".utf8), let parent = ObjectID(hex: line.dropFirst(7)) {
+                } else if line.starts(with: "parent ".utf8),
+                    let parent = ObjectID(hex: line.dropFirst(7), format: format)
+                {
                     if depth.map({ level < $0 }) ?? true { stack.append((parent, level + 1)) }
                 }
             }
         case .tag:
             if let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
-                let target = ObjectID(hex: line.dropFirst(7))
+                let target = ObjectID(hex: line.dropFirst(7), format: format)
             {
                 stack.append((target, level))
             }
         case .tree:
             var rest = object.data[...]
-            while let nul = rest.firstIndex(of: 0), rest.distance(from: nul, to: rest.endIndex) > 20 {
+            while let nul = rest.firstIndex(of: 0), rest.distance(from: nul, to: rest.endIndex) > width {
                 let entry = rest[rest.startIndex..<nul]
-                let child = ObjectID(bytes: Array(rest[(nul + 1)..<(nul + 21)]))
+                let child = ObjectID(bytes: Array(rest[(nul + 1)..<(nul + 1 + width)]), format: format)
                 // Submodule entries (mode 160000) name commits of another repository.
                 if let child, !entry.starts(with: "160000 ".utf8) { stack.append((child, level)) }
-                rest = rest[(nul + 21)...]
+                rest = rest[(nul + 1 + width)...]
             }
         case .blob:
             break
@@ -123,7 +134,8 @@ func reachableObjects(from tips: [ObjectID], in source: any ObjectSource, depth:
     return seen
 }
 
-/// A recorded fetch fixture, with what git sent in it.
+/// A recorded fetch fixture, with what git sent in it: `Fixtures/fetch/<name>.session`, or for
+/// a name with a folder (`sha256/fetch/v0-clone`) `Fixtures/<name>.session`.
 struct FetchFixture: CustomTestStringConvertible, Sendable {
     let name: String
     let path: String
@@ -131,9 +143,13 @@ struct FetchFixture: CustomTestStringConvertible, Sendable {
 
     init(_ name: String) throws {
         self.name = name
-        path = "\(fixturesDirectory)/fetch/\(name).session"
+        path =
+            name.contains("/") ? "\(fixturesDirectory)/\(name).session" : "\(fixturesDirectory)/fetch/\(name).session"
         session = try Session(contentsOfFile: path)
     }
+
+    /// The object format of the recorded repository (the SHA-256 ones are under `sha256/`).
+    var format: ObjectFormat { name.hasPrefix("sha256/") ? .sha256 : .sha1 }
 
     var testDescription: String { name }
 
@@ -153,7 +169,7 @@ struct FetchFixture: CustomTestStringConvertible, Sendable {
         let replay = ReplayTransport(session, chunking: chunking)
         let remote = Remote(url: try RemoteURL("git://127.0.0.1\(session.path)"), transport: replay)
         var events = FetchEvents()
-        let outcome = try remote.run(exchange, protocolVersion: protocolVersion, traceIdentity: "fetch") {
+        let outcome = try remote.runBlocking(exchange, protocolVersion: protocolVersion, traceIdentity: "fetch") {
             events.add($0)
         }
         try replay.verify()

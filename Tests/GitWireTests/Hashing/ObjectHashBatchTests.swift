@@ -50,7 +50,11 @@ struct ObjectHashBatchTests {
         var batch = ObjectHashBatch()
         for type in [ObjectType.commit, .tree, .tag] { batch.append(type: type, data: blobs[0]) }
         let named = try batch.hashAll().map { try $0.get() }
-        #expect(named == [ObjectType.commit, .tree, .tag].map { try! ObjectID.of(type: $0, data: blobs[0][...]) })
+        #expect(
+            named
+                == [ObjectType.commit, .tree, .tag].map {
+                    try! ObjectID.of(type: $0, data: blobs[0][...], format: .sha1)
+                })
     }
 
     /// Each attack file, raw, among random data of about its size (so it shares the vector lanes)

@@ -144,7 +144,7 @@ struct SHA1CollisionDetectionTests {
             let path = directory.appending("blob-\(number)")
             try writeFile(path, bytes)
             paths.append(path)
-            ids.append(try ObjectID.of(type: .blob, data: bytes[...]))
+            ids.append(try ObjectID.of(type: .blob, data: bytes[...], format: .sha1))
         }
         let printed = try git(["hash-object", "--no-filters"] + paths).text
         #expect(printed == ids.map { "\($0.hex)\n" }.joined())

@@ -46,7 +46,9 @@ struct DeltaChainTests {
             let delta = Self.delta(baseSize: base.count, kept: base.count - tag.utf8.count, tag: tag)
             let content = Array(base.prefix(base.count - tag.utf8.count)) + Array(tag.utf8)
             if referenceDeltas {
-                offsets.append(try builder.addReferenceDelta(base: ObjectID.of(type: .blob, data: base[...]), delta))
+                offsets.append(
+                    try builder.addReferenceDelta(base: ObjectID.of(type: .blob, data: base[...], format: .sha1), delta)
+                )
             } else {
                 offsets.append(try builder.addOffsetDelta(baseOffset: offsets[link - 1], delta))
             }
@@ -55,7 +57,8 @@ struct DeltaChainTests {
         for link in 1...links {
             let delta = Self.delta(baseSize: contents[link].count, kept: 1000, tag: "leaf \(link)\n")
             if referenceDeltas {
-                try builder.addReferenceDelta(base: ObjectID.of(type: .blob, data: contents[link][...]), delta)
+                try builder.addReferenceDelta(
+                    base: ObjectID.of(type: .blob, data: contents[link][...], format: .sha1), delta)
             } else {
                 try builder.addOffsetDelta(baseOffset: offsets[link], delta)
             }

@@ -19,7 +19,7 @@ struct HostileDeltaTests {
     /// The name git gives an object of `type` with `data`.
     static func id(_ type: ObjectType, _ data: String) -> ObjectID {
         // Plain text cannot carry a collision attack: the checked hash cannot refuse it.
-        try! ObjectID.of(type: type, data: Array(data.utf8)[...])
+        try! ObjectID.of(type: type, data: Array(data.utf8)[...], format: .sha1)
     }
 
     /// Checks that gitwire and git both refuse `pack` at `offset`, gitwire with `reason`, git with
@@ -130,7 +130,7 @@ struct HostileDeltaTests {
         var builder = TestPackBuilder()
         var chain = [Array(String(repeating: "the base of a long chain of reference deltas\n", count: 1500).utf8)]
         for link in 1...200 { chain.append(chain[link - 1] + Array("link \(link)\n".utf8)) }
-        let name = { (data: [UInt8]) in try ObjectID.of(type: .blob, data: data[...]) }
+        let name = { (data: [UInt8]) in try ObjectID.of(type: .blob, data: data[...], format: .sha1) }
         try builder.addObject(.blob, chain[0])
         try builder.addObject(.blob, chain[200])
         try builder.addObject(.blob, Array("blob B".utf8))

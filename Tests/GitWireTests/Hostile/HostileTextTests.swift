@@ -123,7 +123,7 @@ struct HostileTextTests {
     }
 
     /// A v2 server whose `object-format` names no format gitwire knows, in escape sequences: the
-    /// value is shown escaped.
+    /// value is shown escaped, in git's message.
     @Test func objectFormatValueIsEscaped() throws {
         let fixture = try HostileFetchFixture.shared.get()
         var capabilities = fixture.v2Capabilities
@@ -134,7 +134,9 @@ struct HostileTextTests {
         let ours = try gitwire(["ls-remote", "--timeout=10", server.url()])
         _ = server.finish()
         #expect(ours.status == 128)
-        #expect(ours.errorText.contains("unsupported object format '\\x1b[31mevil'"), "\(ours.errorText)")
+        // git's words: `fatal: unknown object format '<name>' specified by server`.
+        #expect(
+            ours.errorText == "fatal: unknown object format '\\x1b[31mevil' specified by server\n", "\(ours.errorText)")
         #expect(Self.controlBytes(ours.standardError, allowingCarriageReturn: false).isEmpty)
     }
 

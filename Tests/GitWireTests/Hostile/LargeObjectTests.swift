@@ -80,12 +80,12 @@ struct LargeObjectTests {
         for _ in 0..<(Self.blobSize >> 20) { hash.update(zeros[...]) }
         let blob = try hash.finish()
         let result = [0, 0, 0, 0, 0] + Array("hello".utf8)
-        let delta = try ObjectID.of(type: .blob, data: result[...])
+        let delta = try ObjectID.of(type: .blob, data: result[...], format: .sha1)
 
         let indexed = try PackIndexer.indexPack(at: path, options: PackIndexOptions(threads: 2))
         #expect(indexed.objectCount == 2)
         #expect(indexed.resolution.deltasApplied == 1)
-        let index = try PackIndex(path: directory.appending("big.idx"))
+        let index = try PackIndex(path: directory.appending("big.idx"), format: .sha1)
         #expect(index.offset(of: blob) == 12)
         #expect(index.offset(of: delta) == UInt64(deltaOffset))
     }

@@ -40,7 +40,7 @@ struct IndexPackCommandTests {
         let actual = try gitwire(["index-pack", "ours.pack"], in: directory.path)
         #expect(actual.status == 0, "\(actual.errorText)")
         #expect(actual.text == expected.text)
-        #expect(actual.text == "\(ObjectID(bytes: pack.suffix(20))!.hex)\n")
+        #expect(actual.text == "\(ObjectID(bytes: pack.suffix(20), format: .sha1)!.hex)\n")
         #expect(actual.standardError.isEmpty)
         #expect(try readFile(directory.appending("ours.idx")) == readFile(directory.appending("git.idx")))
     }

@@ -95,7 +95,7 @@ struct LsRemoteCommandTests {
                 + "fatal: server options require protocol version 2 or later\n")
         let remote = try Remote(url, timeout: .seconds(30))
         let error = try #require(throws: ProtocolVersionError.self) {
-            try remote.lsRemote(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
+            try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
         }
         #expect(error.kind == .usage)
         #expect(error.description == "server options require protocol version 2 or later")
@@ -117,7 +117,7 @@ struct LsRemoteCommandTests {
         #expect(actual.errorText == expected.errorText)
         #expect(actual.errorText == "fatal: server doesn't support 'server-option'\n")
         let error = try #require(throws: FetchError.self) {
-            try Remote(server.url(), timeout: .seconds(30)).lsRemote(LsRemoteOptions(serverOptions: ["x"]))
+            try Remote(server.url(), timeout: .seconds(30)).lsRemoteBlocking(LsRemoteOptions(serverOptions: ["x"]))
         }
         #expect(error.kind == .usage)
         // gitwire sends no ls-refs command the server could not take (git starts one, then stops).
@@ -151,11 +151,14 @@ struct LsRemoteCommandTests {
     /// Mistakes in the command line are reported as git's parse-options reports them:
     /// `error: …`, the usage, exit status 129; git's own wording where git has the option.
     @Test func badUsageIsAnError() throws {
-        let missing = try gitwire(["ls-remote"])
-        #expect(missing.status == 129)
-        #expect(
-            missing.errorText
-                == "error: missing <repository>\nusage: gitwire ls-remote [<options>] [<repository> [<patterns>...]]\n")
+        // No repository named, outside a repository: git's message and status.
+        let outside = try TemporaryDirectory()
+        let missing = try gitwire(["ls-remote"], in: outside.path)
+        let gitMissing = try git(["ls-remote"], in: outside.path, check: false)
+        #expect(missing.status == 128)
+        #expect(gitMissing.status == 128)
+        #expect(missing.errorText == "fatal: No remote configured to list refs from.\n")
+        #expect(missing.errorText == gitMissing.errorText)
         for arguments in [["--bogus"], ["-x"], ["--heads=yes"]] {
             let ours = try gitwire(["ls-remote"] + arguments + ["git://127.0.0.1:1/x.git"])
             let theirs = try git(["ls-remote"] + arguments + ["git://127.0.0.1:1/x.git"], check: false)

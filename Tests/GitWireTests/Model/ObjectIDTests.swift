@@ -7,7 +7,7 @@ struct ObjectIDTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2000 {
             let bytes = (0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let id = ObjectID(bytes: bytes)!
+            let id = ObjectID(bytes: bytes, format: .sha1)!
             let expected = bytes.map {
                 String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
             }
@@ -35,6 +35,6 @@ struct ObjectIDTests {
         ]
         .compactMap(ObjectID.init)
         #expect(ids.sorted().map(\.hex) == ids.map(\.hex).sorted())
-        #expect(ObjectID.zero.isZero)
+        #expect(ObjectID.zero(.sha1).isZero)
     }
 }

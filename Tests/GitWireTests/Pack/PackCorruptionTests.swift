@@ -11,7 +11,7 @@ import Testing
         let pack = try! FixtureRepository.shared.pack(["--delta-base-offset"], revisions: ["v40"])
         let directory = try! TemporaryDirectory()
         _ = try! gitIndex(of: pack, in: directory)
-        let index = try! PackIndex(path: directory.appending("git.idx"))
+        let index = try! PackIndex(path: directory.appending("git.idx"), format: .sha1)
         return (pack, (0..<index.count).map(index.offset(at:)).sorted())
     }()
 
@@ -78,7 +78,8 @@ import Testing
         let trailerOffset = UInt64(pack.count - 20)
         try expectRejected(pack, offset: trailerOffset) {
             if case .checksumMismatch(let expected, let computed) = $0 {
-                return expected == ObjectID(bytes: pack.suffix(20)) && computed == UncheckedSHA1.hash(pack.dropLast(20))
+                return expected == ObjectID(bytes: pack.suffix(20), format: .sha1)
+                    && computed == UncheckedSHA1.hash(pack.dropLast(20))
             }
             return false
         }
@@ -198,7 +199,7 @@ import Testing
         let first = try builder.addObject(.blob, Array("same".utf8))
         try builder.addObject(.blob, Array("other".utf8))
         let second = try builder.addObject(.blob, Array("same".utf8))
-        let id = try GitObject(type: .blob, data: Array("same".utf8)).id
+        let id = try GitObject(type: .blob, data: Array("same".utf8)).id(.sha1)
         try expectRejected(builder.bytes(), offset: UInt64(second), gitArguments: ["--strict"]) {
             $0 == .duplicateObject(id, firstOffset: UInt64(first))
         }

@@ -129,10 +129,10 @@ import Testing
     func encodesAndParsesSizes(size: UInt64) throws {
         for type in ObjectType.allCases {
             let bytes = PackEntryHeader.encode(type: type, size: size)
-            let header = try PackEntryHeader.parse(bytes[...], at: 100)
+            let header = try PackEntryHeader.parse(bytes[...], at: 100, format: .sha1)
             #expect(header == PackEntryHeader(kind: .object(type), size: size, length: bytes.count))
             for cut in 0..<bytes.count {
-                #expect(try PackEntryHeader.parse(bytes[..<cut], at: 100) == nil)
+                #expect(try PackEntryHeader.parse(bytes[..<cut], at: 100, format: .sha1) == nil)
             }
         }
     }
@@ -142,26 +142,27 @@ import Testing
         let cases: [([UInt8], UInt64)] = [([0x01], 1), ([0x7f], 127), ([0x80, 0x00], 128), ([0xff, 0x7f], 16511)]
         for (encoded, distance) in cases {
             let bytes = [0x65] + encoded
-            let header = try PackEntryHeader.parse(bytes[...], at: 20000)
+            let header = try PackEntryHeader.parse(bytes[...], at: 20000, format: .sha1)
             #expect(
                 header
                     == PackEntryHeader(kind: .offsetDelta(baseOffset: 20000 - distance), size: 5, length: bytes.count))
-            #expect(try PackEntryHeader.parse(bytes.dropLast()[...], at: 20000) == nil)
+            #expect(try PackEntryHeader.parse(bytes.dropLast()[...], at: 20000, format: .sha1) == nil)
         }
     }
 
     @Test func parsesReferenceDeltas() throws {
         let id = ObjectID(String(repeating: "0123456789", count: 4))!
         let bytes = [0xf2, 0x01] + id.bytes + [0x78]
-        let header = try PackEntryHeader.parse(bytes[...], at: 12)
+        let header = try PackEntryHeader.parse(bytes[...], at: 12, format: .sha1)
         #expect(header == PackEntryHeader(kind: .referenceDelta(base: id), size: 18, length: 22))
-        #expect(try PackEntryHeader.parse(bytes[..<21], at: 12) == nil)
+        #expect(try PackEntryHeader.parse(bytes[..<21], at: 12, format: .sha1) == nil)
     }
 
     @Test func parsesWithinASlice() throws {
         let bytes: [UInt8] = [0xaa, 0xbb, 0x35, 0x99]
         #expect(
-            try PackEntryHeader.parse(bytes[2...], at: 50) == PackEntryHeader(kind: .object(.blob), size: 5, length: 1))
+            try PackEntryHeader.parse(bytes[2...], at: 50, format: .sha1)
+                == PackEntryHeader(kind: .object(.blob), size: 5, length: 1))
     }
 
     @Test(
@@ -175,7 +176,9 @@ import Testing
             ([0xb5] + [UInt8](repeating: 0xff, count: 9) + [0x7f], 20, .headerOverflow),
         ] as [([UInt8], UInt64, PackError.Reason)])
     func rejectsBadHeaders(bytes: [UInt8], offset: UInt64, reason: PackError.Reason) {
-        #expect(throws: PackError(offset: offset, reason)) { try PackEntryHeader.parse(bytes[...], at: offset) }
+        #expect(throws: PackError(offset: offset, reason)) {
+            try PackEntryHeader.parse(bytes[...], at: offset, format: .sha1)
+        }
     }
 
     @Test func packHeader() throws {

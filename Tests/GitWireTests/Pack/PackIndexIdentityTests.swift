@@ -57,7 +57,7 @@ import Testing
         let result = try PackIndexer.indexPack(at: path, options: PackIndexOptions(threads: threads))
         #expect(try readFile(result.indexPath) == expected)
         #expect(result.indexPath == directory.appending("ours.idx"))
-        #expect(result.packChecksum == ObjectID(bytes: pack.suffix(20)))
+        #expect(result.packChecksum == ObjectID(bytes: pack.suffix(20), format: .sha1))
         #expect(try gitText(["verify-pack", path]).isEmpty)
     }
 
@@ -102,7 +102,7 @@ import Testing
         let indexer = try PackIndexer(destination: .directory(directory.path))
         try indexer.append(pack)
         let result = try indexer.finish()
-        let checksum = ObjectID(bytes: pack.suffix(20))!
+        let checksum = ObjectID(bytes: pack.suffix(20), format: .sha1)!
         #expect(result.packPath == directory.appending("pack-\(checksum.hex).pack"))
         #expect(result.indexPath == directory.appending("pack-\(checksum.hex).idx"))
         #expect(try fileNames(in: directory) == ["pack-\(checksum.hex).idx", "pack-\(checksum.hex).pack"])

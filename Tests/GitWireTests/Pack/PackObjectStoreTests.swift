@@ -8,7 +8,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let repository = directory.appending("r.git")
         try git(["init", "-q", "--bare", repository])
-        let store = LooseObjectStore(objectsDirectory: "\(repository)/objects")
+        let store = LooseObjectStore(objectsDirectory: "\(repository)/objects", format: .sha1)
         var random = SeededRandom(seed: 7)
         let objects = [
             GitObject(type: .blob, data: []),
@@ -21,13 +21,13 @@ import Testing
             #expect(try git(["cat-file", object.type.name, id.hex], in: repository).standardOutput == object.data)
             #expect(try store.write(object) == id)
         }
-        let tree = GitObject(type: .tree, data: Array("100644 hello\0".utf8) + (try objects[1].id).bytes)
+        let tree = GitObject(type: .tree, data: Array("100644 hello\0".utf8) + (try objects[1].id(.sha1)).bytes)
         let treeID = try store.write(tree)
         let commit = GitObject(
             type: .commit,
             data: Array("tree \(treeID)\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nmessage\n".utf8))
         let commitID = try store.write(commit)
-        #expect(try gitText(["rev-parse", "\(commitID):hello"], in: repository) == objects[1].id.hex)
+        #expect(try gitText(["rev-parse", "\(commitID):hello"], in: repository) == objects[1].id(.sha1).hex)
         try git(["fsck", "--strict", "--no-dangling"], in: repository)
     }
 
@@ -35,13 +35,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let repository = directory.appending("r.git")
         try git(["init", "-q", "--bare", repository])
-        let store = LooseObjectStore(objectsDirectory: "\(repository)/objects")
+        let store = LooseObjectStore(objectsDirectory: "\(repository)/objects", format: .sha1)
         var random = SeededRandom(seed: 3)
         for content in [[], Array("some text\n".utf8), random.bytes(100_000)] as [[UInt8]] {
             let written = ObjectID(
                 try git(["hash-object", "-w", "--stdin"], in: repository, input: content).text.trimmingSuffix())!
             #expect(try store.object(written) == GitObject(type: .blob, data: content))
-            #expect(try GitObject(type: .blob, data: content).id == written)
+            #expect(try GitObject(type: .blob, data: content).id(.sha1) == written)
         }
         #expect(try store.object(ObjectID(String(repeating: "0", count: 39) + "1")!) == nil)
     }
@@ -88,7 +88,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let pack = try FixtureRepository.shared.pack(["--no-reuse-delta"])
         _ = try gitIndex(of: pack, in: directory)
-        let index = try PackIndex(path: directory.appending("git.idx"))
+        let index = try PackIndex(path: directory.appending("git.idx"), format: .sha1)
         let listing = try git(["show-index"], in: directory.path, input: readFile(directory.appending("git.idx"))).text
         var lines = 0
         for line in listing.split(separator: "\n") {
@@ -98,10 +98,10 @@ import Testing
             lines += 1
         }
         #expect(lines == index.count)
-        #expect(index.packChecksum == ObjectID(bytes: pack.suffix(20)))
+        #expect(index.packChecksum == ObjectID(bytes: pack.suffix(20), format: .sha1))
         var broken = try readFile(directory.appending("git.idx"))
         broken[2000] ^= 1
-        #expect(throws: PackIndexError.checksumMismatch) { try PackIndex(bytes: broken) }
+        #expect(throws: PackIndexError.checksumMismatch) { try PackIndex(bytes: broken, format: .sha1) }
     }
 }
 

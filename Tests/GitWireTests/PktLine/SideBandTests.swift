@@ -28,7 +28,7 @@ struct SideBandTests {
         let directory = try TemporaryDirectory()
         try git(["init", "-q", "--bare", directory.path])
         let indexed = try git(["index-pack", "--stdin"], in: directory.path, input: pack)
-        #expect(indexed.text == "pack\t\(ObjectID(bytes: pack.suffix(20))!.hex)\n")
+        #expect(indexed.text == "pack\t\(ObjectID(bytes: pack.suffix(20), format: .sha1)!.hex)\n")
     }
 
     @Test func bandsOneTwoAndThree() throws {
@@ -69,7 +69,7 @@ struct SideBandTests {
         defer { daemon.stop() }
         let url = daemon.url("missing.git")
         let remote = try Remote(url, timeout: .seconds(20))
-        let error = try #require(throws: RemoteError.self) { try remote.lsRemote() }
+        let error = try #require(throws: RemoteError.self) { try remote.lsRemoteBlocking() }
         #expect(error.message.contains("missing.git"))
         let expected = try git(["ls-remote", url], check: false)
         let actual = try gitwire(["ls-remote", url])

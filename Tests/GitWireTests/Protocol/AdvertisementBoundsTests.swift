@@ -33,7 +33,7 @@ struct AdvertisementBoundsTests {
 
         let remote = try Remote(server.url(), timeout: .seconds(30))
         var emitted: [String] = []
-        let listing = try remote.run(
+        let listing = try remote.runBlocking(
             LsRemoteExchange(options: LsRemoteOptions(refPrefixes: ["refs/heads/"])), protocolVersion: .v2,
             traceIdentity: "test"
         ) { emitted.append($0.name) }

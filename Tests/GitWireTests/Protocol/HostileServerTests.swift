@@ -190,7 +190,7 @@ struct HostileServerTests {
 
         let remote = try Remote(url, timeout: .seconds(10))
         do {
-            let listing = try remote.lsRemote()
+            let listing = try remote.lsRemoteBlocking()
             #expect(expected.status == 0, "the library succeeded where git failed: \(expected.errorText)")
             #expect(lsRemoteText(listing.refs) == expected.standardOutput)
             #expect(listing.warnings.map { "warning: \($0)\n" }.joined() == expected.errorText)

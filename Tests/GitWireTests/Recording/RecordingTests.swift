@@ -15,7 +15,7 @@ struct RecordingTests {
         let recorder = SessionRecorder()
         remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: "test")
         let options = LsRemoteOptions(protocolVersion: version)
-        let live = try remote.lsRemote(options)
+        let live = try remote.lsRemoteBlocking(options)
         let session = try #require(recorder.sessions.first)
         #expect(recorder.sessions.count == 1)
         #expect(session.host == "127.0.0.1:\(repositories.daemon.port)")
@@ -24,7 +24,7 @@ struct RecordingTests {
         let saved = try Session(fixtureText: session.fixtureText)
         for chunking in [ReplayChunking.whole, .oneByte] {
             let transport = ReplayTransport(saved, chunking: chunking)
-            let replayed = try Remote(url: try RemoteURL(url), transport: transport).lsRemote(options)
+            let replayed = try Remote(url: try RemoteURL(url), transport: transport).lsRemoteBlocking(options)
             #expect(replayed == live)
             try transport.verify()
         }
@@ -112,7 +112,7 @@ struct RecordingTests {
         let replay = ReplayTransport(session, chunking: .sizes([1, 4096]))
         let remote = Remote(url: try RemoteURL("http://127.0.0.1\(session.path)"), transport: replay)
         let mine = output.appending("mine.git")
-        _ = try remote.clone(
+        _ = try remote.cloneBlocking(
             into: mine,
             options: RepositoryFetchOptions(
                 fetch: FetchOptions(protocolVersion: version, progress: false, agent: agent)))

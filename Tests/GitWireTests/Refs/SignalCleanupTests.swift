@@ -217,4 +217,41 @@ struct SignalCleanupTests {
         #expect(try gitText(["for-each-ref"], in: target) == gitText(["for-each-ref", "refs/heads"], in: source))
         try git(["fsck", "--no-dangling"], in: target)
     }
+    /// A signal that another thread takes while one thread has created a file and not yet
+    /// registered it (the clone and fetch commands update refs on a worker while the main thread
+    /// waits on its run loop): the process still dies by the signal, once the file is
+    /// registered, and the file is removed.
+    @Test func aSignalTakenWhileAnotherThreadRegistersAFileWaitsForIt() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("ref.lock")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: testHelperExecutable)
+        process.arguments = ["signal-between-create-and-register", path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date() + Double(scaledForSlowRuns(seconds: 30))
+        while !FileManager.default.fileExists(atPath: path), process.isRunning, Date() < deadline { usleep(1000) }
+        try #require(FileManager.default.fileExists(atPath: path))
+        kill(process.processIdentifier, SIGINT)
+        // Until the main thread has taken the signal (it is no longer pending), then let the
+        // worker register the file.
+        while process.isRunning, Date() < deadline,
+            Self.pendingSignals(process.processIdentifier) & (1 << (SIGINT - 1)) != 0
+        {
+            usleep(1000)
+        }
+        #expect(FileManager.default.createFile(atPath: path + ".signalled", contents: nil))
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        #expect(process.terminationStatus == SIGINT)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    /// The signals pending for the whole process `pid` (`ShdPnd` in `/proc/<pid>/status`).
+    static func pendingSignals(_ pid: Int32) -> UInt64 {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("ShdPnd:") })
+        else { return 0 }
+        return UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) ?? 0
+    }
 }

@@ -152,7 +152,7 @@ struct ConnectionLostTests {
             "\(actual.errorText)")
 
         let remote = try Remote(server.url(), timeout: Duration.seconds(60).scaledForSlowRuns)
-        let blocking = Result { try remote.clone(into: directory.appending("blocking.git")) }
+        let blocking = Result { try remote.cloneBlocking(into: directory.appending("blocking.git")) }
         let async: Result<FetchResult, any Error>
         do {
             async = .success(try await remote.clone(into: directory.appending("async.git")))

@@ -92,14 +92,14 @@ struct HostLookupTests {
         let resolver = GatedResolver()
         defer { resolver.open() }
         let remote = try remote(resolver, host: "slow.test", timeout: .milliseconds(500))
-        let error = try #require(throws: StreamTimeoutError.self) { try remote.lsRemote() }
+        let error = try #require(throws: StreamTimeoutError.self) { try remote.lsRemoteBlocking() }
         #expect(error.activity == "connecting to slow.test port \(daemon.port)")
         #expect(resolver.answered == 0)
     }
 
     @Test func aNameThatDoesNotResolveIsAConnectError() throws {
         let remote = try remote(SystemResolver(), host: "does-not-exist.invalid", timeout: .seconds(30))
-        let error = try #require(throws: ResolveError.self) { try remote.lsRemote() }
+        let error = try #require(throws: ResolveError.self) { try remote.lsRemoteBlocking() }
         #expect(error.kind == .connect)
         #expect(error.description.hasPrefix("unable to look up does-not-exist.invalid"))
     }

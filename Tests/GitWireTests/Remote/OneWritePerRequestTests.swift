@@ -45,7 +45,7 @@ struct OneWritePerRequestTests {
         let daemon = TestRepositories.shared.daemon
         let transport = CountingTransport(base: GitDaemonTransport(host: "127.0.0.1", port: daemon.port))
         let remote = Remote(url: try RemoteURL(daemon.url("small.git")), transport: transport)
-        _ = try remote.lsRemote(LsRemoteOptions(protocolVersion: version))
+        _ = try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: version))
         let sends = try #require(transport.connections.all.first).sends
         // v0/v1: the request line, then the closing flush. v2: the request line, the whole
         // ls-refs command, then the closing flush.

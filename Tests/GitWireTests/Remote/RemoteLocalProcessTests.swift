@@ -49,7 +49,7 @@ struct RemoteLocalProcessTests {
         let remote = try remote(service)
         let expected = try git(["ls-remote", remote.url.text]).standardOutput
         for round in 0..<10 {
-            let listing = try remote.lsRemote(LsRemoteOptions(protocolVersion: round % 2 == 0 ? .v2 : .v0))
+            let listing = try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: round % 2 == 0 ? .v2 : .v0))
             #expect(lsRemoteText(listing.refs) == expected)
             let pids = service.pids
             #expect(pids.count == round + 1)
@@ -115,7 +115,11 @@ struct RemoteLocalProcessTests {
         #expect(actual.errorText == expected.errorText)
         let service = try RecordingService()
         let remote = Remote(url: try RemoteURL(path), transport: service.transport, timeout: .seconds(30))
-        #expect(throws: UnexpectedEndError(afterInitialContact: false)) { try remote.lsRemote() }
+        // The error carries git-upload-pack's own explanation, and says the repository is not there.
+        let error = try #require(throws: RemoteProgramError.self) { try remote.lsRemoteBlocking() }
+        #expect(error.kind == .notFound)
+        #expect(error.standardError == ["fatal: '\(path)' does not appear to be a git repository"])
+        #expect(error.underlying.base as? UnexpectedEndError == UnexpectedEndError(afterInitialContact: false))
         #expect(service.pids.allSatisfy(Self.isGone))
     }
 }

@@ -60,5 +60,5 @@ func thrownError<T>(_ body: () async throws -> T) async -> (any Error)? {
 
 /// The blocking `Remote.lsRemote`, callable from async code (where the async overload wins).
 func blockingLsRemote(_ remote: Remote, _ options: LsRemoteOptions = LsRemoteOptions()) throws -> RefListing {
-    try remote.lsRemote(options)
+    try remote.lsRemoteBlocking(options)
 }

@@ -100,7 +100,7 @@ struct RepositoryTests {
             at: directory.appending("x.git"), config: GitConfig([GitConfig.bareCore]))
         for name in ["refs/heads/../../config", "refs/heads/a..b", "HEAD", "refs/heads/x.lock", "refs/heads/a\u{1}"] {
             #expect(throws: RefUpdateError(name: name, reason: .badName)) {
-                try repository.refs.apply([RefUpdate(name: name, newID: .zero)])
+                try repository.refs.apply([RefUpdate(name: name, newID: .zero(.sha1))])
             }
         }
         #expect(throws: RepositoryError.destinationExists(directory.appending("x.git"))) {

@@ -145,7 +145,7 @@ struct HTTPTransportTests {
                 == "fatal: \(dumbURL)/ is served by a dumb HTTP server (no git content type); gitwire speaks only smart HTTP\n"
         )
         do {
-            _ = try Remote(dumbURL, timeout: .seconds(30)).lsRemote()
+            _ = try Remote(dumbURL, timeout: .seconds(30)).lsRemoteBlocking()
             Issue.record("a dumb server was taken for a smart one")
         } catch let error as HTTPError {
             #expect(error.kind == .protocol)
@@ -168,7 +168,7 @@ struct HTTPTransportTests {
         #expect(unverified.status == 0, "\(unverified.errorText)")
         #expect(!unverified.text.isEmpty)
         do {
-            _ = try Remote(url, timeout: .seconds(30)).lsRemote()
+            _ = try Remote(url, timeout: .seconds(30)).lsRemoteBlocking()
             Issue.record("an untrusted certificate was accepted")
         } catch let error as HTTPError {
             #expect(error.kind == .connect)

@@ -76,7 +76,7 @@ struct SSHCommandLineTests {
         #expect(ours.errorText == expected.errorText)
         #expect(try fake.take().isEmpty, "ssh ran")
         let remote = try Remote(url)
-        #expect(throws: StrangePathnameError.self) { try remote.lsRemote() }
+        #expect(throws: StrangePathnameError.self) { try remote.lsRemoteBlocking() }
     }
 
     /// Addresses with brackets and other corners of git's `parse_connect_url`/`get_host_and_port`.

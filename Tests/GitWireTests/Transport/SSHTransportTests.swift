@@ -26,7 +26,7 @@ struct SSHTransportTests {
         options.variant = .ssh
         let remote = try Remote(url, timeout: .seconds(30))
         let transport = SSHTransport(host: "127.0.0.1", user: server.user, port: server.port, command: options)
-        let listing = try Remote(url: remote.url, transport: transport, timeout: .seconds(30)).lsRemote(
+        let listing = try Remote(url: remote.url, transport: transport, timeout: .seconds(30)).lsRemoteBlocking(
             LsRemoteOptions(protocolVersion: .v2))
         #expect(listing.protocolVersion == .v2)
         #expect(!listing.refs.isEmpty)
@@ -50,7 +50,7 @@ struct SSHTransportTests {
         #expect(session.protocolVersion.rawValue == Int(version))
         #expect(session.path == TestRepositories.shared.path("small.git"))
         let replay = ReplayTransport(session, chunking: .sizes([1, 7, 4096]))
-        let replayed = try Remote(url: try RemoteURL(url), transport: replay).lsRemote(
+        let replayed = try Remote(url: try RemoteURL(url), transport: replay).lsRemoteBlocking(
             LsRemoteOptions(protocolVersion: session.protocolVersion))
         try replay.verify()
         #expect(
@@ -65,7 +65,7 @@ struct SSHTransportTests {
         #expect(cloned.status == 0, "\(cloned.errorText)")
         let cloneReplay = ReplayTransport(try Session(contentsOfFile: cloneSession), chunking: .sizes([3, 65536]))
         let target = directory.appending("replayed.git")
-        _ = try Remote(url: try RemoteURL(url), transport: cloneReplay).clone(
+        _ = try Remote(url: try RemoteURL(url), transport: cloneReplay).cloneBlocking(
             into: target, options: RepositoryFetchOptions(fetch: FetchOptions(protocolVersion: session.protocolVersion))
         )
         try cloneReplay.verify()

@@ -1,0 +1,136 @@
+import GitWire
+
+/// The one place the command line's configuration comes from: git's options before the command
+/// (`-c`, `--config-env`, `-C`) applied to the process as git applies them, and the
+/// configuration git would read where the command runs (system, global, the repository's if
+/// the command runs inside one, then the command line), loaded once, when a command first needs
+/// it.
+enum CommandConfiguration {
+    /// What `gitwire` prints for a mistake in its options before the command (then exit 129).
+    static let usage = """
+        usage: gitwire [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]
+                       [--config-env=<name>=<envvar>] <command> [<args>]
+
+        """
+
+    /// Reads git's options at the front of `words` and applies them: each `-C` changes the
+    /// directory in turn, the `-c` and `--config-env` settings go into `GIT_CONFIG_PARAMETERS` so
+    /// that the configuration loaded here and the programs gitwire starts (credential helpers,
+    /// ssh) see them, as git's children do. Returns the words after them (the command and its
+    /// arguments), or the exit status git gives a mistake: 129 after its message and the usage,
+    /// 128 after `fatal: …`.
+    static func applyGlobalOptions(_ words: [String]) -> Result<[String], ExitStatus> {
+        do {
+            let options = try GlobalOptions(words, environment: Environment.all())
+            let updated = options.environment(updating: [:].merging(current(["GIT_CONFIG_PARAMETERS"])) { $1 })
+            if let parameters = updated["GIT_CONFIG_PARAMETERS"] {
+                Environment.set("GIT_CONFIG_PARAMETERS", parameters)
+            }
+            try options.changeDirectories()
+            if let first = options.remaining.first, first.hasPrefix("-"),
+                !["-h", "--help", "-v", "--version"].contains(first)
+            {
+                Console.writeError("unknown option: \(maskedForTerminal(first))\n" + usage)
+                return .failure(ExitStatus(129))
+            }
+            return .success(options.remaining)
+        } catch {
+            if error.dies {
+                Console.writeError("fatal: \(maskedForTerminal(error.message))\n")
+                return .failure(ExitStatus(128))
+            }
+            Console.writeError("\(maskedForTerminal(error.message))\n" + usage)
+            return .failure(ExitStatus(129))
+        }
+    }
+
+    /// The process's values of `names`, those that are set.
+    private static func current(_ names: [String]) -> [String: String] {
+        var values: [String: String] = [:]
+        for name in names { values[name] = Environment.value(name) }
+        return values
+    }
+
+    /// An exit status to end with.
+    struct ExitStatus: Error {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+    }
+
+    /// The configuration git would read here, loaded on first use: a ``ConfigError`` is thrown
+    /// with git's message (and printed by the command as git prints it).
+    static func load() throws -> GitConfiguration {
+        if let loaded = cache.loaded { return try loaded.get() }
+        let result = Result { () throws(ConfigError) -> GitConfiguration in
+            try GitConfiguration.load(gitDirectory: gitDirectory())
+        }
+        cache.loaded = result.mapError { $0 as any Error }
+        return try result.get()
+    }
+
+    /// A remote for `repository` (a remote's name or a URL) with the configuration applied, as
+    /// `git ls-remote`, `git fetch` and `git clone` make theirs; `timeout` bounds its waits.
+    static func remote(_ repository: String, timeout: Duration?) throws -> Remote {
+        try Remote(repository, configuration: try load(), timeout: timeout)
+    }
+
+    /// The remote a command uses when none is named, as git's `remote_get(NULL)` chooses it:
+    /// `branch.<name>.remote` of the branch `HEAD` names, else the only remote configured, else
+    /// `origin` (``ConfiguredRemote/defaultName(configuration:currentBranch:)``).
+    static func defaultRemoteName(_ configuration: GitConfiguration) throws -> String {
+        var currentBranch: String?
+        if let gitDirectory = configuration.gitDirectory,
+            let file = try? File.openForReading("\(gitDirectory)/HEAD"), let bytes = try? file.read(upTo: 4096)
+        {
+            var text = String(decoding: bytes, as: UTF8.self)
+            while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+            if text.hasPrefix("ref: refs/heads/") { currentBranch = String(text.dropFirst("ref: refs/heads/".count)) }
+        }
+        return try ConfiguredRemote.defaultName(configuration: configuration, currentBranch: currentBranch)
+    }
+
+    private final class Cache: @unchecked Sendable {
+        var loaded: Result<GitConfiguration, any Error>?
+    }
+
+    /// One command runs per process, on its main thread: the cache needs no lock.
+    private static let cache = Cache()
+
+    /// The git directory of the repository the command runs in, if any, as git's
+    /// `setup_git_directory_gently` finds it: `GIT_DIR`, else the first directory upwards that
+    /// has a `.git` directory or `.git` file (`gitdir: <path>`), or is a bare repository itself.
+    /// Commands that work outside a repository (ls-remote, clone) use it only for its
+    /// configuration.
+    static func gitDirectory() -> String? {
+        if let directory = Environment.value("GIT_DIR"), !directory.isEmpty { return directory }
+        guard var directory = try? FileSystem.currentDirectory() else { return nil }
+        while true {
+            let dotGit = directory == "/" ? "/.git" : "\(directory)/.git"
+            if FileSystem.isDirectory(dotGit) && isGitDirectory(dotGit) { return dotGit }
+            if FileSystem.exists(dotGit) && !FileSystem.isDirectory(dotGit), let target = gitFileTarget(dotGit) {
+                let resolved = target.hasPrefix("/") ? target : "\(directory == "/" ? "" : directory)/\(target)"
+                if isGitDirectory(resolved) { return resolved }
+            }
+            if isGitDirectory(directory) { return directory }
+            guard directory != "/", let slash = directory.lastIndex(of: "/") else { return nil }
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+        }
+    }
+
+    /// Whether `path` looks like a git directory as git's `is_git_directory` checks it: `HEAD`,
+    /// `objects/` and `refs/`.
+    private static func isGitDirectory(_ path: String) -> Bool {
+        FileSystem.exists("\(path)/HEAD") && FileSystem.isDirectory("\(path)/objects")
+            && FileSystem.isDirectory("\(path)/refs")
+    }
+
+    /// The path a `.git` file names (`gitdir: <path>`).
+    private static func gitFileTarget(_ path: String) -> String? {
+        guard let file = try? File.openForReading(path), let bytes = try? file.read(upTo: 4096) else { return nil }
+        var text = String(decoding: bytes, as: UTF8.self)
+        guard text.hasPrefix("gitdir: ") else { return nil }
+        text.removeFirst("gitdir: ".count)
+        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        return text.isEmpty ? nil : text
+    }
+}
