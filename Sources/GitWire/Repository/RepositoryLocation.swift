@@ -417,12 +417,13 @@ struct RepositoryFinder {
                 case "worktreeconfig": worktreeConfig = ConfigValue.bool(entry.value) ?? false
                 case "noop-v1": versionOneOnly.append(name)
                 case "objectformat":
-                    if entry.value != "sha1" {
+                    // SHA-1 and SHA-256, as git 2.39 knows them (see ``RepositoryFormat``).
+                    guard let value = entry.value else {
+                        throw RepositoryDiscoveryError(.unsupportedFormat("missing value for 'extensions.objectformat'"))
+                    }
+                    guard ObjectFormat(value) != nil else {
                         throw RepositoryDiscoveryError(
-                            .unsupportedFormat(
-                                entry.value == "sha256"
-                                    ? "SHA-256 repositories are not supported: '\(gitDirectory)'"
-                                    : "invalid value for 'extensions.objectformat': '\(entry.value ?? "")'"))
+                            .unsupportedFormat("invalid value for 'extensions.objectformat': '\(value)'"))
                     }
                     versionOneOnly.append(name)
                 default: unknown.append(name)
