@@ -419,7 +419,8 @@ struct RepositoryFinder {
                 case "objectformat":
                     // SHA-1 and SHA-256, as git 2.39 knows them (see ``RepositoryFormat``).
                     guard let value = entry.value else {
-                        throw RepositoryDiscoveryError(.unsupportedFormat("missing value for 'extensions.objectformat'"))
+                        throw RepositoryDiscoveryError(
+                            .unsupportedFormat("missing value for 'extensions.objectformat'"))
                     }
                     guard ObjectFormat(value) != nil else {
                         throw RepositoryDiscoveryError(
