@@ -6,6 +6,8 @@ public enum FetchProgress: Sendable, Equatable {
     case remote(RemoteProgressLine)
     /// Receiving objects and resolving deltas.
     case pack(PackProgress)
+    /// What git prints as `warning: <text>` while it fetches (a filter the server ignores).
+    case warning(String)
 }
 
 /// One line the server sent on side-band 2, as git shows it: the text up to a `\r` or `\n`,

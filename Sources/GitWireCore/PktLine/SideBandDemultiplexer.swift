@@ -34,6 +34,8 @@ public struct SideBandDemultiplexer: Sendable {
     public private(set) var progressByteCount = 0
     /// Bytes of progress and keep-alive packets seen so far, headers included.
     public private(set) var chatterByteCount = 0
+    /// The first pack bytes (band 1), up to the 12 of a pack header.
+    public private(set) var packHeader: [UInt8] = []
     /// Whether the closing flush was seen.
     public private(set) var isDone = false
 
@@ -58,6 +60,7 @@ public struct SideBandDemultiplexer: Sendable {
                     return .keepAlive
                 }
                 dataByteCount += bytes.count
+                if packHeader.count < 12 { packHeader += bytes.prefix(12 - packHeader.count) }
                 return .data(bytes)
             case .progress(let bytes):
                 try chatter(payload.count)
@@ -65,7 +68,7 @@ public struct SideBandDemultiplexer: Sendable {
                 progressByteCount += bytes.count
                 return .progress(bytes)
             case .error(let bytes):
-                throw RemoteError(message: bytes)
+                throw RemoteError(message: bytes, origin: .sideBand(packHeader: packHeader))
             }
         }
     }
