@@ -1,56 +1,91 @@
 import GitWire
 
-/// `gitwire clone --bare|--mirror`: makes the bare repository `git clone --bare` makes.
+/// `gitwire clone`: makes the repository `git clone --no-checkout` makes (or, with `--bare` or
+/// `--mirror`, the bare one `git clone --bare` makes).
 struct CloneCommand: Subcommand {
     static let name = "clone"
-    static let abstract = "Clone a repository into a new bare repository, as git clone --bare does."
+    static let abstract = "Clone a repository, as git clone --no-checkout (or --bare, --mirror) does."
     static let discussion = """
-        The repository has the refs, HEAD, configuration and objects git's clone gives it; git \
-        uses it as its own. On error prints `fatal: <message>`, exits 128 and leaves nothing behind.
+        Without --bare the new directory holds a .git with the remote's branches under \
+        refs/remotes/<origin>/, the remote's HEAD branch as a local branch that tracks it and \
+        reflogs, as git clone --no-checkout leaves it: no file is checked out (run git checkout \
+        or git switch there to fill the work tree). With --bare or --mirror, the bare repository \
+        git clone --bare makes. git uses either as its own. On error prints `fatal: <message>`, \
+        exits 128 and leaves nothing behind; a usage mistake exits 129.
         """
 
     static var options: [CommandOption<Self>] {
         [
-            .flag(nil, "bare", \.bare, help: "Make a bare repository (required: gitwire makes no working trees)."),
+            .flag(nil, "bare", \.bare, help: "Make a bare repository."),
             .flag(
                 nil, "mirror", \.mirror,
-                help: "Mirror every ref of the remote, and configure the repository as a mirror."),
+                help: "Mirror every ref of the remote, and configure the repository as a mirror (implies --bare)."),
+            .flag("n", "no-checkout", \.noCheckout, help: "Check nothing out (gitwire never does)."),
+            .value(
+                "b", "branch", valueName: "branch", \.branch, help: "Point HEAD at this branch (or tag) of the remote."),
+            .toggle(nil, "single-branch", help: "Clone only one branch: --branch's, or the remote's HEAD.") {
+                $0.singleBranch = $1
+            },
+            .flag(nil, "no-tags", \.noTags, help: "Clone no tags, and fetch none later (remote.<name>.tagOpt)."),
+            .value("o", "origin", valueName: "name", \.origin, help: "Name the remote this instead of origin."),
         ] + FetchArguments.options(at: \.arguments)
     }
 
     static var arguments: [CommandArgument<Self>] {
         [
-            .required("repository", \.repository, help: "The remote repository: a URL or a path."),
+            .optional("repository", \.repository, help: "The remote repository: a URL or a path."),
             .optional(
                 "directory", \.directory,
-                help: "The new repository's directory (default: from the remote's name, ending in .git)."),
+                help: "The new directory (default: from the remote's name; ending in .git when bare)."),
         ]
     }
 
     var bare = false
     var mirror = false
+    var noCheckout = false
+    var branch: String?
+    var singleBranch: Bool?
+    var noTags = false
+    var origin: String?
     var arguments = FetchArguments()
-    var repository = ""
+    var repository: String?
     var directory: String?
 
+    func validate() throws {
+        // git's usage_msg_opt: `fatal: <message>` and the usage, exit 129.
+        if repository == nil { throw CommandLineError("You must specify a repository to clone.", fatal: true) }
+    }
+
     func execute() throws -> Int32 {
-        guard bare || mirror else {
-            throw ValidationError("gitwire clone makes bare repositories: give --bare or --mirror")
-        }
-        guard let target = directory ?? RemoteURL.cloneDirectoryName(for: repository, bare: true) else {
+        guard let repository else { return 129 }
+        let isBare = bare || mirror
+        guard let target = directory ?? RemoteURL.cloneDirectoryName(for: repository, bare: isBare) else {
             throw UsageError("No directory name could be guessed.\nPlease specify a directory on the command line")
         }
         let (remote, recording) = try arguments.remote(repository)
         // Options are checked before anything is said or done, as git checks them.
         let fetchOptions = try arguments.fetchOptions()
-        if !arguments.quiet { Console.writeError("Cloning into bare repository '\(target)'...\n") }
+        // git refuses a destination that is there before it says anything.
+        if FileSystem.exists(target) {
+            let contents = FileSystem.isDirectory(target) ? try FileSystem.contents(ofDirectory: target) : nil
+            if contents?.isEmpty != true { throw RepositoryError.destinationExists(target) }
+        }
+        if !arguments.quiet {
+            Console.writeError(
+                isBare ? "Cloning into bare repository '\(target)'...\n" : "Cloning into '\(target)'...\n")
+        }
+        let originName = origin ?? "origin"
+        if (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) == nil {
+            throw ValidationError("'\(originName)' is not a valid remote name")
+        }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         var configuredURL: String?
         if remote.url.scheme == .file && !repository.utf8.containsSubsequence("://".utf8) {
             configuredURL = try Self.absolutePath(repository)
         }
         let options = RepositoryFetchOptions(
-            fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL)
+            fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL, tags: noTags ? FetchTags.none : nil,
+            bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.cloneBlocking(into: target, options: options, progress: display.handler)

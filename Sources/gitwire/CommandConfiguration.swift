@@ -75,20 +75,18 @@ enum CommandConfiguration {
     }
 
     /// The remote a command uses when none is named, as git's `remote_get(NULL)` chooses it:
-    /// `branch.<name>.remote` of the branch `HEAD` names, else `origin`.
+    /// `branch.<name>.remote` of the branch `HEAD` names, else the only remote configured, else
+    /// `origin` (``ConfiguredRemote/defaultName(configuration:currentBranch:)``).
     static func defaultRemoteName(_ configuration: GitConfiguration) throws -> String {
+        var currentBranch: String?
         if let gitDirectory = configuration.gitDirectory,
             let file = try? File.openForReading("\(gitDirectory)/HEAD"), let bytes = try? file.read(upTo: 4096)
         {
             var text = String(decoding: bytes, as: UTF8.self)
             while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
-            if text.hasPrefix("ref: refs/heads/"),
-                let remote = try configuration.string("branch.\(text.dropFirst("ref: refs/heads/".count)).remote")
-            {
-                return remote
-            }
+            if text.hasPrefix("ref: refs/heads/") { currentBranch = String(text.dropFirst("ref: refs/heads/".count)) }
         }
-        return "origin"
+        return try ConfiguredRemote.defaultName(configuration: configuration, currentBranch: currentBranch)
     }
 
     private final class Cache: @unchecked Sendable {

@@ -12,6 +12,8 @@ struct CommandOption<Command> {
     enum Kind {
         /// A switch: `true` when given, `false` with `--no-<name>`.
         case flag(WritableKeyPath<Command, Bool>)
+        /// A switch whose setting `apply` takes (`true` when given, `false` with `--no-<name>`).
+        case toggle((inout Command, Bool) -> Void)
         /// A value, named `valueName` in the help.
         case value(valueName: String, (inout Command, String) throws -> Void)
     }
@@ -30,6 +32,13 @@ struct CommandOption<Command> {
         _ short: Character? = nil, _ long: String?, _ path: WritableKeyPath<Command, Bool>, help: String?
     ) -> Self {
         Self(short: short, long: long, kind: .flag(path), help: help)
+    }
+
+    /// A switch whose setting (`true`, or `false` for `--no-<name>`) `apply` takes.
+    static func toggle(
+        _ short: Character? = nil, _ long: String?, help: String?, _ apply: @escaping (inout Command, Bool) -> Void
+    ) -> Self {
+        Self(short: short, long: long, kind: .toggle(apply), help: help)
     }
 
     /// An option whose value `apply` takes.
@@ -96,12 +105,18 @@ struct CommandOption<Command> {
         switch self.kind {
         case .flag(let inner):
             kind = .flag(path.appending(path: inner))
+        case .toggle(let apply):
+            kind = .toggle { outer, value in apply(&outer[keyPath: path], value) }
         case .value(let valueName, let apply):
             kind = .value(valueName: valueName) { outer, text in try apply(&outer[keyPath: path], text) }
         }
         return CommandOption<Outer>(short: short, long: long, kind: kind, help: help)
     }
 }
+
+/// The words of the command line after the subcommand's name, as given (git makes its reflog
+/// messages from them).
+nonisolated(unsafe) var subcommandWords: [String] = []
 
 /// A positional argument of a subcommand.
 struct CommandArgument<Command> {
@@ -136,8 +151,13 @@ struct CommandArgument<Command> {
 /// command's usage on standard error, exit status 129.
 struct CommandLineError: Error, CustomStringConvertible {
     let description: String
+    /// Reported as git's `usage_msg_opt` reports it: `fatal: <message>`, a blank line, the usage.
+    let fatal: Bool
 
-    init(_ description: String) { self.description = description }
+    init(_ description: String, fatal: Bool = false) {
+        self.description = description
+        self.fatal = fatal
+    }
 }
 
 /// A subcommand of `gitwire`.
@@ -238,6 +258,9 @@ extension Subcommand {
                 case .flag(let path):
                     if attached != nil { throw CommandLineError("option `\(option.long!)' takes no value") }
                     command[keyPath: path] = !negated
+                case .toggle(let apply):
+                    if attached != nil { throw CommandLineError("option `\(option.long!)' takes no value") }
+                    apply(&command, !negated)
                 case .value(_, let apply):
                     if negated { throw CommandLineError("option `no-\(option.long!)' isn't available") }
                     try apply(&command, try attached ?? nextValue(for: option.long!))
@@ -252,6 +275,8 @@ extension Subcommand {
                     switch option.kind {
                     case .flag(let path):
                         command[keyPath: path] = true
+                    case .toggle(let apply):
+                        apply(&command, true)
                     case .value(_, let apply):
                         try apply(&command, rest.isEmpty ? try nextValue(for: String(letter)) : String(rest))
                         rest = ""
@@ -286,7 +311,12 @@ extension Subcommand {
         for option in options {
             guard let long = option.long else { continue }
             candidates.append((option, false, long))
-            if case .flag = option.kind, !long.hasPrefix("no-") { candidates.append((option, true, "no-" + long)) }
+            switch option.kind {
+            case .flag, .toggle:
+                if !long.hasPrefix("no-") { candidates.append((option, true, "no-" + long)) }
+            case .value:
+                break
+            }
         }
         if let exact = candidates.first(where: { $0.spelled == name }) { return (exact.0, exact.negated) }
         let matches = candidates.filter { !name.isEmpty && $0.spelled.hasPrefix(name) }
@@ -302,6 +332,7 @@ extension Subcommand {
     /// the command line (with the usage, as git does), 128 after a failure (`fatal: …`),
     /// otherwise what the command returns.
     static func main(_ words: [String]) -> Int32 {
+        subcommandWords = words
         let command: Self
         do {
             guard let parsed = try parse(words) else {
@@ -309,6 +340,9 @@ extension Subcommand {
             }
             try parsed.validate()
             command = parsed
+        } catch let error as CommandLineError where error.fatal {
+            Console.writeError("fatal: \(maskedForTerminal(error.description))\n\nusage: \(usage)\n")
+            return 129
         } catch {
             Console.writeError("error: \(maskedForTerminal("\(error)"))\nusage: \(usage)\n")
             return 129

@@ -35,7 +35,9 @@ struct FetchArguments {
     var showsProgress: Bool { !quiet && (progress || Console.errorIsTerminal) }
 
     /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
-    func remote(_ repository: String) throws -> (Remote, SessionRecording?) { try connection.remote(repository) }
+    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
+        try connection.remote(repository, configuration: configuration)
+    }
 
     /// The negotiation options these arguments ask for.
     func fetchOptions(unshallow: Bool = false) throws -> FetchOptions {
@@ -105,20 +107,29 @@ struct RemoteArguments {
     var uploadPack: String?
     var record: String?
 
-    /// The protocol version asked for: `--protocol-version`, else `protocol.version`, else 2.
-    func version() throws -> ProtocolVersion {
-        guard let protocolVersion else { return try CommandConfiguration.load().protocolVersion() ?? .v2 }
+    /// The protocol version asked for: `--protocol-version`, else `protocol.version` (of
+    /// `configuration`, else of the configuration git would read here), else 2.
+    func version(configuration: GitConfiguration? = nil) throws -> ProtocolVersion {
+        guard let protocolVersion else {
+            return try (configuration ?? CommandConfiguration.load()).protocolVersion() ?? .v2
+        }
         guard let version = ProtocolVersion(rawValue: protocolVersion) else {
             throw ValidationError("unknown protocol version \(protocolVersion)")
         }
         return version
     }
 
-    /// The remote for `repository`, with the configuration, `--protocol-version`, `--timeout`,
-    /// `--upload-pack` and `--record` applied.
-    func remote(_ repository: String) throws -> (Remote, SessionRecording?) {
-        var remote = try CommandConfiguration.remote(repository, timeout: try parseTimeout(timeout))
-        remote.protocolVersion = try version()
+    /// The remote for `repository` (a remote's name or a URL), with the configuration (`configuration`,
+    /// else the one git would read here), `--protocol-version`, `--timeout`, `--upload-pack` and
+    /// `--record` applied.
+    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
+        var remote: Remote
+        if let configuration {
+            remote = try Remote(repository, configuration: configuration, timeout: try parseTimeout(timeout))
+        } else {
+            remote = try CommandConfiguration.remote(repository, timeout: try parseTimeout(timeout))
+        }
+        remote.protocolVersion = try version(configuration: configuration)
         remote.showWarningsOnStandardError()
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }

@@ -1,168 +1,211 @@
 import GitWire
 
-/// `gitwire fetch`: fetches into an existing bare repository, reporting ref updates as git does.
+/// `gitwire fetch`: `git fetch` into the repository git would find here, reporting as git does.
 struct FetchCommand: Subcommand {
     static let name = "fetch"
-    static let abstract = "Fetch refs and objects into an existing bare repository, as git fetch does."
+    static let abstract = "Fetch refs and objects into the repository here, as git fetch does."
     static let discussion = """
-        Default refspecs: +refs/heads/*:refs/heads/* and +refs/tags/*:refs/tags/*. Prints git's \
-        summary (`From <url>`, ` * [new branch] ...`) on standard error. A ref that cannot be \
-        updated (a name conflict, a lock held by another process, ...) is reported and the others \
-        are updated, unless --atomic. Exit status: 0, 1 when a ref was rejected or could not be \
-        updated, 128 on errors (refs and files are then left as they were).
+        The repository is found as git finds it (GIT_DIR, .git upwards from the current \
+        directory); a second argument that names a repository's directory and is no refspec is \
+        the repository instead. <repository> is a configured remote's name (default: the current \
+        branch's remote, else origin) or a URL; without refspecs a remote's remote.<name>.fetch \
+        refspecs apply, and a URL's HEAD goes to FETCH_HEAD only. A branch checked out in a work \
+        tree is never updated (unless --update-head-ok). Prints git's summary on standard error \
+        and writes FETCH_HEAD and reflogs as git does. Exit status: 0, 1 when a ref was rejected \
+        or could not be updated, 128 on errors, 129 for a usage mistake.
         """
 
     static var options: [CommandOption<Self>] {
         [
-            .flag(
-                nil, "prune", \.prune, help: "Remove local refs the refspecs cover that the remote no longer has."),
-            .flag(nil, "unshallow", \.unshallow, help: "Fetch the whole history of a shallow repository."),
+            .flag("v", "verbose", \.verbose, help: "Also show refs that are up to date."),
+            .flag("a", "append", \.append, help: "Append to FETCH_HEAD instead of replacing it."),
             .flag(
                 nil, "atomic", \.atomic,
                 help: "Update the local refs all or nothing: if one cannot be updated, none is."),
+            .flag("f", "force", \.force, help: "Allow updates that are not fast-forwards, for every ref."),
+            .toggle("t", "tags", help: "Fetch every tag (--no-tags: none).") { $0.tags = $1 ? .all : FetchTags.none },
+            .toggle("n", nil, help: "Fetch no tags (as --no-tags).") { command, _ in command.tags = FetchTags.none },
+            .toggle("p", "prune", help: "Remove remote-tracking refs the remote no longer has.") { $0.prune = $1 },
+            .toggle("P", "prune-tags", help: "With --prune, remove local tags the remote no longer has too.") {
+                $0.pruneTags = $1
+            },
+            .flag(nil, "dry-run", \.dryRun, help: "Show what would change; change no ref and no FETCH_HEAD."),
+            .flag(nil, "write-fetch-head", \.writeFetchHead, help: "Write FETCH_HEAD (the default)."),
+            .flag("k", "keep", \.keep, help: "Keep the pack (gitwire always does)."),
+            .flag(
+                "u", "update-head-ok", \.updateHeadOK, help: "Allow updating the branch a work tree has checked out."),
+            .flag(nil, "unshallow", \.unshallow, help: "Fetch the whole history of a shallow repository."),
+            .values(
+                nil, "refmap", valueName: "refmap", \.refmap,
+                help: "Refspecs for the opportunistic updates of remote-tracking refs (instead of the configured ones)."
+            ),
+            .values("o", "server-option", valueName: "option", \.serverOptions, help: "Send this server option (v2)."),
         ] + FetchArguments.options(at: \.arguments)
     }
 
     static var arguments: [CommandArgument<Self>] {
         [
-            .required("repository", \.repository, help: "The remote repository: a URL or a path."),
-            .required("directory", \.directory, help: "The local bare repository to fetch into."),
-            .repeating("refspecs", \.refspecs, help: "Refspecs ([+]<src>:<dst>)."),
+            .optional(
+                "repository", \.repository,
+                help: "A configured remote's name or a URL (default: the current branch's remote)."),
+            .repeating("refspec", \.refspecs, help: "Refspecs ([+]<src>[:<dst>], ^<src>, tag <name>)."),
         ]
     }
 
-    var prune = false
-    var unshallow = false
+    var verbose = false
+    var append = false
     var atomic = false
+    var force = false
+    var tags: FetchTags?
+    var prune: Bool?
+    var pruneTags: Bool?
+    var dryRun = false
+    var writeFetchHead = true
+    var keep = false
+    var updateHeadOK = false
+    var unshallow = false
+    var refmap: [String] = []
+    var serverOptions: [String] = []
     var arguments = FetchArguments()
-    var repository = ""
-    var directory = ""
+    var repository: String?
     var refspecs: [String] = []
 
     func execute() throws -> Int32 {
         if unshallow && arguments.depth != nil {
-            throw ValidationError("--depth and --unshallow cannot be used together")
+            throw ValidationError("options '--depth' and '--unshallow' cannot be used together")
         }
-        if unshallow && !FileSystem.exists("\(directory)/shallow") {
-            throw UsageError("--unshallow on a complete repository does not make sense")
+        // Values are checked before anything is looked at, as git checks its options.
+        _ = try parseTimeout(arguments.connection.timeout)
+        var fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
+        // The repository: a second argument that names one (and cannot be a refspec), else the
+        // one git finds here.
+        var refspecWords = refspecs
+        var location: RepositoryLocation
+        var words = subcommandWords
+        if let first = refspecWords.first, (try? Refspec(first)) == nil, FileSystem.isDirectory(first),
+            let named = try? RepositoryLocation(at: first)
+        {
+            location = named
+            refspecWords.removeFirst()
+            // Not part of the command git would have run: left out of the reflog messages.
+            if let index = words.firstIndex(of: first) { words.remove(at: index) }
+        } else {
+            location = try RepositoryLocation.discover()
         }
-        let (remote, recording) = try arguments.remote(repository)
-        let display = FetchDisplay(showsProgress: arguments.showsProgress)
-        let fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
+        let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        var currentBranch: String?
+        if case .symbolic(let target)? = try? RefStore(
+            gitDirectory: location.gitDirectory, commonDirectory: location.commonDirectory
+        ).head(), target.hasPrefix("refs/heads/") {
+            currentBranch = String(target.dropFirst("refs/heads/".count))
+        }
+        guard
+            let remoteSettings = try ConfiguredRemote.named(
+                repository, configuration: configuration, currentBranch: currentBranch)
+        else {
+            // No remote at all: git fetches from none of them (its fetch of several remotes,
+            // with none), which only empties FETCH_HEAD.
+            if arguments.filter != nil {
+                throw ValidationError("--filter can only be used with the remote configured in extensions.partialclone")
+            }
+            if atomic { throw ValidationError("--atomic can only be used when fetching from one remote") }
+            if !append && writeFetchHead && !dryRun {
+                try FileSystem.writeAtomically(
+                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
+                    temporaryPrefix: ".FETCH_HEAD-")
+            }
+            return 0
+        }
+        var parsed: [Refspec] = []
+        var index = 0
+        while index < refspecWords.count {
+            if refspecWords[index] == "tag" {
+                index += 1
+                guard index < refspecWords.count else { throw ValidationError("you need to specify a tag name") }
+                let name = refspecWords[index]
+                parsed.append(try Refspec("refs/tags/\(name):refs/tags/\(name)"))
+            } else {
+                parsed.append(try Refspec(refspecWords[index]))
+            }
+            index += 1
+        }
+        let refmapSpecs = try refmap.map { try Refspec($0) }
+        if !refmapSpecs.isEmpty && parsed.isEmpty {
+            throw ValidationError("--refmap option is only meaningful with command-line refspec(s)")
+        }
+        if unshallow && !FileSystem.exists("\(location.commonDirectory)/shallow") {
+            throw ValidationError("--unshallow on a complete repository does not make sense")
+        }
+        // The remote by its name (a configured one's settings, URL rewrites and transport options
+        // applied by Remote itself), or the URL given.
+        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
+        if verbose && remote.url.scheme == .git, let host = remote.url.host {
+            // git's git:// connection, told with -v.
+            let port = String(remote.url.port ?? 9418)
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            let address = UserDatabase.firstAddress(bare) ?? bare
+            Console.writeError(
+                "Looking up \(host) ... done.\nConnecting to \(host) (port \(port)) ... \(address) done.\n")
+        }
+        fetchOptions.serverOptions = serverOptions
+        if fetchOptions.filter == nil && remoteSettings.promisor {
+            // A promisor remote's fetches keep its filter (git's partial_clone_get_default_filter_spec).
+            fetchOptions.filter = remoteSettings.partialCloneFilter
+        }
+        let reading = PackReading(fetchWith: configuration, keep: keep, filtered: fetchOptions.filter != nil)
+        let display = FetchDisplay(showsProgress: arguments.showsProgress, reading: reading)
         let options = RepositoryFetchOptions(
-            fetch: fetchOptions, refspecs: try refspecs.map { try Refspec($0) }, prune: prune, atomic: atomic)
+            fetch: fetchOptions, refspecs: parsed, prune: prune, atomic: atomic, remote: remoteSettings, tags: tags,
+            force: force, updateHeadOK: updateHeadOK, dryRun: dryRun, pruneTags: (parsed.isEmpty ? pruneTags : nil),
+            writeFetchHead: writeFetchHead, appendFetchHead: append, refmap: refmapSpecs.isEmpty ? nil : refmapSpecs,
+            reflogAction: Self.reflogAction(words), configuration: configuration)
         let result: FetchResult
         do {
             result = try recording.saving {
                 defer { display.finish() }
-                return try remote.fetchBlocking(into: directory, options: options, progress: display.handler)
+                return try remote.fetchBlocking(
+                    into: location.gitDirectory, options: options, progress: display.handler)
             }
+        } catch let error where RemoteError.inside(error)?.reported(reading) != nil {
+            throw RemoteError.inside(error)!.reported(reading)!
         } catch let error as RefUpdateError where atomic {
             // git's --atomic: `error: <why>`, and no ref changed; git exits with its transaction's
             // code (-1 for a name conflict, -2 otherwise).
             Console.writeError("error: \(error)\n")
             return error.isNameConflict ? 255 : 254
         }
+        for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
-        for change in result.changes where change.kind == .rejectedShallow {
-            // git warns (even with -q), shows no summary line for the ref and still exits 0.
-            Console.writeError(
-                "warning: rejected \(change.localName) because shallow roots are not allowed to be updated\n")
-        }
-        if !arguments.quiet {
-            let summary = Self.summary(result.changes, url: repository)
-            if !summary.isEmpty { Console.writeError(summary) }
-        } else {
-            for change in result.changes {
-                if let error = change.error { Console.writeError("error: \(error)\n") }
-            }
-        }
+        let objects = try? Repository(location).objects
+        let report = FetchReport(
+            changes: result.changes, url: remoteSettings.url, verbose: verbose, quiet: arguments.quiet,
+            dryRun: dryRun, abbreviation: FetchReport.Abbreviation(configuration: configuration, objects: objects))
+        Console.writeError(report.text)
         if result.changes.contains(where: { $0.error?.isNameConflict == true }) {
             Console.writeError(
                 "error: some local refs could not be updated; try running\n"
-                    + " 'git remote prune \(repository)' to remove any old, conflicting branches\n")
+                    + " 'git remote prune \(remoteSettings.name)' to remove any old, conflicting branches\n")
         }
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 
-    /// git's report: `From <url>` (without user information, as git anonymises it), then a line
-    /// for each ref that changed (or was refused); the error of a ref that could not be updated
-    /// on the line before its own, as git prints it when it meets it.
-    static func summary(_ changes: [RefChange], url: String) -> String {
-        let shown = changes.filter { $0.kind != .upToDate && $0.kind != .rejectedShallow }
-        guard !shown.isEmpty else { return "" }
-        // git's adjust_refcol_width: a line that would not fit the terminal (80 columns unless
-        // COLUMNS says) does not widen the column.
-        let columns = Environment.value("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
-        let widths = shown.compactMap { change -> Int? in
-            guard change.kind != .deleted else { return nil }
-            let remote = shortName(change.remoteName ?? "").count
-            return 21 + remote + 4 + shortName(change.localName).count >= columns ? nil : remote
-        }
-        let width = max(10, widths.max() ?? 0)
-        var text = ""
-        var printedFrom = false
-        // Deletions are made (and fail) before any line is printed.
-        for change in shown where change.kind == .deleted {
-            if let error = change.error { text += "error: \(error)\n" }
-        }
-        for change in shown {
-            if change.kind != .deleted, let error = change.error { text += "error: \(error)\n" }
-            if !printedFrom {
-                text += "From \(Self.shownURL(url))\n"
-                printedFrom = true
+    /// git's reflog action for this command line (`fetch` and each argument, credentials
+    /// removed), without gitwire's own options (which git would not have been given).
+    static func reflogAction(_ words: [String]) -> String {
+        var action = "fetch"
+        var skipNext = false
+        for word in words {
+            if skipNext {
+                skipNext = false
+                continue
             }
-            var (flag, summary, note) = describe(change)
-            if change.error != nil && change.kind != .deleted {
-                flag = "!"
-                note = "  (unable to update local ref)"
+            if ["--protocol-version", "--timeout", "--record"].contains(word) {
+                skipNext = true
+                continue
             }
-            let source = shortName(change.remoteName ?? "(none)")
-            let paddedSummary = summary + String(repeating: " ", count: max(0, 17 - summary.count))
-            let paddedSource = source + String(repeating: " ", count: max(0, width - source.count))
-            text += " \(flag) \(paddedSummary) \(paddedSource) -> \(shortName(change.localName))\(note)\n"
+            if ["--protocol-version=", "--timeout=", "--record="].contains(where: { word.hasPrefix($0) }) { continue }
+            action += " " + RemoteURL.withoutCredentials(word)
         }
-        return text
-    }
-
-    /// The URL as git's `From` line shows it: without user information (as git anonymises it),
-    /// trailing slashes and a final `.git` dropped.
-    static func shownURL(_ url: String) -> String {
-        var bytes = Array(RemoteURL.withoutCredentials(url).utf8)
-        var last = bytes.count - 1
-        while last >= 0 && bytes[last] == UInt8(ascii: "/") { last -= 1 }
-        var length = last + 1
-        if last > 4 && bytes[(last - 3)...last].elementsEqual(".git".utf8) { length = last - 3 }
-        bytes.removeSubrange(length...)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func describe(_ change: RefChange) -> (Character, String, String) {
-        let old = change.oldID.map { String($0.hex.prefix(7)) } ?? ""
-        let new = change.newID.map { String($0.hex.prefix(7)) } ?? ""
-        switch change.kind {
-        case .created:
-            let what =
-                change.localName.hasPrefix("refs/tags/")
-                ? "[new tag]" : change.localName.hasPrefix("refs/heads/") ? "[new branch]" : "[new ref]"
-            return ("*", what, "")
-        case .fastForward: return (" ", "\(old)..\(new)", "")
-        case .forced: return ("+", "\(old)...\(new)", "  (forced update)")
-        case .tagUpdate: return ("t", "[tag update]", "")
-        case .deleted: return ("-", "[deleted]", "")
-        case .rejected:
-            let reason = change.localName.hasPrefix("refs/tags/") ? "would clobber existing tag" : "non-fast-forward"
-            return ("!", "[rejected]", "  (\(reason))")
-        case .rejectedShallow: return ("!", "[rejected]", "  (shallow update not allowed)")
-        case .upToDate: return ("=", "[up to date]", "")
-        }
-    }
-
-    /// A ref name as git shortens it in the report.
-    static func shortName(_ name: String) -> String {
-        for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
-            return String(name.dropFirst(prefix.count))
-        }
-        return name
+        return action
     }
 }

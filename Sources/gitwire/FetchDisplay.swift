@@ -9,17 +9,34 @@ final class FetchDisplay: Sendable {
         var last: PackProgress?
         var writingStart: ContinuousClock.Instant?
         var packingLine: String?
+        /// The length of the counters last shown (git pads a shorter line to cover it).
+        var lastCountersLength = 0
+        /// git's throughput state: when and at how many bytes it was last measured, its
+        /// average over the last eight measures, and its text.
+        var throughputStart: ContinuousClock.Instant?
+        var throughputBytes: UInt64 = 0
+        var averageBytes: UInt32 = 0
+        var averageMisecs: UInt32 = 0
+        var lastBytes = [UInt32](repeating: 0, count: 8)
+        var lastMisecs = [UInt32](repeating: 0, count: 8)
+        var throughputIndex = 0
+        var throughputText = ""
+        /// Whether git would unpack this pack (`Unpacking objects`, no `Resolving deltas`).
+        var unpacks = false
     }
 
     private let state = Locked(State())
     private let showsProgress: Bool
+    private let reading: PackReading
     /// What git puts after each `remote:` line to clear what an earlier, longer line left: the
     /// erase-to-end-of-line sequence on a terminal, eight spaces elsewhere.
     private let remoteSuffix: [UInt8]
 
-    /// A display that shows the pack's progress when `showsProgress`, and band 2 always.
-    init(showsProgress: Bool) {
+    /// A display that shows the pack's progress when `showsProgress` (with the words of the
+    /// git command that `reading` says would read it), and band 2 always.
+    init(showsProgress: Bool, reading: PackReading = PackReading()) {
         self.showsProgress = showsProgress
+        self.reading = reading
         remoteSuffix = Console.errorIsTerminal ? [0x1b, UInt8(ascii: "["), UInt8(ascii: "K")] : Array("        ".utf8)
     }
 
@@ -33,6 +50,7 @@ final class FetchDisplay: Sendable {
             case .remote(let line): remote(line)
             case .pack(let pack): if showsProgress { show(pack) }
             case .packing(let packing): if showsProgress { show(packing) }
+            case .warning(let text): Console.writeError("warning: \(maskedForTerminal(text))\n")
             }
         }
     }
@@ -50,12 +68,25 @@ final class FetchDisplay: Sendable {
 
     private func show(_ progress: PackProgress) {
         state.withLock { state in
-            if let last = state.last, last.phase != progress.phase {
-                Console.writeError(Self.line(last, start: state.receivingStart) + ", done.\n")
+            if progress.phase == .receiving && state.receivingStart == nil {
+                state.receivingStart = .now
+                state.unpacks = reading.unpacks(count: UInt32(clamping: progress.total))
             }
-            if progress.phase == .receiving && state.receivingStart == nil { state.receivingStart = .now }
+            // unpack-objects has no second phase, and shows nothing unless standard error is a
+            // terminal (git's fetch-pack asks for progress, and it decides for itself).
+            if state.unpacks && (progress.phase == .resolving || !Console.errorIsTerminal) { return }
+            if let last = state.last, last.phase == progress.phase, last.completed == progress.completed {
+                // The same count with more bytes (the whole pack, at the end): nothing to redraw,
+                // as git redraws only when the percentage changes.
+                state.last = progress
+                return
+            }
+            if let last = state.last, last.phase != progress.phase {
+                Self.write(last, done: true, into: &state)
+                state.lastCountersLength = 0
+            }
             state.last = progress
-            Console.writeError(Self.line(progress, start: state.receivingStart) + "\r")
+            Self.write(progress, done: false, into: &state)
         }
     }
 
@@ -109,44 +140,123 @@ final class FetchDisplay: Sendable {
     private static func throughput(_ bytes: UInt64, since start: ContinuousClock.Instant) -> String {
         let elapsed = (ContinuousClock.now - start).components
         let seconds = max(0.001, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
-        return ", \(humanSize(Double(bytes))) | \(humanSize(Double(bytes) / seconds))/s"
+        return ", \(humanised(bytes, rate: false)) | \(humanised(UInt64(Double(bytes) / seconds), rate: true))"
     }
 
     /// Closes the last progress line.
     func finish() {
         state.withLock { state in
             guard let last = state.last else { return }
-            Console.writeError(Self.line(last, start: state.receivingStart) + ", done.\n")
+            Self.write(last, done: true, into: &state)
             state.last = nil
+            state.lastCountersLength = 0
         }
     }
 
-    private static func line(_ progress: PackProgress, start: ContinuousClock.Instant?) -> String {
-        let label = progress.phase == .receiving ? "Receiving objects" : "Resolving deltas"
+    /// Writes a progress line as git's progress.c `display` does: `<title>: <counters>`, spaces
+    /// over what a longer line before left, then `\r` (or `, done.` and a newline).
+    private static func write(_ progress: PackProgress, done: Bool, into state: inout State) {
+        let label =
+            progress.phase == .resolving
+            ? "Resolving deltas" : state.unpacks ? "Unpacking objects" : "Receiving objects"
         let percent = progress.total > 0 ? progress.completed * 100 / progress.total : 100
         let padded = String(repeating: " ", count: max(0, 3 - String(percent).count)) + String(percent)
-        var text = "\(label): \(padded)% (\(progress.completed)/\(progress.total))"
-        // Like git, the size and rate show once the transfer has run half a second.
-        if progress.phase == .receiving, let start, ContinuousClock.now - start >= .milliseconds(500) {
-            let elapsed = (ContinuousClock.now - start).components
-            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-            text += ", \(humanSize(Double(progress.bytes))) | \(humanSize(Double(progress.bytes) / seconds))/s"
+        var counters = "\(padded)% (\(progress.completed)/\(progress.total))"
+        if progress.phase == .receiving, let start = state.receivingStart {
+            counters += throughput(progress.bytes, since: start, done: done, state: &state)
         }
-        return text
+        let clear =
+            counters.utf8.count < state.lastCountersLength ? state.lastCountersLength - counters.utf8.count + 1 : 0
+        state.lastCountersLength = counters.utf8.count
+        let end = done ? ", done.\n" : "\r"
+        Console.writeError("\(label): \(counters)" + String(repeating: " ", count: clear) + end)
     }
 
-    /// Sizes as git prints them: bytes, KiB, MiB, GiB with two decimals.
-    private static func humanSize(_ bytes: Double) -> String {
-        let units = ["bytes", "KiB", "MiB", "GiB"]
-        var value = bytes
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
+    /// git's throughput (progress.c), measured where git measures it. index-pack measures on
+    /// each read of its 4 KiB buffer after the first, so a pack that fits in that first read has
+    /// none; unpack-objects measures as it takes each object, up to the pack's checksum. The
+    /// size and rate appear once half a second has passed, the rate over the last stretch; the
+    /// last line has the whole transfer's.
+    private static func throughput(
+        _ packBytes: UInt64, since start: ContinuousClock.Instant, done: Bool, state: inout State
+    )
+        -> String
+    {
+        func misecs(_ duration: Duration) -> UInt64 {
+            // 1024ths of a second, as git counts them: (nanoseconds * 4398) >> 32.
+            let components = duration.components
+            let nanoseconds =
+                UInt64(max(0, components.seconds)) * 1_000_000_000 + UInt64(components.attoseconds / 1_000_000_000)
+            let product = nanoseconds.multipliedFullWidth(by: 4398)
+            return product.high << 32 | product.low >> 32
         }
-        if unit == 0 { return "\(Int(value)) bytes" }
-        let hundredths = Int((value * 100).rounded())
-        let fraction = String(hundredths % 100)
-        return "\(hundredths / 100).\(fraction.count == 1 ? "0" + fraction : fraction) \(units[unit])"
+        // What git has counted: the whole pack for index-pack; without the 20-byte checksum
+        // for unpack-objects, which stops its progress before reading it.
+        let bytes: UInt64
+        if state.unpacks {
+            bytes = done && packBytes >= 20 ? packBytes - 20 : packBytes
+        } else {
+            guard packBytes > 4096 else { return state.throughputText }
+            bytes = packBytes
+        }
+        let now = ContinuousClock.now
+        guard let previous = state.throughputStart else {
+            // git's first measure only starts the clock.
+            state.throughputStart = now
+            state.throughputBytes = bytes
+            if done { return finalThroughput(bytes, since: start, state: &state) }
+            return state.throughputText
+        }
+        if done { return finalThroughput(bytes, since: start, state: &state) }
+        if now - previous > .milliseconds(500) {
+            let elapsed = UInt32(truncatingIfNeeded: misecs(now - previous))
+            let count = UInt32(truncatingIfNeeded: bytes &- state.throughputBytes)
+            state.throughputStart = now
+            state.throughputBytes = bytes
+            state.averageBytes &+= count
+            state.averageMisecs &+= elapsed
+            let rate = state.averageMisecs > 0 ? state.averageBytes / state.averageMisecs : 0
+            state.averageBytes &-= state.lastBytes[state.throughputIndex]
+            state.averageMisecs &-= state.lastMisecs[state.throughputIndex]
+            state.lastBytes[state.throughputIndex] = count
+            state.lastMisecs[state.throughputIndex] = elapsed
+            state.throughputIndex = (state.throughputIndex + 1) % state.lastBytes.count
+            state.throughputText = text(bytes, rate: rate)
+        }
+        return state.throughputText
+    }
+
+    /// The last line's throughput: the rate since the progress started.
+    private static func finalThroughput(_ bytes: UInt64, since start: ContinuousClock.Instant, state: inout State)
+        -> String
+    {
+        let components = (ContinuousClock.now - start).components
+        let nanoseconds =
+            UInt64(max(0, components.seconds)) * 1_000_000_000 + UInt64(components.attoseconds / 1_000_000_000)
+        let product = nanoseconds.multipliedFullWidth(by: 4398)
+        let misecs = UInt32(truncatingIfNeeded: product.high << 32 | product.low >> 32)
+        state.throughputText = text(bytes, rate: UInt32(truncatingIfNeeded: bytes / UInt64(max(misecs, 1))))
+        return state.throughputText
+    }
+
+    /// `, <size> | <rate>`, the rate in KiB/s given as git multiplies it (in 32 bits).
+    private static func text(_ bytes: UInt64, rate: UInt32) -> String {
+        ", \(humanised(bytes, rate: false)) | \(humanised(UInt64(rate &* 1024), rate: true))"
+    }
+
+    /// git's `strbuf_humanise`: bytes, KiB, MiB, GiB with two decimals as git rounds them.
+    static func humanised(_ bytes: UInt64, rate: Bool) -> String {
+        func two(_ value: UInt64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let suffix = rate ? "/s" : ""
+        if bytes > 1 << 30 {
+            return "\(bytes >> 30).\(two((bytes & ((1 << 30) - 1)) / 10_737_419)) GiB\(suffix)"
+        } else if bytes > 1 << 20 {
+            let x = UInt32(truncatingIfNeeded: bytes + 5243)
+            return "\(x >> 20).\(two(UInt64(((x & ((1 << 20) - 1)) * 100) >> 20))) MiB\(suffix)"
+        } else if bytes > 1 << 10 {
+            let x = UInt32(truncatingIfNeeded: bytes + 5)
+            return "\(x >> 10).\(two(UInt64(((x & ((1 << 10) - 1)) * 100) >> 10))) KiB\(suffix)"
+        }
+        return "\(bytes) \(bytes == 1 ? "byte" : "bytes")\(suffix)"
     }
 }

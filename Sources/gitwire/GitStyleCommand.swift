@@ -17,6 +17,14 @@ extension Subcommand {
                     Console.writeError("remote: \(maskedForTerminal(String(line)))\n")
                 }
             }
+            if let failure = error as? ReportedFailure {
+                Console.writeError(failure.text)
+                return 128
+            }
+            if let error = RemoteError.inside(error), let failure = error.reported(PackReading()) {
+                Console.writeError(failure.text)
+                return 128
+            }
             if let error = error as? ConfigError, let reason = error.reason {
                 // git's `error:` line comes before its fatal message.
                 Console.writeError("error: \(maskedForTerminal(reason))\n")
@@ -32,6 +40,31 @@ extension Subcommand {
             Console.writeError("fatal: \(maskedForTerminal(shown))\n")
             return 128
         }
+    }
+}
+
+/// A failure already in git's words: written as it is, exit status 128.
+struct ReportedFailure: Error {
+    let text: [UInt8]
+}
+
+extension RemoteError {
+    /// The remote's error in `error`, itself or explained by its program's standard error.
+    static func inside(_ error: any Error) -> RemoteError? {
+        error as? RemoteError ?? (error as? RemoteProgramError)?.underlying.base as? RemoteError
+    }
+
+    /// Side-band 3 as git shows it: the server's own line after `remote: ` (a NUL as it came,
+    /// other control characters masked), a newline, then where git's pack reader stopped. Nil
+    /// for an `ERR` packet.
+    func reported(_ reading: PackReading) -> ReportedFailure? {
+        guard case .sideBand(let header) = origin else { return nil }
+        var shown: [UInt8] = Array("remote: ".utf8)
+        for (index, part) in rawMessage.split(separator: 0, omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { shown.append(0) }
+            shown += maskedForTerminal(Array(part))
+        }
+        return ReportedFailure(text: shown + [0x0a] + Array(reading.fatalLines(header: header).utf8))
     }
 }
 

@@ -54,15 +54,16 @@ struct HashObjectCommand: Subcommand {
         }
         var store: LooseObjectStore?
         // As git: the repository's format, found where git finds the repository (needed to write).
-        if write || objectFormatName == nil, let gitDirectory = try Self.gitDirectory(required: write) {
-            let repositoryFormat = try Repository.objectFormat(ofGitDirectory: gitDirectory)
+        if write || objectFormatName == nil, let location = try Self.repository(required: write) {
+            let repositoryFormat = try Repository.objectFormat(ofGitDirectory: location.commonDirectory)
             if objectFormatName == nil { format = repositoryFormat }
             if write {
                 guard format == repositoryFormat else {
                     throw UsageError(
-                        "cannot write \(format) objects into a \(repositoryFormat) repository (\(gitDirectory))")
+                        "cannot write \(format) objects into a \(repositoryFormat) repository (\(location.gitDirectory))"
+                    )
                 }
-                store = LooseObjectStore(objectsDirectory: "\(gitDirectory)/objects", format: format)
+                store = LooseObjectStore(objectsDirectory: Self.objectsDirectory(location), format: format)
             }
         }
         // Each id is printed as soon as it is known, so the ones before a failure still appear.
@@ -135,22 +136,17 @@ struct HashObjectCommand: Subcommand {
         }
     }
 
-    /// The git directory of the repository git would use here: `$GIT_DIR`, else the first
-    /// directory upwards that is a repository or holds `.git`. Nil outside one, unless `required`
-    /// (then git's error).
-    private static func gitDirectory(required: Bool) throws -> String? {
-        if let gitDirectory = Environment.value("GIT_DIR") { return gitDirectory }
-        var directory = try FileSystem.currentDirectory()
-        while true {
-            if FileSystem.isDirectory("\(directory)/.git/objects") { return "\(directory)/.git" }
-            if FileSystem.exists("\(directory)/HEAD") && FileSystem.isDirectory("\(directory)/objects") {
-                return directory
-            }
-            guard let slash = directory.lastIndex(of: "/"), directory != "/" else { break }
-            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
-        }
-        guard required else { return nil }
-        throw UsageError("not a git repository (or any of the parent directories): .git")
+    /// The repository git would use here, found as git finds it
+    /// (``RepositoryLocation/discover(from:environment:)``: `GIT_DIR`, `.git` directories and
+    /// files upwards, `GIT_CEILING_DIRECTORIES`, `safe.directory`). Nil outside one, unless
+    /// `required` (then git's error).
+    private static func repository(required: Bool) throws -> RepositoryLocation? {
+        required ? try RepositoryLocation.discover() : try? RepositoryLocation.discover()
+    }
+
+    /// The objects directory of the repository at `location`; `GIT_OBJECT_DIRECTORY` when set.
+    private static func objectsDirectory(_ location: RepositoryLocation) -> String {
+        Environment.value("GIT_OBJECT_DIRECTORY") ?? "\(location.commonDirectory)/objects"
     }
 }
 

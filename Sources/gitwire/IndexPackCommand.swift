@@ -17,7 +17,8 @@ struct IndexPackCommand: Subcommand {
                 help: "Write the index to <index-file> instead of beside the pack."),
             .flag(nil, "stdin", \.stdin, help: "Read the pack from standard input and write it to <pack-file>."),
             .flag(
-                nil, "fix-thin", \.fixThin, help: "Complete a thin pack with bases from --repository (needs --stdin)."),
+                nil, "fix-thin", \.fixThin, help: "Complete a thin pack with bases from the repository (needs --stdin)."
+            ),
             .integer(
                 nil, "threads", valueName: "n", \.threads,
                 help: "Threads resolving deltas (default: as git chooses, from the number of processors)."),
@@ -28,7 +29,9 @@ struct IndexPackCommand: Subcommand {
             ),
             .value(
                 nil, "repository", valueName: "git-dir", \.repository,
-                help: "The git directory that supplies bases for --fix-thin (and, with --stdin, the object format)."),
+                help:
+                    "The git directory to use (default: the one git would find here, as git does): where a --stdin pack goes, the bases for --fix-thin, the object format."
+            ),
             .value(
                 nil, "object-format", valueName: "format", \.objectFormatName,
                 help: "The hash of the pack's objects, sha1 or sha256 (not with --stdin: the repository's)."),
@@ -71,19 +74,34 @@ struct IndexPackCommand: Subcommand {
 
     private func indexStandardInput(options: PackIndexOptions, progress: PackProgressHandler?) throws -> PackIndexResult
     {
+        var options = options
+        // The repository: --repository, else the one git would find here (needed for a pack
+        // written into it, and for --fix-thin's bases).
+        var repositoryDirectory = repository
+        if repositoryDirectory == nil && (packFile == nil || fixThin) {
+            do {
+                repositoryDirectory = try RepositoryLocation.discover().commonDirectory
+            } catch let error as RepositoryDiscoveryError {
+                if case .notFound = error.reason { throw UsageError("--stdin requires a git repository") }
+                throw error
+            }
+        }
+        // The pack is of the repository's format (--object-format is refused with --stdin).
+        if let repositoryDirectory {
+            options.objectFormat = try Repository.objectFormat(ofGitDirectory: repositoryDirectory)
+        }
         let destination: PackDestination
         if let packFile {
             guard !FileSystem.exists(packFile) else { throw UsageError("unable to create '\(packFile)': File exists") }
             destination = .file(packFile)
-        } else if let repository {
-            destination = .directory("\(repository)/objects/pack")
+        } else if let repositoryDirectory {
+            destination = .directory("\(repositoryDirectory)/objects/pack")
         } else {
-            throw UsageError("--stdin needs a pack file or --repository")
+            throw UsageError("--stdin requires a git repository")
         }
         let bases: ObjectDatabase?
-        if fixThin {
-            guard let repository else { throw UsageError("--fix-thin needs --repository=<git dir> for the bases") }
-            bases = try ObjectDatabase(gitDirectory: repository, format: options.objectFormat)
+        if fixThin, let repositoryDirectory {
+            bases = try ObjectDatabase(gitDirectory: repositoryDirectory, format: options.objectFormat)
         } else {
             bases = nil
         }
@@ -106,8 +124,6 @@ struct IndexPackCommand: Subcommand {
             }
             guard !stdin else { throw UsageError("options '--object-format' and '--stdin' cannot be used together") }
             options.objectFormat = format
-        } else if stdin, let repository {
-            options.objectFormat = try Repository.objectFormat(ofGitDirectory: repository)
         }
         if let indexVersion {
             let parts = indexVersion.split(separator: ",", maxSplits: 1)

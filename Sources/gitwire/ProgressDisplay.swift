@@ -16,6 +16,8 @@ final class ProgressDisplay: Sendable {
     /// Shows a progress report, closing the previous phase's line when the phase changes.
     func show(_ progress: PackProgress) {
         state.withLock { state in
+            // The same count again (the whole pack's size, at the end): nothing new to draw.
+            if state.last?.phase == progress.phase && state.last?.completed == progress.completed { return }
             if let phase = state.phase, phase != progress.phase, let last = state.last {
                 Console.writeError(line(last) + ", done.\n")
             }

@@ -9,6 +9,8 @@ public enum FetchProgress: Sendable, Equatable {
     /// A push making and sending its pack (enumerating, counting, compressing and writing
     /// objects).
     case packing(PackingProgress)
+    /// What git prints as `warning: <text>` while it fetches (a filter the server ignores).
+    case warning(String)
 }
 
 /// One line the server sent on side-band 2, as git shows it: the text up to a `\r` or `\n`,

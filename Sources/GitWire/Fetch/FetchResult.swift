@@ -11,6 +11,11 @@ public struct FetchResult: Sendable {
     public var changes: [RefChange]
     /// Remote refs the refspecs took but the fetch left out, with why.
     public var ignoredRefs: [IgnoredRef] = []
+    /// What git would print as `warning:` (`<ref> usually tracks <a>, not <b>`).
+    public var warnings: [String] = []
+    /// The lines written to `FETCH_HEAD` (none for a clone, a dry run, or without
+    /// ``RepositoryFetchOptions/writeFetchHead``).
+    public var fetchHead: [String] = []
     /// Where `HEAD` points after a clone.
     public var head: HeadState?
 }

@@ -21,6 +21,19 @@ public struct RefChange: Hashable, Sendable {
         /// shallow, which would make this one shallow too (git: "rejected <ref> because shallow
         /// roots are not allowed to be updated").
         case rejectedShallow
+        /// Fetched into `FETCH_HEAD` only: no local ref takes it (git: ` * branch main ->
+        /// FETCH_HEAD`). ``RefChange/localName`` is `FETCH_HEAD`.
+        case fetchHeadOnly
+    }
+
+    /// When in the fetch the change was made; git reports each part with its own alignment.
+    public enum Phase: Hashable, Sendable {
+        /// Pruned before the transfer (`--prune`).
+        case prune
+        /// The refs the refspecs (and the tags already known to follow) take.
+        case fetch
+        /// Tags that followed the history fetched, stored after it (git's tag backfill).
+        case followedTags
     }
 
     /// The remote ref (nil for a pruned ref).
@@ -33,6 +46,13 @@ public struct RefChange: Hashable, Sendable {
     public var newID: ObjectID?
     /// How it changed.
     public var kind: Kind
+    /// The remote ref's value (nil for a pruned ref).
+    public var remoteID: ObjectID?
+    /// When in the fetch the change was made.
+    public var phase: Phase = .fetch
+    /// For a pruned ref: the local symbolic refs that pointed to it and now point nowhere (git:
+    /// `(refs/remotes/origin/HEAD has become dangling)`).
+    public var danglingSymbolicRefs: [String] = []
     /// Why the ref could not be updated, when it could not (it then keeps its old value; `git
     /// fetch` shows it with `!` and `unable to update local ref`).
     public var error: RefUpdateError?
@@ -48,5 +68,6 @@ public struct RefChange: Hashable, Sendable {
         self.oldID = oldID
         self.newID = newID
         self.kind = kind
+        remoteID = kind == .deleted ? nil : newID
     }
 }

@@ -26,6 +26,14 @@ final class RepositoryFetch {
     private var refusedForShallow: Set<String> = []
     private(set) var failure: (any Error)?
     private let cancellation = Locked(false)
+    /// A fetch into an existing repository: git's rules for its refs.
+    private var update: RepositoryUpdate?
+    /// The refspecs a clone follows.
+    private var cloneSpecs: [Refspec] = []
+    /// A clone's git directory (the work tree's `.git` unless bare).
+    private var cloneGitDirectory: String? {
+        clonePath.map { options.bare || options.mirror ? $0 : "\($0)/.git" }
+    }
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
@@ -59,8 +67,9 @@ final class RepositoryFetch {
     /// point into what it brought), as `git clone --depth` implies `--single-branch`.
     private var singleBranch: Bool {
         isClone && !options.mirror && options.refspecs.isEmpty
-            && (options.fetch.depth != nil || options.fetch.shallowSince != nil
-                || !options.fetch.shallowExclude.isEmpty)
+            && (options.singleBranch
+                ?? (options.fetch.depth != nil || options.fetch.shallowSince != nil
+                    || !options.fetch.shallowExclude.isEmpty))
     }
 
     /// The protocol version asked for.
@@ -83,39 +92,68 @@ final class RepositoryFetch {
             {
                 SignalCleanup.removeTreeOnSignal(clonePath, keepDirectory: existed)
             }
-            repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
+            cloneSpecs = try options.cloneRefspecs()
+            if !(options.bare || options.mirror) && existed {
+                let contents = FileSystem.isDirectory(clonePath) ? try FileSystem.contents(ofDirectory: clonePath) : nil
+                if contents?.isEmpty != true { throw RepositoryError.destinationExists(clonePath) }
+            }
+            if options.bare || options.mirror {
+                repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
+            } else {
+                // The work tree first, then its `.git` (git's clone makes them in that order).
+                if !existed { try FileSystem.makeDirectories(clonePath) }
+                repository = try Repository.create(
+                    at: "\(clonePath)/.git", config: cloneConfig(filter: nil))
+            }
             createdDirectory = !existed
         } else {
-            repository = try Repository(gitDirectory: existingPath!)
+            repository = try Repository(RepositoryLocation(at: existingPath!))
             refsBefore = try repository.refs.all()
             shallowBefore = try readShallow(repository)
         }
         self.repository = repository
         var fetchOptions = options.fetch
-        // git's clone asks for every tag by name; only a single-branch clone follows tags.
-        if isClone && !singleBranch { fetchOptions.includeTag = false }
         fetchOptions.localShallow = shallowBefore.sorted()
         // A clone takes the remote's format; a fetch needs the remote to have its repository's.
         fetchOptions.objectFormat = isClone ? nil : repository.objectFormat
-        if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
-            fetchOptions.refPrefixes = Self.refPrefixes(for: options.effectiveRefspecs, clone: isClone)
-        }
-        let refspecs = options.effectiveRefspecs
-        let singleBranch = singleBranch
-        let isClone = isClone
-        let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
-        let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
         let graph = DatabaseCommitGraph(objects: repository.objects, shallow: shallowBefore)
         let advertisedShallow = advertisedShallow
         let listedFormat = listedFormat
+        if !isClone {
+            let update = try RepositoryUpdate(
+                repository: repository, options: options, remoteURL: remoteURL, refsBefore: refsBefore)
+            self.update = update
+            try update.truncateFetchHead()
+            fetchOptions.includeTag = update.includeTag
+            if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
+                fetchOptions.refPrefixes = update.refPrefixes
+            }
+            return FetchExchange(
+                options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
+                selectWants: { listing in
+                    advertisedShallow.withLock { $0 = listing.shallow }
+                    listedFormat.withLock { $0 = listing.objectFormat }
+                    return update.wants(listing)
+                })
+        }
+        // git's clone asks for every tag by name; only a single-branch clone follows tags.
+        if !singleBranch { fetchOptions.includeTag = false }
+        if fetchOptions.refPrefixes.isEmpty && fetchOptions.protocolVersion == .v2 {
+            fetchOptions.refPrefixes = Self.refPrefixes(for: cloneSpecs, clone: isClone)
+        }
+        let refspecs = cloneSpecs
+        let singleBranch = singleBranch
+        let branch = options.branch
+        let isClone = isClone
+        let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
         return FetchExchange(
             options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
             selectWants: { listing in
                 advertisedShallow.withLock { $0 = listing.shallow }
                 listedFormat.withLock { $0 = listing.objectFormat }
                 return Self.wants(
-                    listing, refspecs: refspecs, singleBranch: singleBranch, clone: isClone, current: current,
-                    headByTarget: headByTarget)
+                    listing, refspecs: refspecs, singleBranch: singleBranch, branch: branch, clone: isClone,
+                    current: [:], headByTarget: headByTarget)
             })
     }
 
@@ -136,13 +174,14 @@ final class RepositoryFetch {
     /// With `headByTarget` (git's v0/v1 over a remote helper, smart HTTP), a clone's `HEAD` stands
     /// for the branch it points to, which is asked for once, in its place in the remote's order.
     static func wants(
-        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, clone: Bool, current: [String: ObjectID] = [:],
-        headByTarget: Bool = false
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool, branch: String? = nil, clone: Bool,
+        current: [String: ObjectID] = [:], headByTarget: Bool = false
     ) -> [ObjectID] {
         var wanted = Set(
-            wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch)
+            wantedRefs(listing, refspecs: refspecs, singleBranch: singleBranch, branch: branch)
                 .filter { current[$0.local] != $0.id }.map(\.remote))
-        var wantsHead = clone
+        // git's clone wants the remote's HEAD too, but not for one branch named by --branch.
+        var wantsHead = clone && !(singleBranch && branch != nil)
         if clone && headByTarget, let head = listing.refs.first(where: { $0.name == "HEAD" }),
             let target = head.symrefTarget, listing.refs.contains(where: { $0.name == target })
         {
@@ -159,9 +198,11 @@ final class RepositoryFetch {
 
     /// The remote refs the refspecs take, with their local names, in the remote's order.
     static func wantedRefs(
-        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, keepDuplicates: Bool = false
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, branch: String? = nil,
+        keepDuplicates: Bool = false
     ) -> [(remote: String, local: String, id: ObjectID)] {
-        mapRefs(listing, refspecs: refspecs, singleBranch: singleBranch, keepDuplicates: keepDuplicates).wanted
+        mapRefs(listing, refspecs: refspecs, singleBranch: singleBranch, branch: branch, keepDuplicates: keepDuplicates)
+            .wanted
     }
 
     /// The refspecs applied to the remote's refs: the refs taken, and the names of those left out
@@ -169,12 +210,20 @@ final class RepositoryFetch {
     /// '<local>' locally`, not an error) or because they are not UTF-8 (gitwire's names are
     /// text, and the replacement character would name another ref).
     static func mapRefs(
-        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, keepDuplicates: Bool = false
+        _ listing: RefListing, refspecs: [Refspec], singleBranch: Bool = false, branch: String? = nil,
+        keepDuplicates: Bool = false
     ) -> (wanted: [(remote: String, local: String, id: ObjectID)], ignored: [IgnoredRef]) {
         var result: [(String, String, ObjectID)] = []
         var ignored: [IgnoredRef] = []
         var taken = Set<String>()
-        let headBranch = listing.refs.first { $0.name == "HEAD" }?.symrefTarget
+        // The one ref a single-branch clone takes: --branch's (a branch, else a tag), else the
+        // one the remote's HEAD names.
+        var headBranch = listing.refs.first { $0.name == "HEAD" }?.symrefTarget
+        if let branch {
+            headBranch = ["refs/heads/\(branch)", "refs/tags/\(branch)"].first { name in
+                listing.refs.contains { $0.name == name }
+            }
+        }
         for ref in listing.refs {
             let name = ref.name
             guard let id = ref.objectID, !name.hasSuffix("^{}") else { continue }
@@ -224,7 +273,7 @@ final class RepositoryFetch {
                 indexOptions.links = links
                 indexOptions.objectFormat = format
                 indexer = try PackIndexer(
-                    destination: .directory("\(repository!.gitDirectory)/objects/pack"), options: indexOptions,
+                    destination: .directory("\(repository!.commonDirectory)/objects/pack"), options: indexOptions,
                     progress: packProgress)
             }
             try indexer!.append(bytes)
@@ -234,6 +283,8 @@ final class RepositoryFetch {
             shallowAdded.append(id)
         case .unshallow(let id):
             shallowRemoved.append(id)
+        case .warning(let text):
+            progress?(.warning(text))
         case .ref:
             break
         }
@@ -244,10 +295,13 @@ final class RepositoryFetch {
     /// Completes the pack, checks connectivity and updates the refs. The slow part (delta
     /// resolution) runs here: call it off the run loop's thread.
     func complete(_ outcome: FetchOutcome) throws -> FetchResult {
-        if isClone && Self.takesRemoteFormat(outcome.listing, refspecs: options.effectiveRefspecs) {
+        if isClone && Self.takesRemoteFormat(outcome.listing, refspecs: cloneSpecs) {
             try adoptRemoteFormat()
         }
         let repository = repository!
+        // What git dies of before it fetches (a refspec that matches nothing, a checked-out
+        // branch): nothing was asked for, nothing is stored.
+        let fetchEntries = try update?.entries().entries
         // What the server said about history, checked against the request: `shallow` lines
         // answer a request that deepens (v2: or that the server answered with `unshallow`
         // lines); otherwise they say where the server's own repository is shallow (git's
@@ -261,7 +315,7 @@ final class RepositoryFetch {
         var objectsBefore: ObjectDatabase?
         var hadBefore: Set<ObjectID> = []
         if !isClone && !remoteShallow.isEmpty {
-            objectsBefore = try ObjectDatabase(gitDirectory: repository.gitDirectory)
+            objectsBefore = try ObjectDatabase(gitDirectory: repository.commonDirectory)
             hadBefore = Set(remoteShallow.filter { repository.objects.contains($0) })
         }
         if let indexer {
@@ -270,7 +324,10 @@ final class RepositoryFetch {
             if options.fetch.filter != nil, let indexed {
                 // As git's index-pack --promisor: the refs the pack was fetched for.
                 let wantedNames = Set(
-                    Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
+                    fetchEntries?.map(\.remoteName)
+                        ?? Self.wantedRefs(
+                            outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch
+                        )
                         .map(\.remote))
                 var lines: [UInt8] = []
                 for ref in outcome.listing.refs where ref.name == "HEAD" || wantedNames.contains(ref.name) {
@@ -296,16 +353,22 @@ final class RepositoryFetch {
             shallow.formUnion(remoteShallow.filter { Self.isCommit($0, in: repository.objects) })
         }
 
-        var wanted = Self.wantedRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch)
+        let wanted =
+            isClone
+            ? Self.wantedRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
+            : []
         try ConnectivityCheck(objects: repository.objects).verify(
-            tips: wanted.map(\.id), referenced: try links?.takeReferenced() ?? ObjectIDSet())
+            tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id),
+            referenced: try links?.takeReferenced() ?? ObjectIDSet())
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
         if cancellation.withLock({ $0 }) { throw CancelledError() }
         if shallow != shallowBefore { try writeShallow(shallow, in: repository) }
-        if singleBranch {
-            // Tags the server sent along (include-tag), or whose commits came: git follows them.
+        // Tags the server sent along (include-tag), or whose commits came: a single-branch
+        // clone follows them, written one by one as git's write_followtags writes them.
+        var followedTags: [(remote: String, local: String, id: ObjectID)] = []
+        if singleBranch && options.tags != FetchTags.none {
             let taken = Set(wanted.map(\.local))
             for ref in outcome.listing.refs where ref.name.hasPrefix("refs/tags/") && !ref.name.hasSuffix("^{}") {
                 guard let id = ref.objectID, !taken.contains(ref.name), repository.objects.contains(id),
@@ -313,7 +376,7 @@ final class RepositoryFetch {
                 else {
                     continue
                 }
-                wanted.append((ref.name, ref.name, id))
+                followedTags.append((ref.name, ref.name, id))
             }
         }
         var peeler = TagPeeler(objects: repository.objects)
@@ -322,113 +385,66 @@ final class RepositoryFetch {
         if isClone {
             // git's clone writes every ref in one transaction, which refuses a name given twice.
             let all = Self.wantedRefs(
-                outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch, keepDuplicates: true)
+                outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch,
+                keepDuplicates: true)
             let allNames = all.map(\.local)
             let followed = Set(allNames)
-            try RefStore.checkInitialNames(allNames + wanted.map(\.local).filter { !followed.contains($0) })
+            try RefStore.checkInitialNames(
+                allNames + (wanted + followedTags).map(\.local).filter { !followed.contains($0) })
             let records = wanted.map { RefRecord(name: $0.local, id: $0.id, peeled: peeler.peel($0.id)) }
-            try repository.refs.writePackedRefs(records)
-            changes = wanted.map {
+            if !records.isEmpty { try repository.refs.writePackedRefs(records) }
+            try repository.refs.apply(
+                followedTags.map { RefUpdate(name: $0.local, newID: $0.id) }, atomic: false, objectType: nil,
+                reflog: nil)
+            changes = (wanted + followedTags).map {
                 RefChange(remoteName: $0.remote, localName: $0.local, oldID: nil, newID: $0.id, kind: .created)
             }
             let fetched = wanted.map { (remote: $0.remote, local: $0.local, id: $0.id) }
-            switch Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) }) {
-            case .symbolic(let target)?:
-                try repository.refs.setSymbolicRef(to: target)
-                head = .symbolic(target)
-            case .detached(let id)?:
-                try repository.refs.setDetachedHead(id)
-                head = .detached(id)
-            case nil:
-                head = try repository.refs.head()
+            if options.bare || options.mirror {
+                switch Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) }) {
+                case .symbolic(let target)?:
+                    try repository.refs.setSymbolicRef(to: target)
+                    head = .symbolic(target)
+                case .detached(let id)?:
+                    try repository.refs.setDetachedHead(id)
+                    head = .detached(id)
+                case nil:
+                    head = try repository.refs.head()
+                }
+                if options.fetch.filter != nil || options.tags == FetchTags.none {
+                    try writeCloneConfig(cloneConfig(filter: options.fetch.filter), in: repository)
+                }
+            } else {
+                head = try completeWorkTreeClone(
+                    outcome.listing, mapped: all.filter { mapped in wanted.contains { $0.local == mapped.local } },
+                    in: repository, peeler: &peeler)
             }
-            if let filter = options.fetch.filter {
-                try FileSystem.writeAtomically(
-                    cloneConfig(filter: filter, format: repository.objectFormat).text[...],
-                    to: "\(repository.gitDirectory)/config", permissions: 0o644,
-                    temporaryPrefix: ".config-")
-            }
-        } else {
+        } else if let update {
             if let objectsBefore {
-                let current = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
                 let rule = RemoteShallowRule(
                     remoteShallow: remoteShallow, hadBefore: hadBefore, localShallow: shallowBefore,
                     localTips: refsBefore.map(\.id), objectsBefore: objectsBefore, objects: repository.objects)
-                refusedForShallow = rule.refusedRefs(
-                    wanted.filter { current[$0.local] != $0.id }.map { ($0.local, $0.id) })
+                refusedForShallow = rule.refusedRefs(try update.changingRefs())
             }
-            changes = try updateRefs(
-                wanted, in: repository, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
+            let updated = try update.complete(
+                refused: refusedForShallow, graph: DatabaseCommitGraph(objects: repository.objects, shallow: shallow))
+            var result = FetchResult(
+                gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: updated.changes,
+                head: nil)
+            result.ignoredRefs = updated.ignored
+            result.warnings = updated.warnings
+            result.fetchHead = updated.fetchHead
+            indexed = nil  // kept from now on
+            return result
         }
         var result = FetchResult(
             gitDirectory: repository.gitDirectory, outcome: outcome, pack: indexed, changes: changes, head: head)
         result.ignoredRefs =
-            Self.mapRefs(outcome.listing, refspecs: options.effectiveRefspecs, singleBranch: singleBranch).ignored
+            Self.mapRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
+            .ignored
         indexed = nil  // kept from now on
         if let clonePath { SignalCleanup.forget(clonePath) }
         return result
-    }
-
-    private func updateRefs(
-        _ wanted: [(remote: String, local: String, id: ObjectID)], in repository: Repository, graph: DatabaseCommitGraph
-    ) throws -> [RefChange] {
-        let before = Dictionary(refsBefore.map { ($0.name, $0.id) }, uniquingKeysWith: { first, _ in first })
-        var deletions: [RefChange] = []
-        var toCommits: [RefChange] = []
-        var others: [RefChange] = []
-        let refspecs = options.effectiveRefspecs
-        let objects = repository.objects
-        for (remote, local, id) in wanted {
-            if refusedForShallow.contains(local) {
-                // git: "rejected <ref> because shallow roots are not allowed to be updated".
-                others.append(
-                    RefChange(
-                        remoteName: remote, localName: local, oldID: before[local], newID: nil, kind: .rejectedShallow))
-                continue
-            }
-            let force = refspecs.first { $0.destination(for: remote) == local }?.force ?? false
-            let kind: RefChange.Kind
-            if let old = before[local] {
-                if old == id {
-                    kind = .upToDate
-                } else if local.hasPrefix("refs/tags/") {
-                    kind = force ? .tagUpdate : .rejected
-                } else if Self.isAncestor(old, of: id, graph: graph) {
-                    kind = .fastForward
-                } else {
-                    kind = force ? .forced : .rejected
-                }
-            } else {
-                kind = .created
-            }
-            let change = RefChange(
-                remoteName: remote, localName: local, oldID: before[local], newID: kind == .rejected ? nil : id,
-                kind: kind)
-            // git reports (and updates) the refs whose values are or peel to commits first.
-            if Self.peelsToCommit(id, in: objects) { toCommits.append(change) } else { others.append(change) }
-        }
-        if options.prune {
-            let kept = Set(wanted.map(\.local))
-            for record in refsBefore where !kept.contains(record.name) {
-                guard refspecs.contains(where: { $0.destinationMatches(record.name) }) else { continue }
-                deletions.append(
-                    RefChange(remoteName: nil, localName: record.name, oldID: record.id, newID: nil, kind: .deleted))
-            }
-        }
-        var changes = deletions + toCommits + others
-        let notApplied: Set<RefChange.Kind> = [.rejected, .upToDate, .rejectedShallow]
-        let updates = changes.filter { !notApplied.contains($0.kind) }.map {
-            RefUpdate(name: $0.localName, newID: $0.newID, expectedOldID: $0.oldID)
-        }
-        let failures = try repository.refs.apply(
-            updates, atomic: options.atomic, objectType: { try objects.object($0)?.type })
-        if !failures.isEmpty {
-            let byName = Dictionary(failures.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            for index in changes.indices where !notApplied.contains(changes[index].kind) {
-                changes[index].error = byName[changes[index].localName]
-            }
-        }
-        return changes
     }
 
     /// Whether `id` names a commit, or a tag that peels to one.
@@ -553,21 +569,149 @@ final class RepositoryFetch {
 
     // MARK: Files
 
-    private func cloneConfig(filter: String?, format: ObjectFormat = .sha1) -> GitConfig {
-        var core = GitConfig.bareCore
+    /// The configuration git's clone writes: `core` (bare, or with a work tree and reflogs),
+    /// the remote (URL, `tagOpt`, the fetch refspec, mirror and partial-clone settings), and
+    /// the branch that tracks the remote's; `extensions.objectformat` for a format other than
+    /// SHA-1 (`format`, else the repository's).
+    private func cloneConfig(
+        filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
+    ) -> GitConfig {
+        let format = format ?? repository?.objectFormat ?? .sha1
+        let bare = options.bare || options.mirror
+        var core =
+            bare
+            ? GitConfig.bareCore
+            : GitConfig.Section(
+                "core", nil,
+                [
+                    ("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "false"),
+                    ("logallrefupdates", "true"),
+                ])
         if filter != nil || format != .sha1 { core.entries[0].value = "1" }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
+        if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
         if options.mirror {
             origin += [("fetch", "+refs/*:refs/*"), ("mirror", "true")]
+        } else if let fetchRefspec {
+            origin.append(("fetch", fetchRefspec))
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
-        var sections = [core, GitConfig.Section("remote", "origin", origin)]
+        var sections = [core, GitConfig.Section("remote", options.originName, origin)]
+        // git's clone adds the format once it knows the remote's, then the tracking branch.
         if format != .sha1 { sections.append(GitConfig.Section("extensions", nil, [("objectformat", format.name)])) }
+        if let branch {
+            sections.append(
+                GitConfig.Section(
+                    "branch", branch, [("remote", options.originName), ("merge", "refs/heads/\(branch)")]))
+        }
         return GitConfig(sections)
     }
 
+    private func writeCloneConfig(_ config: GitConfig, in repository: Repository) throws {
+        try FileSystem.writeAtomically(
+            config.text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644, temporaryPrefix: ".config-")
+    }
+
+    /// What git's clone does after the refs are written, for a repository with a work tree
+    /// (`update_remote_refs`, `update_head`, `write_refspec_config`): `refs/remotes/<origin>/HEAD`
+    /// names the remote's `HEAD` branch; `HEAD` names the local branch made from it (or from
+    /// `--branch`), which tracks it, or is detached at a tag or at the remote's detached `HEAD`;
+    /// an empty repository's `HEAD` names its unborn branch. Reflogs as git writes them.
+    private func completeWorkTreeClone(
+        _ listing: RefListing, mapped: [(remote: String, local: String, id: ObjectID)], in repository: Repository,
+        peeler: inout TagPeeler
+    ) throws -> HeadState {
+        let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
+        let reflog = Reflog(
+            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory, policy: .normal,
+            identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
+        let message = "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
+        let defaultBranch = (try? configuration.string("init.defaultBranch")) ?? nil
+        let remoteHead = listing.refs.first { $0.name == "HEAD" }
+        // git's guess_remote_head: the ref HEAD names, else a branch at HEAD's commit.
+        var remoteHeadPointsAt: (remote: String, local: String, id: ObjectID)?
+        if let remoteHead, remoteHead.objectID != nil {
+            var target = remoteHead.symrefTarget
+            if listing.protocolVersion != .v2, let name = target,
+                !RefNameFormat.isValid(Array(name.utf8), allowOneLevel: true)
+            {
+                target = nil
+            }
+            if let target {
+                remoteHeadPointsAt = mapped.first { $0.remote == target }
+            } else {
+                let preferred = "refs/heads/\(defaultBranch ?? "master")"
+                remoteHeadPointsAt =
+                    mapped.first { $0.remote == preferred && $0.id == remoteHead.objectID }
+                    ?? mapped.first { $0.remote.hasPrefix("refs/heads/") && $0.id == remoteHead.objectID }
+            }
+        }
+        var ours = remoteHeadPointsAt
+        if let branch = options.branch {
+            ours =
+                mapped.first { $0.remote == "refs/heads/\(branch)" }
+                ?? mapped.first { $0.remote == "refs/tags/\(branch)" }
+            if ours == nil {
+                throw FetchRefMapError("Remote branch \(branch) not found in upstream \(options.originName)")
+            }
+        }
+        // The fetch refspec: one branch for --single-branch, else all of them.
+        var fetchRefspec: String? = "+refs/heads/*:refs/remotes/\(options.originName)/*"
+        if singleBranch {
+            fetchRefspec = nil
+            if let branch = options.branch, let ours {
+                fetchRefspec =
+                    ours.remote.hasPrefix("refs/tags/")
+                    ? "+\(ours.remote):\(ours.remote)" : "+\(ours.remote):refs/remotes/\(options.originName)/\(branch)"
+            } else if let remoteHeadPointsAt, remoteHeadPointsAt.remote.hasPrefix("refs/heads/") {
+                let short = remoteHeadPointsAt.remote.dropFirst("refs/heads/".count)
+                fetchRefspec = "+\(remoteHeadPointsAt.remote):refs/remotes/\(options.originName)/\(short)"
+            }
+        }
+        if let remoteHeadPointsAt {
+            let name = "refs/remotes/\(options.originName)/HEAD"
+            try repository.refs.setSymbolicRef(name, to: remoteHeadPointsAt.local)
+            try reflog.append(name, old: nil, new: remoteHeadPointsAt.id, message: message)
+        }
+        var trackedBranch: String?
+        let head: HeadState
+        if let ours, ours.remote.hasPrefix("refs/heads/") {
+            let local = ours.remote
+            try repository.refs.setSymbolicRef(to: local)
+            try repository.refs.apply(
+                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true, objectType: nil,
+                reflog: reflog)
+            trackedBranch = String(local.dropFirst("refs/heads/".count))
+            head = .symbolic(local)
+        } else if let ours {
+            let commit = peeler.commit(ours.id) ?? ours.id
+            try repository.refs.setDetachedHead(commit)
+            try reflog.append("HEAD", old: nil, new: commit, message: message)
+            head = .detached(commit)
+        } else if let remoteHead, let id = remoteHead.objectID {
+            try repository.refs.setDetachedHead(id)
+            try reflog.append("HEAD", old: nil, new: id, message: message)
+            head = .detached(id)
+        } else {
+            // An empty repository: the branch its unborn HEAD names, else the default.
+            var unborn = "refs/heads/\(defaultBranch ?? "master")"
+            if let target = remoteHead?.symrefTarget, target.hasPrefix("refs/heads/"),
+                (try? RefStore.checkName(target)) != nil
+            {
+                unborn = target
+            }
+            try repository.refs.setSymbolicRef(to: unborn)
+            trackedBranch = String(unborn.dropFirst("refs/heads/".count))
+            head = .symbolic(unborn)
+        }
+        try writeCloneConfig(
+            cloneConfig(filter: options.fetch.filter, fetchRefspec: fetchRefspec, branch: trackedBranch), in: repository
+        )
+        return head
+    }
+
     private func readShallow(_ repository: Repository) throws -> Set<ObjectID> {
-        let path = "\(repository.gitDirectory)/shallow"
+        let path = "\(repository.commonDirectory)/shallow"
         guard FileSystem.exists(path) else { return [] }
         var ids = Set<ObjectID>()
         for line in try FileSystem.read(path).split(separator: 0x0a) {
@@ -580,7 +724,7 @@ final class RepositoryFetch {
     }
 
     private func writeShallow(_ shallow: Set<ObjectID>, in repository: Repository) throws {
-        let path = "\(repository.gitDirectory)/shallow"
+        let path = "\(repository.commonDirectory)/shallow"
         if shallow.isEmpty {
             try FileSystem.remove(path)
             return

@@ -52,4 +52,40 @@ public final class ObjectDatabase: ObjectSource {
     public func contains(_ id: ObjectID) -> Bool {
         packs.contains { $0.contains(id) } || loose.contains(id)
     }
+
+    /// How many objects the packs hold (git's `approximate_object_count`, which leaves loose
+    /// objects out).
+    public var packedObjectCount: Int { packs.reduce(0) { $0 + $1.index.count } }
+
+    /// How many hex digits of `id` git shows (`find_unique_abbrev`): `minimum`, or more until no
+    /// other object here starts with the same digits.
+    public func uniqueAbbreviationLength(of id: ObjectID, minimum: Int) -> Int {
+        var length = min(max(minimum, 0), 40)
+        guard length < 40 else { return 40 }
+        let hex = id.hexBytes
+        func extend(with other: ObjectID) {
+            guard other != id else { return }
+            let theirs = other.hexBytes
+            var common = 0
+            while common < 40 && hex[common] == theirs[common] { common += 1 }
+            length = max(length, min(common + 1, 40))
+        }
+        for pack in packs {
+            let index = pack.index
+            var low = 0
+            var high = index.count
+            while low < high {
+                let middle = (low + high) / 2
+                if index.id(at: middle) < id { low = middle + 1 } else { high = middle }
+            }
+            for position in [low - 1, low, low + 1] where position >= 0 && position < index.count {
+                extend(with: index.id(at: position))
+            }
+        }
+        let directory = "\(objectsDirectory)/\(String(decoding: hex[0..<2], as: UTF8.self))"
+        for name in (try? FileSystem.contents(ofDirectory: directory)) ?? [] {
+            if let other = ObjectID(hex: Array(hex[0..<2]) + Array(name.utf8), format: format) { extend(with: other) }
+        }
+        return length
+    }
 }

@@ -110,6 +110,7 @@ public final class PackIndexer {
 
     private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
         var packChecksum = try parser.finish()
+        receiving?.report(bytes: bytesRead)
         var table = parser.takeTable()
         let packPath: String
         switch source {
@@ -122,6 +123,7 @@ public final class PackIndexer {
         var objectsAdded = 0
         var statistics = DeltaResolutionStatistics()
         if deltaCount > 0 {
+            resolving.start()
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
             let claims = OnceFlags(count: table.count)

@@ -16,7 +16,8 @@ public struct PackProgress: Sendable, Equatable {
     public var completed: Int
     /// Objects the pack announces, or deltas it holds.
     public var total: Int
-    /// Pack bytes read so far.
+    /// Pack bytes read so far. Once the whole pack is read, the reading phase is reported once
+    /// more with the same count and the pack's full size (its checksum included).
     public var bytes: UInt64
 }
 
@@ -59,6 +60,27 @@ final class ProgressCounter: Sendable {
         calling.withLock { reported in
             guard done > reported else { return }
             reported = done
+            handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes))
+        }
+    }
+
+    /// Reports that the work starts, at zero, as git's index-pack does before it resolves its
+    /// first delta (`Resolving deltas:   0% (0/n)`).
+    func start() {
+        guard let handler else { return }
+        reportedPercent.store(0, ordering: .relaxed)
+        calling.withLock { reported in
+            reported = max(reported, 0)
+            handler(PackProgress(phase: phase, completed: 0, total: total, bytes: 0))
+        }
+    }
+
+    /// Reports the count again, with `bytes` (the whole pack once it has all been read).
+    func report(bytes: UInt64) {
+        guard let handler else { return }
+        calling.withLock { reported in
+            let done = completed.load(ordering: .relaxed)
+            reported = max(reported, done)
             handler(PackProgress(phase: phase, completed: done, total: total, bytes: bytes))
         }
     }

@@ -1,23 +1,44 @@
 /// The refs of a git directory, read and written as git does: loose refs under `refs/`, the
 /// `packed-refs` file, and `HEAD`; every change through git's lock files.
 public struct RefStore: Sendable {
-    /// The git directory (a bare repository).
+    /// The git directory: `HEAD` (and the other refs of one work tree) are there.
     public let gitDirectory: String
+    /// The directory shared by every work tree: `refs/` and `packed-refs` are there (the git
+    /// directory itself unless it is a linked work tree's).
+    public let commonDirectory: String
     /// The format of the object ids the refs hold.
     public let format: ObjectFormat
 
-    /// The refs of `gitDirectory`, holding object ids of `format`.
-    public init(gitDirectory: String, format: ObjectFormat) {
+    /// The refs of `gitDirectory`, whose shared refs are in `commonDirectory` (by default the
+    /// same directory), holding object ids of `format`.
+    public init(gitDirectory: String, commonDirectory: String? = nil, format: ObjectFormat) {
         self.gitDirectory = gitDirectory
+        self.commonDirectory = commonDirectory ?? gitDirectory
         self.format = format
     }
 
-    /// The refs of `gitDirectory`, in the object format its `config` declares.
-    public init(gitDirectory: String) throws {
-        self.init(gitDirectory: gitDirectory, format: try Repository.objectFormat(ofGitDirectory: gitDirectory))
+    /// The refs of `gitDirectory` (shared refs in `commonDirectory`, by default the same
+    /// directory), in the object format the repository's `config` declares.
+    public init(gitDirectory: String, commonDirectory: String? = nil) throws {
+        self.init(
+            gitDirectory: gitDirectory, commonDirectory: commonDirectory,
+            format: try Repository.objectFormat(ofGitDirectory: commonDirectory ?? gitDirectory))
     }
 
-    private var packedRefsPath: String { "\(gitDirectory)/packed-refs" }
+    private var packedRefsPath: String { "\(commonDirectory)/packed-refs" }
+
+    /// The file of the loose ref `name`: in the git directory for `HEAD` and the refs git keeps
+    /// per work tree (`refs/bisect/`, `refs/worktree/`, `refs/rewritten/`), in the common
+    /// directory otherwise.
+    func path(of name: String) -> String {
+        "\(Self.isPerWorktree(name) ? gitDirectory : commonDirectory)/\(name)"
+    }
+
+    /// Whether git keeps `name` per work tree.
+    static func isPerWorktree(_ name: String) -> Bool {
+        !name.hasPrefix("refs/") || name.hasPrefix("refs/bisect/") || name.hasPrefix("refs/worktree/")
+            || name.hasPrefix("refs/rewritten/")
+    }
 
     // MARK: Reading
 
@@ -71,7 +92,7 @@ public struct RefStore: Sendable {
     }
 
     private func readLoose(_ name: String) throws -> HeadState? {
-        let path = "\(gitDirectory)/\(name)"
+        let path = self.path(of: name)
         guard FileSystem.exists(path), !FileSystem.isDirectory(path) else { return nil }
         var text = try FileSystem.read(path)
         while text.last == UInt8(ascii: "\n") || text.last == UInt8(ascii: "\r") { text.removeLast() }
@@ -85,11 +106,11 @@ public struct RefStore: Sendable {
     }
 
     private func collectLoose(directory: String, into byName: inout [String: RefRecord]) throws {
-        let path = "\(gitDirectory)/\(directory)"
+        let path = "\(commonDirectory)/\(directory)"
         guard FileSystem.isDirectory(path) else { return }
         for entry in try FileSystem.contents(ofDirectory: path) where !entry.hasSuffix(".lock") {
             let name = "\(directory)/\(entry)"
-            if FileSystem.isDirectory("\(gitDirectory)/\(name)") {
+            if FileSystem.isDirectory("\(commonDirectory)/\(name)") {
                 try collectLoose(directory: name, into: &byName)
             } else if let id = try resolve(name) {
                 byName[name] = RefRecord(name: name, id: id, peeled: nil)
@@ -97,12 +118,33 @@ public struct RefStore: Sendable {
         }
     }
 
+    /// The loose refs under `refs/` that are symbolic, with what they point to.
+    public func symbolicRefs() throws -> [String: String] {
+        var result: [String: String] = [:]
+        func walk(_ directory: String) throws {
+            let path = "\(commonDirectory)/\(directory)"
+            guard FileSystem.isDirectory(path) else { return }
+            for entry in try FileSystem.contents(ofDirectory: path) where !entry.hasSuffix(".lock") {
+                let name = "\(directory)/\(entry)"
+                if FileSystem.isDirectory("\(commonDirectory)/\(name)") {
+                    try walk(name)
+                } else if case .symbolic(let target)? = try? readLoose(name) {
+                    result[name] = target
+                }
+            }
+        }
+        try walk("refs")
+        return result
+    }
+
     // MARK: Writing
 
     /// Points `HEAD` (or another symbolic ref) at `target`, through its lock file.
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
-        let lock = try RefLock("\(gitDirectory)/\(name)", content: Array("ref: \(target)\n".utf8))
+        let file = path(of: name)
+        if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
+        let lock = try RefLock(file, content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
 
@@ -182,6 +224,16 @@ public struct RefStore: Sendable {
     public func apply(
         _ updates: [RefUpdate], atomic: Bool, objectType: ((ObjectID) throws -> ObjectType?)? = nil
     ) throws -> [RefUpdateError] {
+        try apply(updates, atomic: atomic, objectType: objectType, reflog: nil)
+    }
+
+    /// ``apply(_:atomic:objectType:)``, each update that is made also logged in `reflog` with its
+    /// ``RefUpdate/logMessage`` (and in `HEAD`'s log when it moves the branch `HEAD` names), each
+    /// deletion taking its log with it.
+    @discardableResult
+    func apply(
+        _ updates: [RefUpdate], atomic: Bool, objectType: ((ObjectID) throws -> ObjectType?)?, reflog: Reflog?
+    ) throws -> [RefUpdateError] {
         guard !updates.isEmpty else { return [] }
         var state = try RefNames(store: self)
         if atomic {
@@ -189,17 +241,17 @@ public struct RefStore: Sendable {
             for (previous, update) in zip(sorted, sorted.dropFirst()) where previous.name == update.name {
                 throw RefUpdateError(name: update.name, reason: .duplicate)
             }
-            try transaction(sorted, state: &state, objectType: objectType)
+            try transaction(sorted, state: &state, objectType: objectType, reflog: reflog)
             return []
         }
         var failures: [RefUpdateError] = []
         let deletions = updates.filter { $0.newID == nil }
         if !deletions.isEmpty {
-            failures += try deleteEach(deletions, state: &state)
+            failures += try deleteEach(deletions, state: &state, reflog: reflog)
         }
         for update in updates where update.newID != nil {
             do {
-                try transaction([update], state: &state, objectType: objectType)
+                try transaction([update], state: &state, objectType: objectType, reflog: reflog)
             } catch let error as RefUpdateError {
                 failures.append(error)
             }
@@ -210,18 +262,24 @@ public struct RefStore: Sendable {
     /// One transaction: checks and locks every update, rewrites `packed-refs` for deletions,
     /// then commits. On a failure before the commit, every lock is removed.
     private func transaction(
-        _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?
+        _ updates: [RefUpdate], state: inout RefNames, objectType: ((ObjectID) throws -> ObjectType?)?,
+        reflog: Reflog?
     ) throws {
         let names = HashedNames(updates.map(\.name))
         var locks: [(RefLock, RefUpdate)] = []
+        var oldValues: [String: ObjectID] = [:]
         var packedLock: RefLock?
+        var unchanged = Set<String>()
         defer {
             for (lock, _) in locks { lock.rollback() }
             packedLock?.rollback()
         }
         for update in updates {
             try check(update, state: state, others: names, objectType: objectType)
-            locks.append((try lock(update, exists: state.contains(update.name)), update))
+            if reflog != nil, let old = try? currentValue(update.name, state: state) { oldValues[update.name] = old }
+            let same = try isUnchanged(update, state: state)
+            if same { unchanged.insert(update.name) }
+            locks.append((try lock(update, exists: state.contains(update.name), unchanged: same), update))
         }
         let deleted = Set(updates.filter { $0.newID == nil && state.packed.contains($0.name) }.map(\.name))
         if !deleted.isEmpty {
@@ -231,9 +289,14 @@ public struct RefStore: Sendable {
         // files backend orders them, so a ref is never missing while a deletion is under way).
         var commitError: RefUpdateError?
         for (lock, update) in locks where update.newID != nil {
+            if unchanged.contains(update.name) {
+                lock.rollback()
+                continue
+            }
             do {
                 try lock.commit()
                 state.add(update.name)
+                try log(update, old: oldValues[update.name], in: reflog)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -250,6 +313,7 @@ public struct RefStore: Sendable {
                 try lock.commitDeletion()
                 state.remove(update.name)
                 removeEmptyParents(of: update.name)
+                reflog?.remove(update.name)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -261,7 +325,18 @@ public struct RefStore: Sendable {
     /// Deletes `deletions` as git's `delete_refs` does: each loose ref locked (a ref that cannot
     /// be is reported and kept), `packed-refs` rewritten without the locked ones, then their loose
     /// files removed.
-    private func deleteEach(_ deletions: [RefUpdate], state: inout RefNames) throws -> [RefUpdateError] {
+    /// Logs a made update as git does: in the ref's log, and in `HEAD`'s when `HEAD` names it.
+    private func log(_ update: RefUpdate, old: ObjectID?, in reflog: Reflog?) throws {
+        guard let reflog, let message = update.logMessage else { return }
+        try reflog.append(update.name, old: old, new: update.newID, message: message)
+        if case .symbolic(let target)? = try? readLoose("HEAD"), target == update.name {
+            try reflog.append("HEAD", old: old, new: update.newID, message: message)
+        }
+    }
+
+    private func deleteEach(_ deletions: [RefUpdate], state: inout RefNames, reflog: Reflog?) throws
+        -> [RefUpdateError]
+    {
         var failures: [RefUpdateError] = []
         var locks: [(RefLock, RefUpdate)] = []
         defer { for (lock, _) in locks { lock.rollback() } }
@@ -301,13 +376,14 @@ public struct RefStore: Sendable {
                 try lock.commitDeletion()
                 state.remove(update.name)
                 removeEmptyParents(of: update.name)
+                reflog?.remove(update.name)
             } catch {
                 failures.append(RefUpdateError(name: update.name, reason: .cannotCommit("\(error)")))
             }
         }
         locks = []
         for update in missing {
-            let path = "\(gitDirectory)/\(update.name)"
+            let path = self.path(of: update.name)
             if FileSystem.isDirectory(path) {
                 Self.removeEmptyDirectories(path)
                 if FileSystem.exists(path) {
@@ -376,17 +452,30 @@ public struct RefStore: Sendable {
         }
     }
 
-    /// Takes `update`'s lock, its new value written (empty for a deletion). An empty directory
-    /// where the ref's file goes (left by refs once below it) is removed first, as git does.
-    private func lock(_ update: RefUpdate, exists: Bool) throws -> RefLock {
-        let path = "\(gitDirectory)/\(update.name)"
-        if (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
+    /// Whether `update` sets a ref to the value it already has (not through a symbolic ref): git
+    /// then writes nothing and only takes and drops the lock, so a packed ref stays packed and a
+    /// directory where its loose file would go is no obstacle.
+    private func isUnchanged(_ update: RefUpdate, state: RefNames) throws -> Bool {
+        guard let new = update.newID, state.contains(update.name) else { return false }
+        switch try readLoose(update.name) {
+        case .detached(let id)?: return id == new
+        case .symbolic?: return false
+        case nil: return state.packedIDs[update.name] == new
+        }
+    }
+
+    /// Takes `update`'s lock, its new value written (empty for a deletion, and for an `unchanged`
+    /// update, whose lock is only taken and dropped). An empty directory where the ref's file goes
+    /// (left by refs once below it) is removed first, as git does.
+    private func lock(_ update: RefUpdate, exists: Bool, unchanged: Bool = false) throws -> RefLock {
+        let path = self.path(of: update.name)
+        if !unchanged && (update.newID != nil || !exists) && FileSystem.isDirectory(path) {
             Self.removeEmptyDirectories(path)
             if FileSystem.exists(path) {
                 throw RefUpdateError(name: update.name, reason: .blockingDirectory(path))
             }
         }
-        let content = update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
+        let content = unchanged ? [] : update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
         do {
             try FileSystem.makeDirectories(Self.parent(of: path))
             do {
@@ -445,7 +534,7 @@ public struct RefStore: Sendable {
     private func removeEmptyParents(of name: String) {
         var parts = name.split(separator: "/").dropLast()
         while parts.count > 1 {
-            FileSystem.removeDirectoryIfEmpty("\(gitDirectory)/\(parts.joined(separator: "/"))")
+            FileSystem.removeDirectoryIfEmpty("\(commonDirectory)/\(parts.joined(separator: "/"))")
             parts = parts.dropLast()
         }
     }
@@ -473,12 +562,16 @@ public struct RefUpdate: Hashable, Sendable {
     public var newID: ObjectID?
     /// The id the ref must still have (nil: no check).
     public var expectedOldID: ObjectID?
+    /// What the reflog entry of the update says (`fetch origin: fast-forward`); nil: none.
+    public var logMessage: String?
 
-    /// An update of `name` to `newID` (nil: delete), checked against `expectedOldID` if given.
-    public init(name: String, newID: ObjectID?, expectedOldID: ObjectID? = nil) {
+    /// An update of `name` to `newID` (nil: delete), checked against `expectedOldID` if given,
+    /// logged with `logMessage`.
+    public init(name: String, newID: ObjectID?, expectedOldID: ObjectID? = nil, logMessage: String? = nil) {
         self.name = name
         self.newID = newID
         self.expectedOldID = expectedOldID
+        self.logMessage = logMessage
     }
 }
 
@@ -502,7 +595,7 @@ struct RefNames {
             packedIDs[record.name] = record.id
             add(record.name)
         }
-        try collectLoose(store.gitDirectory, "refs")
+        try collectLoose(store.commonDirectory, "refs")
     }
 
     private mutating func collectLoose(_ gitDirectory: String, _ directory: String) throws {

@@ -1,9 +1,12 @@
-/// A local bare repository laid out as git lays it out: `HEAD`, `config`, `refs/`, `packed-refs`
-/// and `objects/` (loose objects and packs). Made by `create(at:...)` for a clone, or opened
-/// (made by gitwire or by git) for a fetch.
+/// A local repository laid out as git lays it out: `HEAD`, `config`, `refs/`, `packed-refs`
+/// and `objects/` (loose objects and packs), bare or the `.git` of a work tree (a linked work
+/// tree's git directory with its common directory). Made by `create(at:...)` for a clone, or
+/// opened (made by gitwire or by git) for a fetch.
 public final class Repository {
     /// The git directory.
     public let gitDirectory: String
+    /// Where the git directory, the common directory and the work tree are.
+    public let location: RepositoryLocation
     /// Its refs.
     public let refs: RefStore
     /// Its objects.
@@ -11,16 +14,31 @@ public final class Repository {
     /// The hash its objects are named with (`extensions.objectFormat`; SHA-1 when unset).
     public let objectFormat: ObjectFormat
 
-    /// Opens the bare repository at `gitDirectory`. Throws ``RepositoryFormatError`` for a format
-    /// git 2.39 would refuse (a version above 1, an unknown object format).
-    public init(gitDirectory: String) throws {
-        guard FileSystem.exists("\(gitDirectory)/HEAD"), FileSystem.isDirectory("\(gitDirectory)/objects"),
-            FileSystem.isDirectory("\(gitDirectory)/refs")
+    /// The directory shared by every work tree (refs, objects, `config`).
+    public var commonDirectory: String { location.commonDirectory }
+
+    /// Opens the git directory `gitDirectory` itself (a bare repository, a `.git` directory, or
+    /// a linked work tree's git directory, whose `commondir` is followed). Throws
+    /// ``RepositoryFormatError`` for a format git 2.39 would refuse (a version above 1, an
+    /// unknown object format).
+    public convenience init(gitDirectory: String) throws {
+        let common = LoadContext.commonDirectory(of: gitDirectory, environment: [:])
+        try self.init(RepositoryLocation(gitDirectory: gitDirectory, commonDirectory: common, workTree: nil))
+    }
+
+    /// Opens the repository at `location` (see ``RepositoryLocation/discover(from:environment:)``).
+    /// Throws ``RepositoryFormatError`` for a format git 2.39 would refuse.
+    public init(_ location: RepositoryLocation) throws {
+        let gitDirectory = location.gitDirectory
+        let common = location.commonDirectory
+        guard FileSystem.exists("\(gitDirectory)/HEAD"), FileSystem.isDirectory("\(common)/objects"),
+            FileSystem.isDirectory("\(common)/refs")
         else { throw RepositoryError.notARepository(gitDirectory) }
         self.gitDirectory = gitDirectory
-        objectFormat = try Self.objectFormat(ofGitDirectory: gitDirectory)
-        refs = RefStore(gitDirectory: gitDirectory, format: objectFormat)
-        objects = try ObjectDatabase(gitDirectory: gitDirectory, format: objectFormat)
+        self.location = location
+        objectFormat = try Self.objectFormat(ofGitDirectory: common)
+        refs = RefStore(gitDirectory: gitDirectory, commonDirectory: common, format: objectFormat)
+        objects = try ObjectDatabase(gitDirectory: common, format: objectFormat)
     }
 
     /// The object format the `config` of `gitDirectory` declares (`core.repositoryformatversion`

@@ -5,15 +5,28 @@ public struct ProtocolError: GitWireError, Hashable, Sendable {
 
     /// What was wrong.
     public let message: String
+    /// Whether ``description`` starts with `protocol error: ` (false where git's words have no
+    /// such prefix, as in `expected flush after ref listing`).
+    public let prefixed: Bool
 
-    /// Makes an error saying `message`.
-    public init(_ message: String) { self.message = message }
+    /// Makes an error saying `message`, after `protocol error: `.
+    public init(_ message: String) {
+        self.message = message
+        prefixed = true
+    }
+
+    /// Makes an error saying `message`, after `protocol error: ` unless `prefixed` is false.
+    public init(_ message: String, prefixed: Bool) {
+        self.message = message
+        self.prefixed = prefixed
+    }
 
     /// An error about `line`, shown escaped.
     public init(_ message: String, line: [UInt8]) {
         self.message = "\(message): '\(escapedForDisplay(line))'"
+        prefixed = true
     }
 
     /// The text shown to users and in logs.
-    public var description: String { "protocol error: \(message)" }
+    public var description: String { prefixed ? "protocol error: \(message)" : message }
 }

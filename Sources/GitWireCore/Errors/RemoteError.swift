@@ -10,11 +10,29 @@ public struct RemoteError: GitWireError, Hashable, Sendable {
     /// the ``description`` masks them).
     public let message: String
 
+    /// The message exactly as the server sent it (git shows a side-band message so, after
+    /// `remote: `).
+    public let rawMessage: [UInt8]
+
+    /// Where the error came from.
+    public enum Origin: Hashable, Sendable {
+        /// An `ERR <message>` packet.
+        case errorPacket
+        /// Side-band 3, with the first bytes of pack data that came before it (up to the
+        /// pack header's 12: git's words depend on whether it could read the header).
+        case sideBand(packHeader: [UInt8])
+    }
+
+    /// Where the error came from.
+    public let origin: Origin
+
     /// Makes an error from the remote's raw message.
-    public init<Bytes: Collection<UInt8>>(message bytes: Bytes) {
-        var text = Array(bytes)
+    public init<Bytes: Collection<UInt8>>(message bytes: Bytes, origin: Origin = .errorPacket) {
+        rawMessage = Array(bytes)
+        var text = rawMessage
         while text.last == 0x0a { text.removeLast() }
         message = String(decoding: text, as: UTF8.self)
+        self.origin = origin
     }
 
     /// The text shown to users and in logs, with the control characters of the message masked

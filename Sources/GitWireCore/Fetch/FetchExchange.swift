@@ -30,6 +30,10 @@ public struct FetchExchange: Exchange, Sendable {
     /// side-band (upload-pack servers that do not, such as go-git's, send the raw pack after the
     /// last acknowledgment, and there is no progress).
     private var sideBand = true
+    /// A `--filter` the server did not advertise: git warns each time it writes a request
+    /// (and in v0 once more on reading the capabilities), sends no `filter` line, yet still
+    /// names the v0 capability on its first want.
+    private var filterIgnored = false
     private var rawPackByteCount = 0
 
     /// A fetch with `options`, from a repository whose refs point at `localTips` (commits in
@@ -86,7 +90,7 @@ public struct FetchExchange: Exchange, Sendable {
                 state = .listing(listing)
                 return .send(packets)
             case .finish(let refs, _):
-                return try beginNegotiation(refs)
+                return try beginNegotiation(refs, emit: emit)
             }
         case .v0(var negotiation, var demultiplexer):
             state = .done
@@ -111,6 +115,8 @@ public struct FetchExchange: Exchange, Sendable {
             }
             let packets = try negotiation.receive(packet, emit: emit)
             state = .v2(negotiation, demultiplexer)
+            // Every v2 request is a new one, with git's warning for the filter it leaves out.
+            if filterIgnored && !packets.isEmpty { emit(.warning("filtering not recognized by server, ignoring")) }
             return packets.isEmpty ? .readMore : .send(packets)
         case .done:
             throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
@@ -178,9 +184,16 @@ public struct FetchExchange: Exchange, Sendable {
 
     // MARK: Wants
 
-    private mutating func beginNegotiation(_ listing: RefListing) throws -> ExchangeStep<FetchOutcome> {
+    private mutating func beginNegotiation(_ listing: RefListing, emit: (FetchEvent) -> Void) throws
+        -> ExchangeStep<FetchOutcome>
+    {
         var result = FetchOutcome(listing: listing)
         let capabilities = listing.capabilities
+        // git's v0 fetch-pack says this before it knows whether anything is wanted.
+        if listing.protocolVersion != .v2 && options.filter != nil && !capabilities.contains("filter") {
+            emit(.warning("filtering not recognized by server, ignoring"))
+            filterIgnored = true
+        }
         // A clone takes the server's format; a fetch has its repository's.
         let format = options.objectFormat ?? listing.objectFormat
 
@@ -205,6 +218,10 @@ public struct FetchExchange: Exchange, Sendable {
         }
 
         if listing.protocolVersion == .v2 {
+            if options.filter != nil && !capabilities.supports("fetch", feature: "filter") {
+                filterIgnored = true
+                emit(.warning("filtering not recognized by server, ignoring"))
+            }
             var negotiation = FetchV2Negotiation(
                 negotiator: negotiator, head: try v2RequestHead(capabilities, format: format), wants: wants,
                 stateless: !connectionPersists, localShallow: Set(options.localShallow), format: format)
@@ -217,9 +234,10 @@ public struct FetchExchange: Exchange, Sendable {
             throw FetchError(.usage, "the option '--stateless-rpc' requires 'multi_ack_detailed'")
         }
         let noDone = multiAck == 2 && !connectionPersists && capabilities.contains("no-done")
+        if filterIgnored { emit(.warning("filtering not recognized by server, ignoring")) }
         var negotiation = FetchV0Negotiation(
             negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
-            multiAck: multiAck, localShallow: Set(options.localShallow), format: format)
+            multiAck: multiAck, localShallow: Set(options.localShallow), format: format, wantCount: wants.count)
         let packets = negotiation.start(
             request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
         state = .v0(negotiation, SideBandDemultiplexer())
@@ -238,9 +256,6 @@ public struct FetchExchange: Exchange, Sendable {
         }
         if options.deepenRelative && !capabilities.contains("deepen-relative") {
             throw FetchError(.usage, "Server does not support --deepen")
-        }
-        if options.filter != nil && !capabilities.contains("filter") {
-            throw FetchError(.usage, "filtering not recognized by server")
         }
         // git's server_supports_hash: one of the `object-format` values is ours (none means SHA-1).
         guard format.isServed(by: capabilities) else {
@@ -281,7 +296,7 @@ public struct FetchExchange: Exchange, Sendable {
             lines.append(.data(payload))
         }
         lines += shallowAndDeepenLines(v2: false)
-        if let filter = options.filter { lines.append(.data(Array("filter \(filter)".utf8))) }
+        if let filter = options.filter, !filterIgnored { lines.append(.data(Array("filter \(filter)".utf8))) }
         lines.append(.flush)
         return lines
     }
@@ -332,10 +347,7 @@ public struct FetchExchange: Exchange, Sendable {
         } else if options.deepens || !options.localShallow.isEmpty {
             throw FetchError(.usage, "Server does not support shallow requests")
         }
-        if let filter = options.filter {
-            guard capabilities.supports("fetch", feature: "filter") else {
-                throw FetchError(.usage, "filtering not recognized by server")
-            }
+        if let filter = options.filter, capabilities.supports("fetch", feature: "filter") {
             lines.append(.data(Array("filter \(filter)".utf8)))
         }
         return lines

@@ -10,6 +10,9 @@ public enum FetchEvent: Hashable, Sendable {
     case shallow(ObjectID)
     /// This commit is no longer a shallow boundary: its parents are in the pack.
     case unshallow(ObjectID)
+    /// What git would print as `warning: <text>` (a `--filter` the server does not support,
+    /// which is then left out and the whole history fetched).
+    case warning(String)
 }
 
 /// How the negotiation went.

@@ -50,13 +50,18 @@ struct FetchV0Negotiation: Sendable {
     /// wants' flush draws nothing. More answer nothing that was asked; git reads them for ever.
     private var answersOwed = 0
 
-    private(set) var reading = Reading.pack
+    private(set) var reading = Reading.pack {
+        didSet { if case .shallowList = reading { shallowInAnswer.reset() } }
+    }
     private(set) var statistics = FetchStatistics()
     private(set) var common: [ObjectID] = []
     private var commonSet: Set<ObjectID> = []
     private(set) var shallow: [ObjectID] = []
     private(set) var unshallow: [ObjectID] = []
     private var shallowSeen: Set<ObjectID> = []
+    /// The shallow lines of the current answer (a stateless server repeats the list in every
+    /// answer).
+    private var shallowInAnswer: ShallowAnswer
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
     /// The format of the object ids in acknowledgments and shallow lines.
@@ -64,8 +69,9 @@ struct FetchV0Negotiation: Sendable {
 
     init(
         negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int,
-        localShallow: Set<ObjectID> = [], format: ObjectFormat
+        localShallow: Set<ObjectID> = [], format: ObjectFormat, wantCount: Int = 1
     ) {
+        shallowInAnswer = ShallowAnswer(wantCount: wantCount)
         self.negotiator = negotiator
         self.format = format
         self.localShallow = localShallow
@@ -252,6 +258,7 @@ struct FetchV0Negotiation: Sendable {
         guard let line = packet.payload else { return false }
         let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
         guard let id else { return false }
+        guard try shallowInAnswer.isNew(id, line: line) else { return true }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
         if isShallow {
@@ -288,6 +295,40 @@ struct FetchV0Negotiation: Sendable {
             return (.ack, id)
         }
         throw ProtocolError("expected ACK/NAK", line: line)
+    }
+}
+
+/// The `shallow`/`unshallow` lines of one answer, each commit kept once. upload-pack repeats a
+/// commit when several wanted objects lead to it (git 2.39's v2 clone of a shallow repository
+/// names its shallow commit once from the branch and once from a tag on it), so a repeat is
+/// allowed; but only ``repeatAllowance`` of them beyond one per want, or a server repeating one
+/// line would be read for ever (git 2.39 does: in constant memory in v0, keeping every repeat
+/// in v2).
+struct ShallowAnswer: Sendable {
+    /// Repeated lines one answer may hold beyond one for each want.
+    static let repeatAllowance = 65_536
+
+    private let wantCount: Int
+    private var named: Set<ObjectID> = []
+    private var repeats = 0
+
+    init(wantCount: Int) { self.wantCount = wantCount }
+
+    /// Whether `id` is new to this answer; false for a repeat; throws for one repeat too many.
+    mutating func isNew(_ id: ObjectID, line: [UInt8]) throws -> Bool {
+        if named.insert(id).inserted { return true }
+        repeats += 1
+        guard repeats <= Self.repeatAllowance + wantCount else {
+            throw ProtocolError(
+                "too many repeated shallow lines", line: Array(line.last == 0x0a ? line.dropLast() : line[...]))
+        }
+        return false
+    }
+
+    /// Starts the next answer.
+    mutating func reset() {
+        named.removeAll()
+        repeats = 0
     }
 }
 

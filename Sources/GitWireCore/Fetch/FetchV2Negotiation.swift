@@ -46,6 +46,11 @@ struct FetchV2Negotiation: Sendable {
     private let localShallow: Set<ObjectID>
     /// The format of the object ids in acknowledgments and shallow lines.
     private let format: ObjectFormat
+    /// The lines of the `shallow-info` section, each commit kept once.
+    private var shallowNamed: ShallowAnswer
+    /// The sections after the acknowledgments that the answer has begun so far, in the order
+    /// the protocol fixes (`shallow-info`, `wanted-refs`, `packfile`), each at most once.
+    private var sectionsSeen = 0
 
     init(
         negotiator: DefaultNegotiator, head: [PktLine], wants: [ObjectID], stateless: Bool,
@@ -54,6 +59,7 @@ struct FetchV2Negotiation: Sendable {
         self.negotiator = negotiator
         self.format = format
         self.localShallow = localShallow
+        shallowNamed = ShallowAnswer(wantCount: wants.count)
         self.head = head
         self.wants = wants
         self.stateless = stateless
@@ -135,12 +141,18 @@ struct FetchV2Negotiation: Sendable {
         case .sectionHeader:
             if stateless && packet == .responseEnd { return [] }
             guard let text else { throw ProtocolError("expected 'packfile'", line: packet.encoded) }
-            switch String(decoding: text, as: UTF8.self) {
-            case "shallow-info": reading = .shallowInfo
-            case "wanted-refs": reading = .wantedRefs
-            case "packfile": reading = .pack
-            default: throw ProtocolError("expected 'packfile'", line: text)
-            }
+            // As git's `process_section_header`: each section once, in this order; anything else
+            // where `packfile` must come is an error (a repeated section would let a server go on
+            // for ever).
+            let order: [(String, Reading)] = [
+                ("shallow-info", .shallowInfo), ("wanted-refs", .wantedRefs), ("packfile", .pack),
+            ]
+            guard
+                let index = order.indices.first(where: { text.elementsEqual(order[$0].0.utf8) }),
+                index >= sectionsSeen
+            else { throw ProtocolError("expected 'packfile'", line: text) }
+            sectionsSeen = index + 1
+            reading = order[index].1
         case .shallowInfo:
             guard let line = packet.payload else {
                 guard packet == .delimiter || packet == .flush else {
@@ -151,6 +163,7 @@ struct FetchV2Negotiation: Sendable {
             }
             let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
+            guard try shallowNamed.isNew(id, line: line) else { return [] }
             if isShallow {
                 shallow.append(id)
                 emit(.shallow(id))

@@ -15,11 +15,27 @@ public enum SideBandEvent: Hashable, Sendable {
 /// `side-band-64k`, or protocol v2's `packfile` section) into pack bytes and progress, one packet
 /// at a time. Band 3 becomes a ``RemoteError``. Pure: no I/O, nothing buffered, nothing sized from
 /// the wire.
+///
+/// Progress and keep-alive packets are bounded by the pack they come with: at most
+/// ``chatterAllowance`` bytes of them (counted with their pkt-line headers) more than the pack
+/// bytes received so far. Each keeps the connection busy, so a read timeout never fires, and git
+/// reads an endless stream of them for ever.
 public struct SideBandDemultiplexer: Sendable {
+    /// How many bytes of progress and keep-alive packets may come beyond the pack bytes received
+    /// so far: 16 MiB. git 2.39's upload-pack sends 8 KiB of progress (161 packets) for a full
+    /// clone of git.git (849,000 objects, a 318 MB pack), and while it counts or compresses a
+    /// larger repository, a line of about 50 bytes a second (and a 5-byte keep-alive every few
+    /// seconds): a real server would need days of progress without pack data to reach it.
+    public static let chatterAllowance = 16 << 20
+
     /// Pack bytes seen so far (band 1).
     public private(set) var dataByteCount = 0
     /// Progress bytes seen so far (band 2).
     public private(set) var progressByteCount = 0
+    /// Bytes of progress and keep-alive packets seen so far, headers included.
+    public private(set) var chatterByteCount = 0
+    /// The first pack bytes (band 1), up to the 12 of a pack header.
+    public private(set) var packHeader: [UInt8] = []
     /// Whether the closing flush was seen.
     public private(set) var isDone = false
 
@@ -39,16 +55,31 @@ public struct SideBandDemultiplexer: Sendable {
         case .data(let payload):
             switch try SideBandFrame(payload: payload) {
             case .data(let bytes):
-                if bytes.isEmpty { return .keepAlive }
+                if bytes.isEmpty {
+                    try chatter(payload.count)
+                    return .keepAlive
+                }
                 dataByteCount += bytes.count
+                if packHeader.count < 12 { packHeader += bytes.prefix(12 - packHeader.count) }
                 return .data(bytes)
             case .progress(let bytes):
+                try chatter(payload.count)
                 if bytes.isEmpty { return .keepAlive }
                 progressByteCount += bytes.count
                 return .progress(bytes)
             case .error(let bytes):
-                throw RemoteError(message: bytes)
+                throw RemoteError(message: bytes, origin: .sideBand(packHeader: packHeader))
             }
         }
+    }
+
+    /// Counts a progress or keep-alive packet of `length` bytes (header excluded); an error once
+    /// such packets exceed the pack by more than ``chatterAllowance``.
+    private mutating func chatter(_ length: Int) throws {
+        chatterByteCount += length + 4
+        guard chatterByteCount > Self.chatterAllowance + dataByteCount else { return }
+        throw ProtocolError(
+            "\(chatterByteCount) bytes of progress and keep-alive packets for \(dataByteCount) bytes of pack"
+                + " (at most 16 MiB more are allowed)")
     }
 }

@@ -155,7 +155,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
                         objectFormat: format),
                     farewell: connectionPersists ? [.flush] : [])
             case .delimiter, .responseEnd:
-                throw ProtocolError("expected flush after ref listing")
+                throw ProtocolError("expected flush after ref listing", prefixed: false)
             }
         case .done:
             throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
@@ -165,8 +165,8 @@ public struct LsRemoteExchange: Exchange, Sendable {
     /// The server hung up: an error, since a listing ends with a flush.
     public mutating func receiveEnd(emit: (Ref) -> Void) throws -> RefListing {
         switch state {
-        case .capabilities: throw ProtocolError("expected flush after capabilities")
-        case .lsRefs: throw ProtocolError("expected flush after ref listing")
+        case .capabilities: throw ProtocolError("expected flush after capabilities", prefixed: false)
+        case .lsRefs: throw ProtocolError("expected flush after ref listing", prefixed: false)
         case .discovering, .advertisement, .done: throw UnexpectedEndError(afterInitialContact: sawAnything)
         }
     }

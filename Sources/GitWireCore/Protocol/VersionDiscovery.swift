@@ -29,7 +29,7 @@ package struct CapabilityAdvertisementParser {
                 throw ProtocolError("capability advertisement of more than \(Self.lineLimit) lines")
             }
             capabilities.add(packet.text ?? "")
-        case .delimiter, .responseEnd: throw ProtocolError("expected flush after capabilities")
+        case .delimiter, .responseEnd: throw ProtocolError("expected flush after capabilities", prefixed: false)
         }
         return false
     }

@@ -62,14 +62,14 @@ struct CloneFetchCommandTests {
         try changeSource(source)
         let gitFetch = try git(
             ["-c", "protocol.version=\(version)", "fetch", "--prune", url] + Self.refspecs, in: theirs)
-        let ourFetch = try gitwire(["fetch", "--prune", "--protocol-version=\(version)", url, ours])
+        let ourFetch = try gitwire(["fetch", "--prune", "--protocol-version=\(version)", url, ours] + Self.refspecs)
         #expect(ourFetch.status == 0)
         #expect(ourFetch.errorText == gitFetch.errorText)
         #expect(try gitText(["for-each-ref"], in: ours) == gitText(["for-each-ref"], in: theirs))
         try git(["fsck", "--full", "--strict", "--no-dangling"], in: ours)
 
         // Nothing new: no output at all, as git.
-        let again = try gitwire(["fetch", "--protocol-version=\(version)", url, ours])
+        let again = try gitwire(["fetch", "--protocol-version=\(version)", url, ours] + Self.refspecs)
         #expect(again.status == 0)
         #expect(again.errorText.isEmpty)
     }
@@ -89,8 +89,10 @@ struct CloneFetchCommandTests {
         let missing = try gitwire(["clone", "--bare", directory.appending("nope"), directory.appending("n.git")])
         #expect(missing.status == 128)
         #expect(!FileManager.default.fileExists(atPath: directory.appending("n.git")))
-        let notBare = try gitwire(["clone", source])
-        #expect(notBare.status != 0)
+        // Without --bare: a clone with a work tree (see CloneWorkTreeTests), in git's directory.
+        let withWorkTree = try gitwire(["clone", "-q", source, directory.appending("copy")])
+        #expect(withWorkTree.status == 0, "\(withWorkTree.errorText)")
+        #expect(FileManager.default.fileExists(atPath: directory.appending("copy/.git/HEAD")))
     }
 
     @Test func defaultDirectoryIsGits() throws {
@@ -124,7 +126,7 @@ struct CloneFetchCommandTests {
                 == gitText(["log", "--format=%H", "main"], in: directory.appending("theirs.git")))
         try git(["fsck", "--no-dangling"], in: ours)
         // Deepen to the whole history.
-        #expect(try gitwire(["fetch", "-q", "--unshallow", url, ours]).status == 0)
+        #expect(try gitwire(["fetch", "-q", "--unshallow", url, ours] + Self.refspecs).status == 0)
         #expect(!FileManager.default.fileExists(atPath: "\(ours)/shallow"))
         try git(["fsck", "--full", "--no-dangling"], in: ours)
         #expect(try gitText(["rev-list", "--count", "main"], in: ours) == "5")

@@ -22,6 +22,7 @@ struct CloneFormsTests {
                 case .remote: phases.insert("remote")
                 case .pack(let pack): phases.insert(pack.phase == .receiving ? "receiving" : "resolving")
                 case .packing: phases.insert("packing")
+                case .warning: phases.insert("warning")
                 }
             }
         }

@@ -78,8 +78,8 @@ struct CloneTransportCornerTests {
             ["-c", "protocol.version=\(version)", "fetch", "--no-tags", "--upload-pack=\(proxy.command)", history.url]
                 + Self.refspecs, in: "\(sides.gitDirectory)/f.git")
         let ourFetch = try gitwire(
-            ["fetch", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url, "f.git"]
-                + Self.refspecs, in: sides.ourDirectory)
+            ["fetch", "--no-tags", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url]
+                + Self.refspecs, in: "\(sides.ourDirectory)/f.git")
         #expect(ourFetch.status == 0, "\(ourFetch.errorText)")
         #expect(ourFetch.errorText == gitFetch.errorText)
         #expect(
@@ -117,9 +117,9 @@ struct CloneTransportCornerTests {
             ["-c", "protocol.version=\(version)", "fetch", "--no-tags"] + flags
                 + ["--upload-pack=\(proxy.command)", history.url] + Self.refspecs, in: "\(sides.gitDirectory)/f.git")
         let ourFetch = try gitwire(
-            ["fetch"] + flags
-                + ["--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url, "f.git"]
-                + Self.refspecs, in: sides.ourDirectory)
+            ["fetch", "--no-tags"] + flags
+                + ["--protocol-version=\(version)", "--upload-pack=\(proxy.command)", history.url]
+                + Self.refspecs, in: "\(sides.ourDirectory)/f.git")
         #expect(ourFetch.status == 0)
         #expect(ourFetch.errorText == gitFetch.errorText)
     }

@@ -24,6 +24,8 @@ final class HostileFetchServer: Sendable {
         case reset
         /// Waits this long (bounded by the lifetime) before the next step.
         case pause(Duration)
+        /// Sends these bytes over and over until the client hangs up (or the lifetime ends).
+        case flood([UInt8])
     }
 
     /// How the server answers the client's wants and haves.
@@ -38,6 +40,13 @@ final class HostileFetchServer: Sendable {
         /// of `ACK <want>` lines for a request without `done`, a `wanted-refs` section of
         /// `<want> refs/heads/unasked` lines for one with it.
         case endless
+        /// Shallow lines that never end, as the answer of a request that deepens: in v0, after
+        /// the wants' flush, `shallow <want>` over and over; in v2, for the request with `done`,
+        /// a `shallow-info` section of the same line over and over.
+        case endlessShallow
+        /// In v2, for the request with `done`: empty `shallow-info` sections, one after the other,
+        /// that never end.
+        case endlessSections
     }
 
     /// The protocol the server speaks, with what it advertises.
@@ -159,12 +168,13 @@ final class HostileFetchServer: Sendable {
             connection.clientClosed = true
         }
 
-        /// Sends `line` over and over until a write fails or the lifetime ends.
-        func flood(_ line: PktLine) {
-            let chunk = Array(repeating: line.encoded, count: 256).flatMap { $0 }
+        /// Sends `bytes` over and over until a write fails or the lifetime ends.
+        func flood(_ bytes: [UInt8]) {
+            let chunk = Array(repeating: bytes, count: max(1, 8192 / max(bytes.count, 1))).flatMap { $0 }
             while ContinuousClock.now < deadline, send(chunk) {}
             waitForClose()
         }
+        func flood(_ line: PktLine) { flood(line.encoded) }
         func wantLine(_ format: (String) -> String) -> PktLine {
             .text(format(connection.wants.first ?? String(repeating: "0", count: 40)))
         }
@@ -218,6 +228,15 @@ final class HostileFetchServer: Sendable {
                     flood(connection.sentDone ? wantLine { "\($0) refs/heads/unasked" } : wantLine { "ACK \($0)" })
                     return connection
                 }
+                if connection.sentDone, case .endlessShallow = negotiation {
+                    guard send(PktLine.text("shallow-info").encoded) else { return connection }
+                    flood(wantLine { "shallow \($0)" })
+                    return connection
+                }
+                if connection.sentDone, case .endlessSections = negotiation {
+                    flood(PktLine.text("shallow-info").encoded + PktLine.delimiter.encoded)
+                    return connection
+                }
                 if connection.sentDone {
                     guard send(PktLine.text("packfile").encoded) else { return connection }
                     break commands
@@ -234,6 +253,10 @@ final class HostileFetchServer: Sendable {
             case .flush:
                 if !wantsDone {
                     wantsDone = true
+                    if case .endlessShallow = negotiation {
+                        flood(wantLine { "shallow \($0)" })
+                        return connection
+                    }
                     if case .err(let message) = negotiation {
                         _ = send(PktLine.text("ERR \(message)").encoded)
                         pair.output.close()
@@ -279,6 +302,9 @@ final class HostileFetchServer: Sendable {
             case .reset:
                 pair.abort()
                 connection.clientClosed = true
+                return connection
+            case .flood(let bytes):
+                flood(bytes)
                 return connection
             case .pause(let duration):
                 Thread.sleep(forTimeInterval: Self.seconds(min(duration, max(deadline - .now, .zero))))

@@ -394,7 +394,7 @@ struct HostileFetchTests {
         case .fetch:
             let refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
             gitOutput = try git(["fetch", url] + refspecs, in: run.path, check: false)
-            ours = try gitwire(["fetch", "--timeout=10", url, run.path])
+            ours = try gitwire(["fetch", "--timeout=10", url, run.path] + refspecs)
         }
         _ = run.server.finish()
         #expect(gitOutput.status == 128)
@@ -422,7 +422,17 @@ struct HostileFetchTests {
         let lines = output.errorText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Cloning into bare repository '\(target)'...", "\(output.errorText)")
         let fatal = lines.dropLast().last ?? ""
-        #expect(fatal.hasPrefix("fatal: ") && fatal.contains(text), "\(output.errorText)")
+        if hostile == .band3MidPack {
+            // git 2.39.5 shows side-band 3 as the server's line, then its index-pack stops
+            // early and never names the pack it kept.
+            #expect(
+                output.errorText.hasSuffix(
+                    "remote: \(HostileFetch.band3Message)\n\nfatal: early EOF\nfatal: fetch-pack: invalid index-pack output\n"
+                ),
+                "\(output.errorText)")
+        } else {
+            #expect(fatal.hasPrefix("fatal: ") && fatal.contains(text), "\(output.errorText)")
+        }
         #expect(output.errorText.hasSuffix("\n"))
         #expect(!FileManager.default.fileExists(atPath: target))
     }
@@ -439,7 +449,8 @@ struct HostileFetchTests {
         let local = work.appending("local.git")
         try run(["cp", "-a", fixture.localTemplate, local])
         let before = try RepositorySnapshot(local)
-        let output = try gitwire(["fetch", "--timeout=10", server.url(), local])
+        let output = try gitwire(
+            ["fetch", "--timeout=10", server.url(), local, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
         _ = server.finish()
         let (_, text) = try #require(HostileFetch.missingObject.expectedError(fixture, .fetch))
         #expect(output.status == 128)

@@ -172,6 +172,12 @@ struct ConfigWiringTests {
         expectSame(try home.both(["ls-remote", "--get-url"], in: "\(repository)/a/b"))
         expectSame(
             try home.both(["-C", home.directory.path, "-C", "work/a", "-C", "", "ls-remote", "--tags", "origin"]))
+        // A single remote, not named origin: git takes it (remote.c's remotes_nr == 1).
+        let single = home.directory.appending("single")
+        _ = try home.git(["init", "-q", "--initial-branch=main", single])
+        _ = try home.git(["remote", "add", "upstream", Self.repositories.daemon.url("small.git")], in: single)
+        expectSame(try home.both(["ls-remote", "--get-url"], in: single))
+        expectSame(try home.both(["ls-remote", "--heads"], in: single))
         // Outside any repository.
         let outside = try TemporaryDirectory()
         expectSame(try home.both(["ls-remote"], in: outside.path))

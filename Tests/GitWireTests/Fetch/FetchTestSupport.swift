@@ -185,6 +185,7 @@ struct FetchEvents {
     var progress: [UInt8] = []
     var shallow: [ObjectID] = []
     var unshallow: [ObjectID] = []
+    var warnings: [String] = []
 
     mutating func add(_ event: FetchEvent) {
         switch event {
@@ -195,6 +196,7 @@ struct FetchEvents {
         case .progress(let bytes): progress += bytes
         case .shallow(let id): shallow.append(id)
         case .unshallow(let id): unshallow.append(id)
+        case .warning(let text): warnings.append(text)
         }
     }
 

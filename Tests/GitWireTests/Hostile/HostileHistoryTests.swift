@@ -104,7 +104,7 @@ struct HostileHistoryTests {
             ["-c", "protocol.version=\(version)", "fetch", "--no-tags", "--upload-pack=\(proxy.command)"] + extra
                 + [history.url] + Self.refspecs, in: theirs, check: false)
         let ourOutput = try gitwire(
-            ["fetch", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)"] + extra
+            ["fetch", "--no-tags", "--protocol-version=\(version)", "--upload-pack=\(proxy.command)"] + extra
                 + [history.url, ours] + Self.refspecs)
         return (try Fetched(gitOutput, theirs), try Fetched(ourOutput, ours))
     }

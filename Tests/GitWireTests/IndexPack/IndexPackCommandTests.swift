@@ -152,6 +152,10 @@ struct IndexPackCommandTests {
         }
         #expect(labels(ours) == [Substring(label), "Resolving deltas"])
         #expect(labels(ours) == labels(theirs))
+        // index-pack shows the resolving phase at zero before its first delta.
+        let firstResolving = ours.first { $0.hasPrefix("Resolving deltas:") }
+        #expect(firstResolving == theirs.first { $0.hasPrefix("Resolving deltas:") })
+        #expect(firstResolving?.hasPrefix("Resolving deltas:   0% (0/") == true)
         for line in ours {
             let match = line.wholeMatch(
                 of: /(Receiving objects|Indexing objects|Resolving deltas): +(\d+)% \((\d+)\/(\d+)\)(, done\.)?/)

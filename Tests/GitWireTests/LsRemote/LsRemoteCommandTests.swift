@@ -195,6 +195,6 @@ struct LsRemoteCommandTests {
         #expect(unknown.errorText == "gitwire: 'frobnicate' is not a gitwire command. See 'gitwire --help'.\n")
         let help = try gitwire(["help", "fetch"])
         #expect(help.status == 0)
-        #expect(help.text.hasPrefix("usage: gitwire fetch [<options>] <repository> <directory> [<refspecs>...]\n"))
+        #expect(help.text.hasPrefix("usage: gitwire fetch [<options>] [<repository> [<refspec>...]]\n"))
     }
 }

@@ -148,14 +148,6 @@ enum HostileServer: String, CaseIterable, CustomTestStringConvertible, Sendable 
             return (
                 "server doesn't support 'ls-refs'", "protocol error: server doesn't support 'ls-refs'", protocolPrefix
             )
-        case .v2HangUpInCapabilities, .v2DelimiterInCapabilities:
-            return (
-                "expected flush after capabilities", "protocol error: expected flush after capabilities", protocolPrefix
-            )
-        case .v2HangUpInLsRefs, .v2DelimiterInLsRefs:
-            return (
-                "expected flush after ref listing", "protocol error: expected flush after ref listing", protocolPrefix
-            )
         case .v2InvalidObjectID:
             return (
                 "invalid ls-refs response: \(zz) refs/heads/x",

@@ -18,4 +18,20 @@ struct RefTransactionPropertyTests {
             if difference != nil { break }
         }
     }
+
+    /// Inputs the random runs found, kept: a packed ref set to the value it has while a foreign
+    /// lock sits in a directory where its loose file would go (git writes nothing for such an
+    /// update, so the directory is no obstacle; gitwire refused it as blocked).
+    @Test(arguments: [
+        [
+            125, 1, 25, 10, 6, 26, 240, 96, 0, 84, 227, 194, 65, 5, 82, 134, 75, 208, 35, 26, 220, 78, 213, 150, 37,
+            47, 46, 255, 140, 214, 144, 68, 205, 10, 42, 129, 208, 58, 75, 227, 166, 23, 16, 91, 152, 206, 113, 170,
+        ] as [UInt8]
+    ])
+    func foundInputsMatchGit(input: [UInt8]) throws {
+        for atomic in [false, true] {
+            let difference = try FuzzRefs.compare(input, atomic: atomic)
+            #expect(difference == nil, "atomic \(atomic): \(difference ?? "")")
+        }
+    }
 }

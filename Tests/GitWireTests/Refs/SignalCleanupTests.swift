@@ -10,6 +10,9 @@ import Testing
 /// `tmp_pack_*` and no `*.lock`; a rerun succeeds.
 @Suite("signals during clone and fetch")
 struct SignalCleanupTests {
+    /// What the fetches take: branches and tags, as a mirror of them.
+    static let refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+
     /// Relays `git-upload-pack <repository>`'s output and, once `threshold` bytes have gone
     /// through, holds the rest until its reader is gone (or its lifetime ends), so a client
     /// sits in the middle of the advertisement or of the pack. Runs as gitwire's
@@ -122,23 +125,25 @@ struct SignalCleanupTests {
         return found
     }
 
-    @Test(arguments: signals)
-    func cloneKilledMidAdvertisementOrPackLeavesNothing(signal: Int32) throws {
+    @Test(arguments: signals, [true, false])
+    func cloneKilledMidAdvertisementOrPackLeavesNothing(signal: Int32, bare: Bool) throws {
         let directory = try TemporaryDirectory()
         let source = try Self.makeSource(directory)
         let (relay, harness) = try Self.scripts(directory)
         let lifetime = scaledForSlowRuns(seconds: 60)
+        let mode = bare ? ["--bare"] : []
+        let gitDirectory = bare ? "" : "/.git"
         // Mid-advertisement (40 bytes in), then mid-pack (1 MiB in).
         for (threshold, pattern) in [(40, "HEAD"), (1 << 20, "objects/pack/tmp_pack_*")] {
-            let target = directory.appending("clone-\(threshold).git")
+            let target = directory.appending("clone-\(threshold)\(bare ? ".git" : "")")
             let report = try Self.signalled(
-                signal, when: "\(target)/\(pattern)",
-                ["clone", "-q", "--bare", "--upload-pack=python3 \(relay) \(threshold) \(lifetime)", source, target],
+                signal, when: "\(target)\(gitDirectory)/\(pattern)",
+                ["clone", "-q"] + mode + ["--upload-pack=python3 \(relay) \(threshold) \(lifetime)", source, target],
                 harness: harness)
             #expect(report.hasPrefix("signal \(signal) "), "\(report)")
             #expect(!FileManager.default.fileExists(atPath: target), "\(Self.leftovers(in: target))")
             // The retry is not refused.
-            let again = try gitwire(["clone", "-q", "--bare", source, target])
+            let again = try gitwire(["clone", "-q"] + mode + [source, target])
             #expect(again.status == 0, "\(again.errorText)")
             try git(["fsck", "--no-dangling"], in: target)
         }
@@ -173,12 +178,13 @@ struct SignalCleanupTests {
         let packs = try FileManager.default.contentsOfDirectory(atPath: "\(target)/objects/pack").sorted()
         let report = try Self.signalled(
             signal, when: "\(target)/objects/pack/tmp_pack_*",
-            ["fetch", "-q", "--upload-pack=python3 \(relay) \(1 << 20) 60", source, target], harness: harness)
+            ["fetch", "-q", "--upload-pack=python3 \(relay) \(1 << 20) 60", source, target] + Self.refspecs,
+            harness: harness)
         #expect(report.hasPrefix("signal \(signal) "), "\(report)")
         #expect(Self.leftovers(in: target).isEmpty, "\(Self.leftovers(in: target))")
         #expect(try gitText(["for-each-ref"], in: target) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(target)/objects/pack").sorted() == packs)
-        let again = try gitwire(["fetch", "-q", source, target])
+        let again = try gitwire(["fetch", "-q", source, target] + Self.refspecs)
         #expect(again.status == 0, "\(again.errorText)")
         #expect(try gitText(["for-each-ref"], in: target) == gitText(["for-each-ref", "refs/heads"], in: source))
     }
@@ -202,11 +208,11 @@ struct SignalCleanupTests {
         // A lock (--atomic: the first one, held until all are taken) or the first new ref.
         let pattern = atomic ? "\(target)/refs/heads/b00001.lock" : "\(target)/refs/heads/b0000[1-9]*"
         let report = try Self.signalled(
-            signal, when: pattern, ["fetch", "-q"] + (atomic ? ["--atomic"] : []) + [source, target],
+            signal, when: pattern, ["fetch", "-q"] + (atomic ? ["--atomic"] : []) + [source, target] + Self.refspecs,
             harness: harness)
         #expect(report.hasPrefix("signal \(signal) "), "\(report)")
         #expect(Self.leftovers(in: target).isEmpty, "\(Self.leftovers(in: target).prefix(5))")
-        let again = try gitwire(["fetch", "-q", source, target])
+        let again = try gitwire(["fetch", "-q", source, target] + Self.refspecs)
         #expect(again.status == 0, "\(again.errorText)")
         #expect(try gitText(["for-each-ref"], in: target) == gitText(["for-each-ref", "refs/heads"], in: source))
         try git(["fsck", "--no-dangling"], in: target)

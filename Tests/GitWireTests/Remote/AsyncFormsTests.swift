@@ -72,4 +72,28 @@ struct AsyncFormsTests {
         #expect(result.status != 0)
         #expect(result.errorText.contains("'async' call in a function that does not support concurrency"))
     }
+
+    /// Every Swift example in the README type-checks against the built modules, warnings as
+    /// errors, so the README shows the API as it is.
+    @Test func theReadmeExamplesTypeCheck() throws {
+        let root = URL(fileURLWithPath: fixturesDirectory).deletingLastPathComponent().path
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        var examples: [String] = []
+        var current: [Substring]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if let lines = current, line == "```" {
+                examples.append(lines.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        #expect(examples.count >= 2)
+        for example in examples {
+            let result = try Self.typecheck(example)
+            #expect(result.status == 0, "\(example)\n\(result.errorText)")
+        }
+    }
 }

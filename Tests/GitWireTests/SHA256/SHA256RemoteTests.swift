@@ -217,6 +217,47 @@ struct SHA256RemoteTests {
         }
     }
 
+    /// A clone with a work tree (what `git clone --no-checkout` makes) of a SHA-256 remote, then
+    /// `fetch` with no arguments inside it: configuration (`extensions.objectformat` before the
+    /// tracking branch), refs, `HEAD`, reflogs, `FETCH_HEAD` and the report are git's.
+    @Test(arguments: [0, 2])
+    func workTreeCloneAndFetchInItAreGits(version: Int) throws {
+        let directory = try TemporaryDirectory()
+        let name = "worktree-\(version)-\(UInt32.random(in: 0...UInt32.max)).git"
+        let server = "\(SHA256Repositories.shared.basePath)/\(name)"
+        try SHA256Repositories.makeSmall(at: server)
+        defer { try? FileManager.default.removeItem(atPath: server) }
+        let (url, _) = try Transport.git.location(name)
+        let ours = directory.appending("ours")
+        let theirs = directory.appending("theirs")
+        try git(["-c", "protocol.version=\(version)", "clone", "-q", "--no-checkout", url, theirs])
+        let cloned = try gitwire(
+            ["clone", "-q", "--protocol-version=\(version)", url, ours], environment: reproducibleGitEnvironment)
+        #expect(cloned.status == 0, "\(cloned.errorText)")
+        func state(_ path: String) throws -> [String] {
+            func file(_ name: String) -> String {
+                (try? String(contentsOfFile: "\(path)/.git/\(name)", encoding: .utf8)) ?? "-"
+            }
+            return [
+                file("config"), file("HEAD"), file("FETCH_HEAD"), file("logs/HEAD"),
+                file("logs/refs/remotes/origin/main"),
+                try gitText(["for-each-ref"], in: path),
+            ]
+        }
+        #expect(try state(ours) == state(theirs))
+        var input = "commit refs/heads/main\ncommitter C O Mitter <committer@example.com> 1700300000 +0000\n"
+        input += "data 5\nmore\nfrom refs/heads/main^0\nM 100644 inline new.txt\ndata 4\nnew\n\n"
+        try git(["fast-import", "--quiet"], in: server, input: Array(input.utf8))
+        let expected = try git(["-c", "protocol.version=\(version)", "fetch"], in: theirs)
+        let actual = try gitwire(
+            ["fetch", "--protocol-version=\(version)"], in: ours, environment: reproducibleGitEnvironment)
+        #expect(actual.status == 0, "\(actual.errorText)")
+        #expect(actual.errorText == expected.errorText)
+        #expect(try state(ours) == state(theirs))
+        #expect(try gitText(["rev-parse", "refs/remotes/origin/main"], in: ours).count == 64)
+        try git(["fsck", "--full", "--strict", "--no-dangling"], in: ours)
+    }
+
     /// A shallow clone and its deepening: `shallow` lines and acknowledgments carry SHA-256 ids.
     /// (The deepening fetch takes `main` under a new name: gitwire, for SHA-1 too, does not yet
     /// deepen refs that are already up to date, as `git fetch --depth` does.)
@@ -315,7 +356,8 @@ struct SHA256RemoteTests {
         return files
     }
 
-    /// A fetch between formats fails before anything is written, with git's message and status.
+    /// A fetch between formats fails before anything is written but an empty `FETCH_HEAD` (git
+    /// truncates it before it fetches), with git's message and status.
     @Test(arguments: mismatchCases)
     func aFetchBetweenFormatsFailsAsGitFails(_ testCase: MismatchCase) throws {
         let directory = try TemporaryDirectory()
@@ -337,6 +379,7 @@ struct SHA256RemoteTests {
         try git(["clone", "-q", "--bare", "--no-local", ours, theirs])
         try git(["config", "remote.origin.url", ours], in: theirs)
         let before = try Self.snapshot(ours)
+        let theirsBefore = try Self.snapshot(theirs)
         let expected = try git(
             ["-c", "protocol.version=\(testCase.version)", "fetch", url, "+refs/heads/*:refs/heads/*"], in: theirs,
             environment: environment, check: false)
@@ -352,6 +395,14 @@ struct SHA256RemoteTests {
         let theirs1 = expected.errorText.split(separator: "\n").filter { !$0.contains("remote end hung up") }
         #expect(ours1 == theirs1)
         #expect(ours1.count == 1)
-        #expect(try Self.snapshot(ours) == before)
+        // What changed is what changed in git's: FETCH_HEAD, emptied.
+        var after = try Self.snapshot(ours)
+        var theirsAfter = try Self.snapshot(theirs)
+        #expect(after["FETCH_HEAD"] == theirsAfter["FETCH_HEAD"])
+        #expect(after["FETCH_HEAD"] == Data())
+        after["FETCH_HEAD"] = nil
+        theirsAfter["FETCH_HEAD"] = nil
+        #expect(after == before)
+        #expect(theirsAfter == theirsBefore)
     }
 }

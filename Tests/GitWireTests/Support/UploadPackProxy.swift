@@ -24,6 +24,14 @@ struct UploadPackProxy {
         var beforeSideBand: [String] = []
         /// After this many flushes the proxy copies everything as it is.
         var passthroughAfterFlushes: Int = -1
+        /// Cuts the pack short: only its first `bytes` go out (in one band-1 packet), then
+        /// `packets`, then the proxy stops.
+        var cutPack: CutPack?
+
+        struct CutPack: Encodable {
+            var bytes: Int
+            var packets: [String]
+        }
 
         struct Before: Encodable {
             var payload: String
@@ -40,6 +48,7 @@ struct UploadPackProxy {
             case beforeFlush = "before_flush"
             case beforeSideBand = "before_sideband"
             case passthroughAfterFlushes = "passthrough_after_flushes"
+            case cutPack = "cut_pack"
         }
     }
 
@@ -84,6 +93,7 @@ struct UploadPackProxy {
 
         flushes = 0
         used = set()
+        pending = []
         while True:
             head = read_exact(4)
             if head is None:
@@ -106,7 +116,10 @@ struct UploadPackProxy {
             if payload[:1] in (b"\x01", b"\x02", b"\x03"):
                 for p in rules["before_sideband"]:
                     out.write(packet(p))
-                out.write(packet(payload))
+                if rules.get("cut_pack"):
+                    pending = [payload]
+                else:
+                    out.write(packet(payload))
                 break
             packets = [payload]
             for pattern, replacement in rules["replace"]:
@@ -127,6 +140,30 @@ struct UploadPackProxy {
                     out.write(packet(p))
                 break
         out.flush()
+        cut = rules.get("cut_pack")
+        if cut:
+            pack = b""
+            while len(pack) < cut["bytes"]:
+                if pending:
+                    payload = pending.pop(0)
+                else:
+                    head = read_exact(4)
+                    if head is None or int(head, 16) <= 4:
+                        break
+                    payload = read_exact(int(head, 16) - 4)
+                    if payload is None:
+                        break
+                if payload[:1] == b"\x01":
+                    pack += payload[1:]
+                elif payload[:1] == b"\x02":
+                    out.write(packet(payload))
+            if cut["bytes"] > 0:
+                out.write(packet(b"\x01" + pack[:cut["bytes"]]))
+            for p in cut["packets"]:
+                out.write(packet(p))
+            out.flush()
+            child.kill()
+            sys.exit(0)
         while True:
             chunk = source.read1(65536)
             if not chunk:

@@ -109,7 +109,12 @@ struct HTTPCredentialTests {
                 try gitwire(["ls-remote", "--record=\(directory.appending("ls.session"))", url], environment: traced)
             ),
             ("clone", try gitwire(["clone", "--bare", url], in: directory.path, environment: traced)),
-            ("fetch", try gitwire(["fetch", url, directory.appending("fetched.git")], environment: traced)),
+            (
+                "fetch",
+                try gitwire(
+                    ["fetch", url, directory.appending("fetched.git"), "+refs/heads/*:refs/heads/*"],
+                    environment: traced)
+            ),
             ("batch", try gitwire(["ls-remote", "--batch", list], environment: environment)),
             ("batch --json", try gitwire(["ls-remote", "--batch", list, "--json"], environment: environment)),
         ]
@@ -260,7 +265,9 @@ struct HTTPCredentialTests {
         for name in ["ours.git", "theirs.git"] {
             try git(["init", "-q", "--bare", directory.appending(name)])
         }
-        let ours = try gitwire(["fetch", url, directory.appending("ours.git")], environment: environment)
+        let ours = try gitwire(
+            ["fetch", url, directory.appending("ours.git"), "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
+            environment: environment)
         let theirs = try git(
             ["fetch", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"],
             in: directory.appending("theirs.git"),

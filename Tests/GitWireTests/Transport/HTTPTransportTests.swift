@@ -201,7 +201,9 @@ struct HTTPTransportTests {
         }
         let url = server.url("/git/" + (served as NSString).lastPathComponent)
         let before = server.loggedRequests().count
-        let ours = try gitwire(["fetch", url, mine], environment: Self.environment(server))
+        // The refspec given, as git fetch takes it (a URL alone fetches only HEAD).
+        let ours = try gitwire(
+            ["fetch", url, mine, "+refs/heads/*:refs/heads/*"], environment: Self.environment(server))
         #expect(ours.status == 0, "\(ours.errorText)")
         let posts = server.loggedRequests().dropFirst(before).filter { $0.hasPrefix("POST") }
         #expect(posts.count >= 2)

@@ -24,7 +24,12 @@ func expectLsRemoteCloneAndFetchMatchGit(url: String, version: String, environme
     #expect(try gitText(["for-each-ref"], in: mine) == gitText(["for-each-ref"], in: theirs))
     #expect(try gitText(["config", "remote.origin.url"], in: mine) == url)
     try git(["fsck", "--connectivity-only", "--no-dangling"], in: mine)
-    let fetched = try gitwire(["fetch", "--protocol-version=\(version)", url, mine], environment: environment)
+    let fetched = try gitwire(
+        [
+            "fetch", "--protocol-version=\(version)", url, mine, "+refs/heads/*:refs/heads/*",
+            "+refs/tags/*:refs/tags/*",
+        ],
+        environment: environment)
     #expect(fetched.status == 0)
     #expect(fetched.errorText.isEmpty)
 }
