@@ -7,6 +7,8 @@ final class FetchDisplay: Sendable {
     private struct State {
         var receivingStart: ContinuousClock.Instant?
         var last: PackProgress?
+        var writingStart: ContinuousClock.Instant?
+        var packingLine: String?
         /// The length of the counters last shown (git pads a shorter line to cover it).
         var lastCountersLength = 0
         /// git's throughput state: when and at how many bytes it was last measured, its
@@ -47,6 +49,7 @@ final class FetchDisplay: Sendable {
             switch progress {
             case .remote(let line): remote(line)
             case .pack(let pack): if showsProgress { show(pack) }
+            case .packing(let packing): if showsProgress { show(packing) }
             case .warning(let text): Console.writeError("warning: \(maskedForTerminal(text))\n")
             }
         }
@@ -85,6 +88,59 @@ final class FetchDisplay: Sendable {
             state.last = progress
             Self.write(progress, done: false, into: &state)
         }
+    }
+
+    /// A push's packing phases as `git pack-objects` shows them under `git push`: "Enumerating
+    /// objects: N, done.", "Counting objects", "Delta compression using up to N threads",
+    /// "Compressing objects", "Writing objects" with the size and rate, then the "Total" line.
+    private func show(_ packing: PackingProgress) {
+        state.withLock { state in
+            var text = ""
+            switch packing {
+            case .enumerated(let objects):
+                text = "Enumerating objects: \(objects), done.\n"
+            case .counting(let completed, let total):
+                text = Self.counter("Counting objects", completed, total) + "\r"
+                if completed == total { text += Self.counter("Counting objects", completed, total) + ", done.\n" }
+            case .compressing(let completed, let total, let threads):
+                if completed == 0 {
+                    if threads > 1 { text = "Delta compression using up to \(threads) threads\n" }
+                } else {
+                    text = Self.counter("Compressing objects", completed, total) + "\r"
+                    if completed == total {
+                        text += Self.counter("Compressing objects", completed, total) + ", done.\n"
+                    }
+                }
+            case .writing(let completed, let total, let bytes):
+                if state.writingStart == nil { state.writingStart = .now }
+                var line = Self.counter("Writing objects", completed, total)
+                if let start = state.writingStart, ContinuousClock.now - start >= .milliseconds(500) {
+                    line += Self.throughput(bytes, since: start)
+                }
+                text = line + "\r"
+                state.packingLine = Self.counter("Writing objects", completed, total)
+            case .finished(let statistics):
+                if let line = state.packingLine, let start = state.writingStart {
+                    text = line + Self.throughput(statistics.bytes, since: start) + ", done.\n"
+                }
+                state.packingLine = nil
+                text +=
+                    "Total \(statistics.objects) (delta \(statistics.deltas)), reused \(statistics.reused) (delta \(statistics.reusedDeltas)), pack-reused 0\n"
+            }
+            Console.writeError(text)
+        }
+    }
+
+    private static func counter(_ label: String, _ completed: Int, _ total: Int) -> String {
+        let percent = total > 0 ? completed * 100 / total : 100
+        let padded = String(repeating: " ", count: max(0, 3 - String(percent).count)) + String(percent)
+        return "\(label): \(padded)% (\(completed)/\(total))"
+    }
+
+    private static func throughput(_ bytes: UInt64, since start: ContinuousClock.Instant) -> String {
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = max(0.001, Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        return ", \(humanised(bytes, rate: false)) | \(humanised(UInt64(Double(bytes) / seconds), rate: true))"
     }
 
     /// Closes the last progress line.

@@ -7,7 +7,7 @@ enum GitWireCommand {
     static var subcommands: [any Subcommand.Type] {
         [
             LsRemoteCommand.self, CloneCommand.self, FetchCommand.self, IndexPackCommand.self,
-            HashObjectCommand.self, RecordProxyCommand.self,
+            HashObjectCommand.self, PackObjectsCommand.self, PushCommand.self, RecordProxyCommand.self,
         ]
     }
 

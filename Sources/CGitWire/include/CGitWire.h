@@ -250,6 +250,19 @@ void cgw_sha256_final(cgw_sha256_ctx *ctx, uint8_t digest[32]);
 int cgw_delta_run(const uint8_t *base, size_t base_length, const uint8_t *instructions, size_t length,
     uint8_t *out, size_t out_length);
 
+/* An index of a delta source (its 16-byte blocks by hash), for making deltas against it. The
+ * source must outlive the index. NULL when out of memory or the source is 4 GiB or more. */
+typedef struct cgw_delta_index cgw_delta_index;
+cgw_delta_index *cgw_delta_index_new(const uint8_t *source, size_t length);
+void cgw_delta_index_free(cgw_delta_index *index);
+/* The memory the index holds, in bytes. */
+size_t cgw_delta_index_size(const cgw_delta_index *index);
+/* Writes to `out` git's delta (both sizes, then copy and insert instructions) that makes
+ * `target` from the index's source: returns its length, or 0 when it would be longer than
+ * `out_limit` bytes. */
+size_t cgw_delta_create(const cgw_delta_index *index, const uint8_t *target, size_t target_length, uint8_t *out,
+    size_t out_limit);
+
 /* Plain SHA-1: the same code with collision detection off (as fast as libcrypto's SHA-1 with the
  * SHA extensions, about 1.4 GB/s here, and no libcrypto to load at start-up). */
 typedef struct {

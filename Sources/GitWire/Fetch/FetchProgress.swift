@@ -1,4 +1,4 @@
-/// Progress of a clone or fetch, for a display like git's.
+/// Progress of a clone, fetch or push, for a display like git's.
 public enum FetchProgress: Sendable, Equatable {
     /// One whole line of what the server says on side-band 2 (its progress counters, its hooks'
     /// output), split where git splits it for display: at `\r` and at `\n`. Show it after
@@ -6,6 +6,9 @@ public enum FetchProgress: Sendable, Equatable {
     case remote(RemoteProgressLine)
     /// Receiving objects and resolving deltas.
     case pack(PackProgress)
+    /// A push making and sending its pack (enumerating, counting, compressing and writing
+    /// objects).
+    case packing(PackingProgress)
     /// What git prints as `warning: <text>` while it fetches (a filter the server ignores).
     case warning(String)
 }

@@ -7,7 +7,9 @@ public final class ObjectDatabase: ObjectSource {
     public let format: ObjectFormat
     /// The loose objects.
     public let loose: LooseObjectStore
-    private var packs: [PackReader] = []
+    private(set) var packs: [PackReader] = []
+    /// The objects recently used as delta bases in any of the packs.
+    private let baseCache = PackBaseCache()
 
     /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`),
     /// named in `format`; by default in the format its `config` declares.
@@ -33,7 +35,8 @@ public final class ObjectDatabase: ObjectSource {
         packs = try names.compactMap { name in
             let packPath = "\(directory)/\(name.dropLast(4)).pack"
             guard FileSystem.exists(packPath) else { return nil }
-            return try PackReader(packPath: packPath, indexPath: "\(directory)/\(name)", format: format)
+            return try PackReader(
+                packPath: packPath, indexPath: "\(directory)/\(name)", format: format, baseCache: baseCache)
         }
     }
 

@@ -4,10 +4,15 @@ public final class PackReader: ObjectSource {
     public let index: PackIndex
     /// The pack's path.
     public let packPath: String
-    private let file: File
+    let file: File
     private let inflater: Inflater
+    /// Objects recently used as delta bases, so that chains sharing a base inflate it once;
+    /// shared by the packs of one object database.
+    let baseCache: PackBaseCache
+    /// This pack's name in `baseCache`.
+    private let cacheID: Int
     /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
-    private let boundaries: [UInt64]
+    let boundaries: [UInt64]
 
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16
@@ -15,7 +20,15 @@ public final class PackReader: ObjectSource {
     /// Opens the pack at `packPath`, whose objects are named in `format`, with its index (by
     /// default beside it, `.idx` for `.pack`). The pack must be self-contained, as every pack in a
     /// repository is (thin packs are completed when they are indexed).
-    public init(packPath: String, indexPath: String? = nil, format: ObjectFormat) throws {
+    public convenience init(packPath: String, indexPath: String? = nil, format: ObjectFormat) throws {
+        try self.init(packPath: packPath, indexPath: indexPath, format: format, baseCache: PackBaseCache())
+    }
+
+    /// Opens a pack as `init(packPath:indexPath:format:)` does, keeping the objects its delta
+    /// chains are based on in `baseCache`.
+    init(packPath: String, indexPath: String?, format: ObjectFormat, baseCache: PackBaseCache) throws {
+        self.baseCache = baseCache
+        cacheID = baseCache.register()
         index = try PackIndex(path: indexPath ?? PackIndexer.indexPath(forPack: packPath), format: format)
         let width = format.byteCount
         self.packPath = packPath
@@ -35,7 +48,7 @@ public final class PackReader: ObjectSource {
                 .checksumMismatch(
                     expected: index.packChecksum, computed: ObjectID(bytes: trailer, format: format) ?? format.zeroID))
         }
-        boundaries = (0..<index.count).map(index.offset(at:)).sorted() + [UInt64(size) - UInt64(width)]
+        boundaries = OffsetSort.sorted((0..<index.count).map(index.offset(at:))) + [UInt64(size) - UInt64(width)]
     }
 
     /// The object named `id`, or nil if the pack does not hold it.
@@ -54,10 +67,15 @@ public final class PackReader: ObjectSource {
         var base: GitObject
         while true {
             guard deltas.count < Self.maximumChainLength else { throw PackError(offset: offset, .deltaChainLoop) }
+            if let cached = baseCache.cache.object(at: .init(pack: cacheID, offset: position)) {
+                base = cached
+                break
+            }
             let (header, data) = try readEntry(at: position)
             switch header.kind {
             case .object(let type):
                 base = GitObject(type: type, data: data)
+                if !deltas.isEmpty { baseCache.cache.insert(base, at: .init(pack: cacheID, offset: position)) }
             case .offsetDelta(let baseOffset):
                 deltas.append((position, data))
                 position = baseOffset
@@ -72,12 +90,15 @@ public final class PackReader: ObjectSource {
             }
             break
         }
-        for delta in deltas.reversed() {
+        // Every object but the one asked for was a base of the next: keep those for the
+        // chains that share them.
+        for (step, delta) in deltas.enumerated().reversed() {
             do {
                 base.data = try Delta.applyNative(delta.data[...], to: base.data[...])
             } catch {
                 throw PackError(offset: delta.offset, .badDelta(error))
             }
+            if step > 0 { baseCache.cache.insert(base, at: .init(pack: cacheID, offset: delta.offset)) }
         }
         return base
     }
@@ -94,5 +115,31 @@ public final class PackReader: ObjectSource {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
         return try PackEntryReading.read(offset..<boundaries[low], of: file, format: index.format, with: inflater)
+    }
+}
+
+/// The delta base cache of the packs of one object database (git's `core.deltaBaseCacheLimit`),
+/// used from one thread at a time, as the readers themselves are.
+final class PackBaseCache {
+    /// Where an entry is: a pack registered here, and the entry's offset in it.
+    struct Key: Hashable {
+        var pack: Int
+        var offset: UInt64
+    }
+
+    /// The default bound, in bytes of object data. git's is 96 MiB for a whole process; the
+    /// push delta search opens a database per thread, so each gets less.
+    static let defaultLimit = 32 << 20
+
+    var cache: DeltaBaseCache<Key>
+    private var packs = 0
+
+    /// A cache of at most `limit` bytes of object data (0 keeps nothing).
+    init(limit: Int = PackBaseCache.defaultLimit) { cache = DeltaBaseCache(limit: max(0, limit)) }
+
+    /// A name for a newly opened pack, never given before.
+    func register() -> Int {
+        packs += 1
+        return packs
     }
 }

@@ -97,6 +97,11 @@ final class ExchangeEngine<E: Exchange>: ConnectionHandler {
         }
     }
 
+    /// Writing is progress too: a large body being taken steadily (a push's pack) is no silence.
+    func connectionDidDrain(_ connection: any Connection) {
+        if let timeout, isOpen { readDeadline = ContinuousClock.now + timeout }
+    }
+
     func connectionDidEnd(_ connection: any Connection) {
         guard !isFinished else { return }
         finish(Result { try codec.receiveEnd { onElement?($0) } })

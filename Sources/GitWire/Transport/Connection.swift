@@ -13,10 +13,19 @@ public protocol Connection: AnyObject {
     /// Closes the connection; no more events reach the handler. Bytes already queued still go
     /// out. A child process behind the connection is reaped. Safe to call twice.
     func close()
+    /// Bytes queued by ``send(_:)`` and not yet written: a writer streaming a large body (a
+    /// push's pack) sends more only while this is small. 0 by default (everything leaves at once
+    /// as far as the caller can tell).
+    var queuedByteCount: Int { get }
     /// The last lines the program behind the connection (ssh, `git-upload-pack`) wrote on its
     /// standard error, for the error that explains a failure (see ``RemoteProgramError``); empty
     /// by default. A connection that wraps another passes the other's on.
     var standardErrorLines: [String] { get }
+}
+
+extension Connection {
+    /// Nothing is ever seen as queued.
+    public var queuedByteCount: Int { 0 }
 }
 
 /// A ``ConnectionHandler`` that also wants to see the HTTP requests and response status lines
@@ -40,6 +49,13 @@ public protocol ConnectionHandler: AnyObject {
     func connectionDidEnd(_ connection: any Connection)
     /// The connection failed: it could not be made, broke, or timed out while connecting.
     func connection(_ connection: any Connection, didFail error: any Error)
+    /// Everything queued has been written (the peer is taking what is sent). Optional.
+    func connectionDidDrain(_ connection: any Connection)
+}
+
+extension ConnectionHandler {
+    /// Ignored by default.
+    public func connectionDidDrain(_ connection: any Connection) {}
 }
 
 extension Connection {

@@ -61,6 +61,8 @@ final class StreamConnection: Connection, ByteStreamDelegate {
         }
     }
 
+    var queuedByteCount: Int { pair.output.queuedByteCount }
+
     func send(_ bytes: [UInt8]) {
         do {
             try pair.output.write(bytes)
@@ -117,7 +119,7 @@ final class StreamConnection: Connection, ByteStreamDelegate {
         case .openCompleted:
             if stream === pair.input { handler?.connectionDidOpen(self) }
         case .hasSpaceAvailable:
-            break
+            handler?.connectionDidDrain(self)
         }
     }
 

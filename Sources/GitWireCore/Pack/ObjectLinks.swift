@@ -68,6 +68,42 @@ public enum ObjectLinks {
         return links
     }
 
+    /// A tree's entries with their names, in the tree's order; gitlinks (submodule commits)
+    /// left out. Throws ``ProtocolError`` for a malformed tree.
+    public static func namedTreeLinks(_ data: [UInt8], format: ObjectFormat = .sha1) throws -> [(
+        name: ArraySlice<UInt8>, link: Link
+    )] {
+        var links: [(name: ArraySlice<UInt8>, link: Link)] = []
+        var index = 0
+        let entryEnd = 1 + format.byteCount
+        while index < data.count {
+            guard let space = data[index...].firstIndex(of: 0x20),
+                let nul = data[space...].firstIndex(of: 0), nul + entryEnd <= data.count
+            else { throw ProtocolError("malformed tree entry at byte \(index)") }
+            let mode = data[index..<space]
+            let id = ObjectID(bytes: data[(nul + 1)..<(nul + entryEnd)], format: format)!
+            let name = data[(space + 1)..<nul]
+            if mode.elementsEqual("40000".utf8) {
+                links.append((name, Link(id: id, type: .tree)))
+            } else if !mode.elementsEqual("160000".utf8) {
+                links.append((name, Link(id: id, type: .blob)))
+            }
+            index = nul + entryEnd
+        }
+        return links
+    }
+
+    /// The hash git sorts delta candidates by (`pack_name_hash`): the last sixteen characters
+    /// of a path that are not white space, the last ones weighing most, so that files with the
+    /// same name or ending sort together. 0 for no name.
+    public static func nameHash<Bytes: Sequence<UInt8>>(_ path: Bytes) -> UInt32 {
+        var hash: UInt32 = 0
+        for byte in path where !(byte == 0x20 || (0x09...0x0d).contains(byte)) {
+            hash = (hash >> 2) &+ (UInt32(byte) << 24)
+        }
+        return hash
+    }
+
     private static func tagLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var id: ObjectID?
         var type: ObjectType?

@@ -21,6 +21,7 @@ struct CloneFormsTests {
                 switch progress {
                 case .remote: phases.insert("remote")
                 case .pack(let pack): phases.insert(pack.phase == .receiving ? "receiving" : "resolving")
+                case .packing: phases.insert("packing")
                 case .warning: phases.insert("warning")
                 }
             }

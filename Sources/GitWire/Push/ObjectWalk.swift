@@ -1,0 +1,315 @@
+/// Which objects a push sends: those reachable from the new tips and not from the tips the remote
+/// has (`git rev-list --objects <include> --not <exclude>`), walked as git walks them: commits
+/// newest first by committer date, stopping once only commits the remote has are left; the trees
+/// of the boundary commits (what the remote has next to what is sent) are marked as the remote's,
+/// so their objects are not sent and may serve as bases of a thin pack.
+struct ObjectWalk {
+    /// One object to send.
+    struct Entry {
+        var id: ObjectID
+        var type: ObjectType
+        /// ``ObjectLinks/nameHash(_:)`` of the path the object was found at (0: none).
+        var nameHash: UInt32 = 0
+    }
+
+    /// What to send: commits in walk order, then tags, then trees and blobs in traversal order.
+    private(set) var objects: [Entry] = []
+    /// Objects known to be on the remote (the boundary commits' trees and what they hold, and
+    /// the excluded tips): never sent, usable as thin-pack bases.
+    private(set) var remoteHas: Set<ObjectID> = []
+    /// For a thin pack: objects the remote has at the paths of objects sent, in the trees of
+    /// the first boundary commits (git's preferred bases), as delta bases that are not sent.
+    private(set) var preferredBases: [Entry] = []
+    private var baseTrees: [ObjectID] = []
+    private var baseTreeEntries: [ObjectID: [ArraySlice<UInt8>: ObjectLinks.Link]] = [:]
+    private var basePathsDone: Set<[UInt8]> = []
+    private var preferredSeen: Set<ObjectID> = []
+    /// How many boundary trees serve as preferred bases (git's default window).
+    private static let maximumBaseTrees = 10
+
+    private let database: ObjectDatabase
+
+    /// How many commits past the point where only the remote's commits are left the walk goes on
+    /// (git's "slop"), for committer dates out of order.
+    private static let slop = 5
+
+    /// Walks `database` from `include` (any object ids) down to `exclude` (ids the remote has;
+    /// those not in `database` are ignored, as git ignores them).
+    init(database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], thin: Bool = false) throws {
+        self.database = database
+        var commitTips: [(ObjectID, Bool)] = []
+        var tags: [Entry] = []
+        var otherTips: [Entry] = []
+        var seenTips: Set<ObjectID> = []
+        for (id, excluded) in exclude.map({ ($0, true) }) + include.map({ ($0, false) }) {
+            guard excluded ? database.contains(id) : true else { continue }
+            var current = id
+            var hops = 0
+            while true {
+                guard let object = try database.object(current) else {
+                    throw PushPackError.missingObject(current)
+                }
+                switch object.type {
+                case .tag:
+                    if excluded {
+                        remoteHas.insert(current)
+                    } else if seenTips.insert(current).inserted {
+                        tags.append(Entry(id: current, type: .tag))
+                    }
+                    guard
+                        let target = try ObjectLinks.links(of: .tag, data: object.data, format: database.format).first,
+                        hops < 64
+                    else {
+                        throw PushPackError.malformed(current)
+                    }
+                    current = target.id
+                    hops += 1
+                    continue
+                case .commit:
+                    commitTips.append((current, excluded))
+                case .tree, .blob:
+                    if excluded {
+                        remoteHas.insert(current)
+                    } else {
+                        otherTips.append(Entry(id: current, type: object.type))
+                    }
+                }
+                break
+            }
+        }
+        let (commits, edges, parentEdges) = try walkCommits(commitTips)
+        for edge in edges { try markTreeOnRemote(edge) }
+        // git's preferred bases come from the boundary parents only, not the remote's tips.
+        if thin { baseTrees = Array(parentEdges.prefix(Self.maximumBaseTrees)) }
+        var seen = remoteHas
+        for commit in commits where seen.insert(commit.id).inserted {
+            objects.append(Entry(id: commit.id, type: .commit))
+        }
+        for tag in tags where !remoteHas.contains(tag.id) && seen.insert(tag.id).inserted { objects.append(tag) }
+        for tip in otherTips where seen.insert(tip.id).inserted {
+            objects.append(tip)
+            if tip.type == .tree { try addTreeContents(tip.id, seen: &seen) }
+        }
+        for commit in commits where seen.insert(commit.tree).inserted {
+            try addPreferredBases(path: [])
+            objects.append(Entry(id: commit.tree, type: .tree))
+            try addTreeContents(commit.tree, seen: &seen)
+        }
+    }
+
+    private struct Commit {
+        var id: ObjectID
+        var tree: ObjectID
+        var parents: [ObjectID]
+        var time: Int64
+    }
+
+    /// The commits to send, newest first; the trees of the boundary commits (the remote's tips
+    /// and the parents the remote has of commits sent); the trees of those parents alone.
+    private func walkCommits(_ tips: [(ObjectID, Bool)]) throws -> ([Commit], [ObjectID], [ObjectID]) {
+        var parsed: [ObjectID: Commit] = [:]
+        var uninteresting: Set<ObjectID> = []
+        var queued: Set<ObjectID> = []
+        var heap = CommitHeap()
+        var order: [ObjectID] = []
+
+        func load(_ id: ObjectID) throws -> Commit {
+            if let commit = parsed[id] { return commit }
+            guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }
+            guard object.type == .commit else { throw PushPackError.malformed(id) }
+            let links = try ObjectLinks.links(of: .commit, data: object.data, format: database.format)
+            let summary = CommitSummary(commitData: object.data, format: database.format)
+            let commit = Commit(
+                id: id, tree: links[0].id, parents: links.dropFirst().map(\.id), time: summary?.committerTime ?? 0)
+            parsed[id] = commit
+            return commit
+        }
+        /// Marks `id` and, through commits already read, its ancestors as the remote's.
+        func markUninteresting(_ id: ObjectID) {
+            var stack = [id]
+            while let next = stack.popLast() {
+                guard uninteresting.insert(next).inserted else { continue }
+                if let commit = parsed[next] { stack += commit.parents }
+            }
+        }
+
+        for (id, excluded) in tips {
+            let commit = try load(id)
+            if excluded { markUninteresting(id) }
+            if queued.insert(id).inserted { heap.push(commit.id, time: commit.time) }
+        }
+        var slop = Self.slop
+        var interestingQueued = tips.filter { !$0.1 }.count
+        while let id = heap.pop() {
+            let commit = try load(id)
+            let isUninteresting = uninteresting.contains(id)
+            if !isUninteresting { interestingQueued -= 1 }
+            if isUninteresting {
+                for parent in commit.parents { markUninteresting(parent) }
+            } else {
+                order.append(id)
+            }
+            for parent in commit.parents where queued.insert(parent).inserted {
+                let parentCommit = try load(parent)
+                if uninteresting.contains(parent) { markUninteresting(parent) }
+                if !uninteresting.contains(parent) { interestingQueued += 1 }
+                heap.push(parent, time: parentCommit.time)
+            }
+            if heap.allUninteresting(uninteresting) {
+                slop -= 1
+                if slop <= 0 { break }
+            } else {
+                slop = Self.slop
+            }
+        }
+        _ = interestingQueued
+        let commits = order.filter { !uninteresting.contains($0) }.map { parsed[$0]! }
+        var edges: [ObjectID] = []
+        var parentEdges: [ObjectID] = []
+        var edgeSeen: Set<ObjectID> = []
+        var parentSeen: Set<ObjectID> = []
+        for (id, excluded) in tips where excluded && edgeSeen.insert(id).inserted { edges.append(parsed[id]!.tree) }
+        for commit in commits {
+            for parent in commit.parents where uninteresting.contains(parent) {
+                let tree = try load(parent).tree
+                if parentSeen.insert(tree).inserted { parentEdges.append(tree) }
+                if edgeSeen.insert(parent).inserted { edges.append(tree) }
+            }
+        }
+        return (commits, edges, parentEdges)
+    }
+
+    /// Marks the tree `id` and everything in it as the remote's.
+    private mutating func markTreeOnRemote(_ id: ObjectID) throws {
+        guard remoteHas.insert(id).inserted else { return }
+        var stack = [id]
+        while let tree = stack.popLast() {
+            guard let object = try database.object(tree) else { continue }
+            for link in try ObjectLinks.links(of: .tree, data: object.data, format: database.format)
+            where remoteHas.insert(link.id).inserted {
+                if link.type == .tree { stack.append(link.id) }
+            }
+        }
+    }
+
+    /// Adds what the tree `id` holds, depth first in entry order, skipping what `seen` has;
+    /// each with the hash of its path.
+    private mutating func addTreeContents(_ id: ObjectID, seen: inout Set<ObjectID>) throws {
+        var stack: [(ObjectID, [UInt8])] = [(id, [])]
+        while let (tree, prefix) = stack.popLast() {
+            guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
+            guard object.type == .tree else { throw PushPackError.malformed(tree) }
+            var subtrees: [(ObjectID, [UInt8])] = []
+            for (name, link) in try ObjectLinks.namedTreeLinks(object.data, format: database.format)
+            where seen.insert(link.id).inserted {
+                let path = prefix.isEmpty ? Array(name) : prefix + [0x2f] + name
+                try addPreferredBases(path: path)
+                objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
+                if link.type == .tree { subtrees.append((link.id, path)) }
+            }
+            stack += subtrees.reversed()
+        }
+    }
+
+    /// For a thin pack, the objects at `path` in the boundary trees become preferred bases (the
+    /// first time the path is met), as git's `add_preferred_base_object` picks them.
+    private mutating func addPreferredBases(path: [UInt8]) throws {
+        guard !baseTrees.isEmpty, basePathsDone.insert(path).inserted else { return }
+        let hash = ObjectLinks.nameHash(path)
+        let components = path.split(separator: 0x2f, omittingEmptySubsequences: false)
+        for root in baseTrees {
+            var current = ObjectLinks.Link(id: root, type: .tree)
+            var found = true
+            if !path.isEmpty {
+                for component in components {
+                    guard current.type == .tree, let next = try baseTreeEntry(current.id, component) else {
+                        found = false
+                        break
+                    }
+                    current = next
+                }
+            }
+            if found && preferredSeen.insert(current.id).inserted {
+                preferredBases.append(Entry(id: current.id, type: current.type, nameHash: hash))
+            }
+        }
+    }
+
+    private mutating func baseTreeEntry(_ tree: ObjectID, _ name: ArraySlice<UInt8>) throws -> ObjectLinks.Link? {
+        if let entries = baseTreeEntries[tree] { return entries[name] }
+        guard let object = try database.object(tree), object.type == .tree else { return nil }
+        var entries: [ArraySlice<UInt8>: ObjectLinks.Link] = [:]
+        for (entryName, link) in try ObjectLinks.namedTreeLinks(object.data, format: database.format) {
+            entries[ArraySlice(Array(entryName))] = link
+        }
+        baseTreeEntries[tree] = entries
+        return entries[name]
+    }
+}
+
+/// Commits by committer date, newest first (ties: first pushed first).
+private struct CommitHeap {
+    private var items: [(time: Int64, sequence: Int, id: ObjectID)] = []
+    private var sequence = 0
+
+    mutating func push(_ id: ObjectID, time: Int64) {
+        items.append((time, sequence, id))
+        sequence += 1
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard before(items[child], items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> ObjectID? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        var parent = 0
+        while true {
+            let left = parent * 2 + 1
+            let right = left + 1
+            var best = parent
+            if left < items.count && before(items[left], items[best]) { best = left }
+            if right < items.count && before(items[right], items[best]) { best = right }
+            guard best != parent else { break }
+            items.swapAt(parent, best)
+            parent = best
+        }
+        return top.id
+    }
+
+    func allUninteresting(_ uninteresting: Set<ObjectID>) -> Bool {
+        items.allSatisfy { uninteresting.contains($0.id) }
+    }
+
+    private func before(
+        _ a: (time: Int64, sequence: Int, id: ObjectID), _ b: (time: Int64, sequence: Int, id: ObjectID)
+    )
+        -> Bool
+    {
+        a.time != b.time ? a.time > b.time : a.sequence < b.sequence
+    }
+}
+
+/// A pack for a push cannot be made from the local repository.
+public enum PushPackError: GitWireError, Hashable, Sendable {
+    /// An object the push needs is not in the repository.
+    case missingObject(ObjectID)
+    /// An object cannot be read as its type says (a malformed commit, tree or tag).
+    case malformed(ObjectID)
+
+    /// ``GitWireErrorKind/pack``.
+    public var kind: GitWireErrorKind { .pack }
+
+    /// The text shown to users and in logs.
+    public var description: String {
+        switch self {
+        case .missingObject(let id): return "bad object \(id.hex)"
+        case .malformed(let id): return "object \(id.hex) is corrupt"
+        }
+    }
+}

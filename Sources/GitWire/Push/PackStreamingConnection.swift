@@ -1,0 +1,120 @@
+/// Wraps a push's connection so that the pack follows the commands: once ``writer`` is set, the
+/// next bytes sent (the commands) are followed by the pack, streamed as the peer takes it (never
+/// more than about ``highWater`` bytes queued) on a connection that persists, or joined to the
+/// commands as one request over smart HTTP. A failure while the pack is going out is reported as
+/// a lost connection "while sending the pack".
+final class PackStreamingConnection: Connection, ConnectionHandler {
+    private let inner: any Connection
+    private let persists: Bool
+    private var handler: (any ConnectionHandler)?
+    /// The pack to send after the next bytes.
+    var writer: PackWriter?
+    private var streaming = false
+    private var sentPack = false
+    /// Queued bytes below which more of the pack is produced.
+    static let highWater = 1 << 20
+    /// Called with each piece of the pack as it is queued (progress).
+    var onPackBytes: ((Int) -> Void)?
+
+    init(_ inner: any Connection, persists: Bool) {
+        self.inner = inner
+        self.persists = persists
+    }
+
+    var greeting: [PktLine] { inner.greeting }
+    var queuedByteCount: Int { inner.queuedByteCount }
+
+    func start(handler: any ConnectionHandler) {
+        self.handler = handler
+        inner.start(handler: self)
+    }
+
+    func send(_ bytes: [UInt8]) {
+        guard let writer, !streaming, !sentPack else { return inner.send(bytes) }
+        streaming = true
+        if persists {
+            inner.send(bytes)
+            pump()
+            return
+        }
+        // One request: the commands and the whole pack.
+        var body = bytes
+        do {
+            while let chunk = try writer.read() {
+                onPackBytes?(chunk.count)
+                body += chunk
+            }
+        } catch {
+            return fail(error)
+        }
+        finishPack()
+        inner.send(body)
+    }
+
+    func close() {
+        handler = nil
+        writer = nil
+        inner.close()
+    }
+
+    /// Queues more of the pack while little is queued.
+    private func pump() {
+        guard streaming, let writer else { return }
+        do {
+            while inner.queuedByteCount < Self.highWater {
+                guard let chunk = try writer.read(maxBytes: 256 << 10) else {
+                    finishPack()
+                    return
+                }
+                onPackBytes?(chunk.count)
+                inner.send(chunk)
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func finishPack() {
+        streaming = false
+        sentPack = true
+    }
+
+    private func fail(_ error: any Error) {
+        finishPack()
+        handler?.connection(self, didFail: error)
+    }
+
+    // MARK: ConnectionHandler
+
+    func connectionDidOpen(_ connection: any Connection) { handler?.connectionDidOpen(self) }
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        handler?.connection(self, didReceive: bytes)
+    }
+
+    func connectionDidEnd(_ connection: any Connection) {
+        if streaming {
+            finishPack()
+            handler?.connection(
+                self, didFail: PushError(.connectionLost, "the remote end hung up unexpectedly while sending the pack"))
+            return
+        }
+        handler?.connectionDidEnd(self)
+    }
+
+    func connection(_ connection: any Connection, didFail error: any Error) {
+        if streaming, let error = error as? SystemCallError,
+            error.errno == .connectionReset || error.errno == .brokenPipe
+        {
+            finishPack()
+            handler?.connection(self, didFail: ConnectionLostError(activity: "sending the pack", reason: error))
+            return
+        }
+        handler?.connection(self, didFail: error)
+    }
+
+    func connectionDidDrain(_ connection: any Connection) {
+        pump()
+        handler?.connectionDidDrain(self)
+    }
+}

@@ -1,0 +1,619 @@
+/// Writes the pack a push sends (or `gitwire pack-objects --stdout`): the objects reachable from
+/// `include` and not from `exclude` (see ``init(database:include:exclude:options:progress:)``),
+/// streamed in pieces through ``read(maxBytes:)`` with bounded memory, ending with the SHA-1
+/// trailer.
+///
+/// Stored bytes are reused before anything is computed, as `git pack-objects` reuses them: an
+/// object stored whole in a pack is copied compressed as it is; an object stored as a delta is
+/// copied as that delta when its base is sent too (written first, as an offset delta when
+/// allowed) or, in a thin pack, when the remote has the base. The other objects (stored whole,
+/// loose, or deltas whose base goes nowhere) are searched for new deltas as git searches: sorted
+/// by type, path hash and size, each tried against the ``Options/window`` objects before it,
+/// chains at most ``Options/depth`` long, on ``Options/threads`` threads; in a thin pack, the
+/// objects the remote has at the same paths serve as bases too.
+public final class PackWriter {
+    /// How the pack may be written.
+    public struct Options: Hashable, Sendable {
+        /// Deltas may name their base by offset (`ofs-delta`); otherwise by id.
+        public var offsetDeltas: Bool
+        /// Deltas may have bases the pack leaves out because the remote has them (a thin pack).
+        public var thin: Bool
+        /// Objects tried as bases for each object that needs a delta (git's `pack.window`).
+        public var window: Int
+        /// The longest chain of new deltas (git's `pack.depth`); 0 searches for no new deltas.
+        public var depth: Int
+        /// Threads searching for deltas.
+        public var threads: Int
+
+        /// Options; by default offset deltas, no thin pack, git's window (10) and depth (50), a
+        /// thread per processor.
+        public init(
+            offsetDeltas: Bool = true, thin: Bool = false, window: Int = 10, depth: Int = 50,
+            threads: Int = WorkerThreads.processorCount
+        ) {
+            self.offsetDeltas = offsetDeltas
+            self.thin = thin
+            self.window = window
+            self.depth = depth
+            self.threads = max(1, threads)
+        }
+    }
+
+    /// What went into the pack.
+    public struct Statistics: Hashable, Sendable {
+        /// Objects in the pack.
+        public var objects = 0
+        /// Of them, deltas.
+        public var deltas = 0
+        /// Objects copied from stored packs without recompression.
+        public var reused = 0
+        /// Of them, deltas.
+        public var reusedDeltas = 0
+        /// Bytes of the whole pack, trailer included.
+        public var bytes: UInt64 = 0
+    }
+
+    private enum Plan {
+        /// Copy the entry at `range` of pack `pack`, header included.
+        case copy(pack: Int, range: Range<UInt64>)
+        /// Copy the delta data at `data` of pack `pack` as a delta of `base`, of `size` bytes.
+        case delta(pack: Int, data: Range<UInt64>, size: UInt64, base: ObjectID)
+        /// Read the object and write it whole, compressed afresh.
+        case whole
+        /// A delta found by the search: against `base`, `size` bytes, compressed if kept.
+        case newDelta(base: ObjectID, size: Int, compressed: [UInt8]?)
+    }
+
+    private struct Item {
+        var id: ObjectID
+        var plan: Plan
+    }
+
+    private let database: ObjectDatabase
+    private let options: Options
+    private let progress: (@Sendable (PackingProgress) -> Void)?
+    private var items: [Item] = []
+    private var position: [ObjectID: Int] = [:]
+    private var queue: [Int] = []
+    private var next = 0
+    private var written: [ObjectID: UInt64] = [:]
+    private var offset: UInt64 = 0
+    private var hasher = UncheckedSHA1()
+    private var pending: [UInt8] = []
+    private var pendingCopy: (pack: Int, range: Range<UInt64>)?
+    private var finished = false
+    private var deflater: Deflater?
+    private var writingPercent = -1
+    /// What was written so far.
+    public private(set) var statistics = Statistics()
+
+    /// The number of objects the pack holds.
+    public var objectCount: Int { items.count }
+
+    /// Plans the pack of `database`'s objects reachable from `include` and not from `exclude`
+    /// (ids the remote has; those the database lacks are ignored), searching for new deltas.
+    /// Nothing is written yet. `progress` hears each phase as git's `pack-objects` shows it.
+    public init(
+        database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], options: Options = Options(),
+        progress: (@Sendable (PackingProgress) -> Void)? = nil
+    ) throws {
+        self.database = database
+        self.options = options
+        self.progress = progress
+        let walk = try ObjectWalk(database: database, include: include, exclude: exclude, thin: options.thin)
+        progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
+        let located = try plan(walk)
+        try searchDeltas(walk, located: located)
+        position.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() { position[item.id] = index }
+        var header = Array("PACK".utf8)
+        appendBigEndian(UInt32(2), to: &header)
+        appendBigEndian(UInt32(items.count), to: &header)
+        emit(header)
+    }
+
+    // MARK: Planning
+
+    private typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
+
+    /// Decides which stored bytes are reused; returns where each object is stored.
+    private func plan(_ walk: ObjectWalk) throws -> [ObjectID: Location] {
+        let sending = Set(walk.objects.map(\.id))
+        var located: [ObjectID: Location] = [:]
+        var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
+        let total = walk.objects.count + walk.preferredBases.count
+        var counted = 0
+        var countedPercent = -1
+        func count() {
+            counted += 1
+            let percent = counted * 100 / max(1, total)
+            if percent != countedPercent || counted == total {
+                countedPercent = percent
+                progress?(.counting(completed: counted, total: total))
+            }
+        }
+        func locate(_ id: ObjectID) throws -> Location? {
+            if let found = located[id] { return found }
+            for (number, pack) in database.packs.enumerated() {
+                guard let entry = try pack.entry(of: id) else { continue }
+                located[id] = (number, entry.header, entry.range)
+                return (number, entry.header, entry.range)
+            }
+            return nil
+        }
+        func baseID(of header: PackEntryHeader, in number: Int) -> ObjectID? {
+            switch header.kind {
+            case .object: return nil
+            case .referenceDelta(let base): return base
+            case .offsetDelta(let baseOffset):
+                if offsetIDs[number] == nil {
+                    let index = database.packs[number].index
+                    var map: [UInt64: ObjectID] = [:]
+                    map.reserveCapacity(index.count)
+                    for position in 0..<index.count { map[index.offset(at: position)] = index.id(at: position) }
+                    offsetIDs[number] = map
+                }
+                return offsetIDs[number]![baseOffset]
+            }
+        }
+        let preferred = Set(walk.preferredBases.map(\.id))
+
+        enum Mark { case inProgress, done }
+        var marks: [ObjectID: Mark] = [:]
+        marks.reserveCapacity(walk.objects.count)
+        items.reserveCapacity(walk.objects.count)
+        // Depth first so that a reused delta's base is written before it; a base met again
+        // while its own chain is being placed (a cycle across packs) makes the object whole.
+        for entry in walk.objects {
+            var stack: [(id: ObjectID, expanded: Bool)] = [(entry.id, false)]
+            while let (id, expanded) = stack.popLast() {
+                if marks[id] == .done { continue }
+                if !expanded { count() }
+                guard let found = try locate(id) else {
+                    marks[id] = .done
+                    items.append(Item(id: id, plan: .whole))
+                    continue
+                }
+                let base = baseID(of: found.header, in: found.pack)
+                guard let base else {
+                    marks[id] = .done
+                    items.append(Item(id: id, plan: .copy(pack: found.pack, range: found.range)))
+                    continue
+                }
+                let dataRange = (found.range.lowerBound + UInt64(found.header.length))..<found.range.upperBound
+                let delta = Plan.delta(pack: found.pack, data: dataRange, size: found.header.size, base: base)
+                if sending.contains(base) {
+                    if expanded || marks[base] == .done {
+                        marks[id] = .done
+                        items.append(Item(id: id, plan: marks[base] == .done ? delta : .whole))
+                    } else if marks[base] == .inProgress {
+                        marks[id] = .done
+                        items.append(Item(id: id, plan: .whole))
+                    } else {
+                        marks[id] = .inProgress
+                        stack.append((id, true))
+                        stack.append((base, false))
+                    }
+                } else {
+                    marks[id] = .done
+                    // git reuses a delta in a thin pack when its base is one of the remote's
+                    // objects it has picked as a preferred base; gitwire, for any the remote has.
+                    let thinBase = options.thin && (preferred.contains(base) || walk.remoteHas.contains(base))
+                    items.append(Item(id: id, plan: thinBase ? delta : .whole))
+                }
+            }
+        }
+        for base in walk.preferredBases {
+            _ = try locate(base.id)
+            count()
+        }
+        return located
+    }
+
+    /// One object the delta search considers.
+    fileprivate struct Candidate: Sendable {
+        var id: ObjectID
+        var type: ObjectType
+        var nameHash: UInt32
+        var size: Int
+        var preferred: Bool
+        var order: Int
+        /// The item it is, if sent.
+        var item: Int
+        /// The pack it is stored whole in, or -1.
+        var pack: Int
+    }
+
+    /// The delta found for a candidate.
+    fileprivate struct Found: Sendable {
+        var base: ObjectID
+        var size: Int
+        var compressed: [UInt8]?
+    }
+
+    /// Objects larger than this are never deltas or bases (git's `core.bigFileThreshold`).
+    static let bigFileThreshold = 512 << 20
+    /// Compressed new deltas kept in memory until written, in bytes; past it, deltas are made
+    /// again when written (git's `pack.deltaCacheSize`).
+    static let deltaCacheBytes = 256 << 20
+
+    private func searchDeltas(_ walk: ObjectWalk, located: [ObjectID: Location]) throws {
+        guard options.depth > 0, options.window > 0 else { return }
+        var types: [ObjectID: (ObjectType, UInt32)] = [:]
+        types.reserveCapacity(walk.objects.count)
+        for entry in walk.objects { types[entry.id] = (entry.type, entry.nameHash) }
+        func size(_ id: ObjectID) throws -> (ObjectType, Int, Int)? {
+            if let found = located[id], case .object(let type) = found.header.kind {
+                return (type, Int(clamping: found.header.size), found.pack)
+            }
+            guard let object = try database.object(id) else { return nil }
+            return (object.type, object.data.count, -1)
+        }
+        var candidates: [Candidate] = []
+        for (index, item) in items.enumerated() {
+            if case .delta = item.plan { continue }
+            guard let (type, bytes, pack) = try size(item.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+                continue
+            }
+            candidates.append(
+                Candidate(
+                    id: item.id, type: type, nameHash: types[item.id]?.1 ?? 0, size: bytes, preferred: false,
+                    order: index, item: index, pack: pack))
+        }
+        let searched = candidates.count
+        for (index, base) in walk.preferredBases.enumerated() {
+            guard let (type, bytes, pack) = try size(base.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+                continue
+            }
+            candidates.append(
+                Candidate(
+                    id: base.id, type: type, nameHash: base.nameHash, size: bytes, preferred: true,
+                    order: items.count + index, item: -1, pack: pack))
+        }
+        guard searched > 0, candidates.count > 1 else { return }
+        candidates.sort { a, b in
+            if a.type != b.type { return a.type.rawValue > b.type.rawValue }
+            if a.nameHash != b.nameHash { return a.nameHash > b.nameHash }
+            if a.preferred != b.preferred { return a.preferred }
+            if a.size != b.size { return a.size > b.size }
+            return a.order < b.order
+        }
+        let threads = min(options.threads, max(1, searched / 64))
+        progress?(.compressing(completed: 0, total: searched, threads: options.threads))
+        // Contiguous slices, each cut where the path hash changes so that files of one name stay
+        // on one thread.
+        var bounds = [0]
+        for part in 1..<threads {
+            var cut = candidates.count * part / threads
+            while cut < candidates.count && cut > bounds.last!
+                && candidates[cut].nameHash == candidates[cut - 1].nameHash
+                && candidates[cut].type == candidates[cut - 1].type
+            {
+                cut += 1
+            }
+            if cut > bounds.last! && cut < candidates.count { bounds.append(cut) }
+        }
+        bounds.append(candidates.count)
+        let slices = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
+        let gitDirectory = String(database.objectsDirectory.dropLast("/objects".count))
+        let shared = DeltaSearchShared(
+            candidates: candidates, total: searched, progress: progress, threads: options.threads)
+        let options = self.options
+        // Progress is reported from the calling thread (index 0), which watches the others:
+        // handlers hear every report on the thread that made the pack.
+        WorkerThreads.run(count: slices.count + 1) { part in
+            guard part > 0 else { return shared.report(threads: slices.count) }
+            shared.search(
+                slices[part - 1], gitDirectory: gitDirectory, window: options.window,
+                depth: options.depth)
+        }
+        if let error = shared.failure { throw error }
+        for (index, found) in shared.results {
+            let item = candidates[index].item
+            items[item].plan = .newDelta(base: found.base, size: found.size, compressed: found.compressed)
+        }
+    }
+
+    // MARK: Writing
+
+    /// The next bytes of the pack, about `maxBytes` of them (more when one object's header and
+    /// compressed content run over); nil once the trailer has been returned.
+    public func read(maxBytes: Int = 1 << 20) throws -> [UInt8]? {
+        guard !finished || !pending.isEmpty else { return nil }
+        while pending.count < maxBytes && !finished {
+            if let copy = pendingCopy {
+                let count = Int(min(copy.range.upperBound - copy.range.lowerBound, UInt64(maxBytes - pending.count)))
+                let bytes = try database.packs[copy.pack].file.read(at: Int64(copy.range.lowerBound), count: count)
+                guard bytes.count == count else { throw PackError(offset: copy.range.lowerBound, .packChangedOnDisk) }
+                emit(bytes)
+                let rest = (copy.range.lowerBound + UInt64(count))..<copy.range.upperBound
+                pendingCopy = rest.isEmpty ? nil : (copy.pack, rest)
+                continue
+            }
+            if let index = queue.popLast() {
+                try write(items[index])
+                // As git counts: once an object is written with the bases it needed first.
+                if queue.isEmpty { reportWriting() }
+                continue
+            }
+            guard next < items.count else {
+                let trailer = hasher.finish()
+                pending += trailer.bytes
+                statistics.bytes = offset + UInt64(trailer.bytes.count)
+                finished = true
+                progress?(.finished(statistics))
+                break
+            }
+            // The object and, first, the bases it needs that are not written yet.
+            var index = next
+            next += 1
+            while written[items[index].id] == nil {
+                queue.append(index)
+                guard let base = baseID(of: items[index].plan), let basePosition = position[base],
+                    written[base] == nil, !queue.contains(basePosition)
+                else { break }
+                index = basePosition
+            }
+        }
+        let chunk = pending
+        pending = []
+        return chunk
+    }
+
+    private func baseID(of plan: Plan) -> ObjectID? {
+        switch plan {
+        case .delta(_, _, _, let base), .newDelta(let base, _, _): return base
+        case .copy, .whole: return nil
+        }
+    }
+
+    private func reportWriting() {
+        guard let progress else { return }
+        let percent = statistics.objects * 100 / max(1, items.count)
+        if percent != writingPercent {
+            writingPercent = percent
+            progress(.writing(completed: statistics.objects, total: items.count, bytes: offset))
+        }
+    }
+
+    private func write(_ item: Item) throws {
+        guard written[item.id] == nil else { return }
+        written[item.id] = offset
+        statistics.objects += 1
+        switch item.plan {
+        case .copy(let pack, let range):
+            statistics.reused += 1
+            pendingCopy = (pack, range)
+        case .delta(let pack, let data, let size, let base):
+            statistics.reused += 1
+            statistics.reusedDeltas += 1
+            statistics.deltas += 1
+            emitDeltaHeader(size: size, base: base)
+            pendingCopy = (pack, data)
+        case .newDelta(let base, let size, let compressed):
+            statistics.deltas += 1
+            var bytes = compressed
+            if bytes == nil {
+                guard let source = try database.object(base) else { throw PushPackError.missingObject(base) }
+                guard let target = try database.object(item.id) else { throw PushPackError.missingObject(item.id) }
+                guard let delta = DeltaSource(source.data).delta(to: target.data, maximumSize: size + 1),
+                    delta.count == size
+                else { throw PushPackError.malformed(item.id) }
+                if deflater == nil { deflater = try Deflater() }
+                bytes = try deflater!.deflateWhole(delta[...])
+            }
+            emitDeltaHeader(size: UInt64(size), base: base)
+            emit(bytes!)
+        case .whole:
+            guard let object = try database.object(item.id) else { throw PushPackError.missingObject(item.id) }
+            if deflater == nil { deflater = try Deflater() }
+            let compressed = try deflater!.deflateWhole(object.data[...])
+            emit(PackEntryHeader.encode(type: object.type, size: UInt64(object.data.count)))
+            emit(compressed)
+        }
+    }
+
+    private func emitDeltaHeader(size: UInt64, base: ObjectID) {
+        if options.offsetDeltas, let baseOffset = written[base] {
+            var header = PackEntryHeader.encode(typeNumber: 6, size: size)
+            header += Self.encodeOffset(offset - baseOffset)
+            emit(header)
+        } else {
+            emit(PackEntryHeader.encode(typeNumber: 7, size: size) + base.bytes)
+        }
+    }
+
+    private func emit(_ bytes: [UInt8]) {
+        hasher.update(bytes)
+        offset += UInt64(bytes.count)
+        pending += bytes
+    }
+
+    /// An offset delta's distance as the pack format writes it (big-endian groups of seven bits,
+    /// each continuation adding one).
+    static func encodeOffset(_ distance: UInt64) -> [UInt8] {
+        var value = distance
+        var bytes: [UInt8] = [UInt8(value & 0x7f)]
+        value >>= 7
+        while value > 0 {
+            value -= 1
+            bytes.append(0x80 | UInt8(value & 0x7f))
+            value >>= 7
+        }
+        return bytes.reversed()
+    }
+}
+
+/// How far making a pack has come, in the phases `git pack-objects` shows.
+public enum PackingProgress: Sendable, Hashable {
+    /// The objects to send were found ("Enumerating objects: N, done.").
+    case enumerated(objects: Int)
+    /// Objects whose stored form was looked up ("Counting objects").
+    case counting(completed: Int, total: Int)
+    /// Objects searched for deltas ("Compressing objects"), on up to `threads` threads.
+    case compressing(completed: Int, total: Int, threads: Int)
+    /// Objects written ("Writing objects"), with the pack's bytes so far.
+    case writing(completed: Int, total: Int, bytes: UInt64)
+    /// The pack is complete ("Total …").
+    case finished(PackWriter.Statistics)
+}
+
+/// What the delta search threads share: the sorted candidates, the results, the progress.
+private final class DeltaSearchShared: @unchecked Sendable {
+    // @unchecked: results, done, cached and failure are only touched under `lock`.
+    let candidates: [PackWriter.Candidate]
+    let total: Int
+    let threads: Int
+    let progress: (@Sendable (PackingProgress) -> Void)?
+    private let lock = Locked(())
+    private(set) var results: [Int: PackWriter.Found] = [:]
+    private var done = 0
+    private var percent = -1
+    private var cached = 0
+    private(set) var failure: (any Error)?
+
+    init(
+        candidates: [PackWriter.Candidate], total: Int, progress: (@Sendable (PackingProgress) -> Void)?, threads: Int
+    ) {
+        self.candidates = candidates
+        self.total = total
+        self.progress = progress
+        self.threads = threads
+    }
+
+    private struct WindowEntry {
+        var index: Int
+        /// Read when first needed as a base.
+        var data: [UInt8]?
+        var source: DeltaSource?
+        var depth: Int
+    }
+
+    /// Searches `range` of the candidates with a window of `window` and chains of `depth`.
+    /// Objects are read only when a delta against them or to them is tried.
+    func search(_ range: Range<Int>, gitDirectory: String, window: Int, depth maximumDepth: Int) {
+        do {
+            let database = try ObjectDatabase(gitDirectory: gitDirectory)
+            let deflater = try Deflater()
+            func read(_ id: ObjectID) throws -> [UInt8] {
+                guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }
+                return object.data
+            }
+            var entries: [WindowEntry] = []
+            for index in range {
+                let candidate = candidates[index]
+                var target: [UInt8]?
+                var best: (slot: Int, delta: [UInt8], depth: Int)?
+                if !candidate.preferred {
+                    for slot in entries.indices.reversed() {
+                        let base = candidates[entries[slot].index]
+                        guard base.type == candidate.type else { break }
+                        // Two objects stored whole in one pack were judged there already (git's
+                        // rule when reusing): only a preferred base is worth trying again.
+                        if candidate.pack >= 0 && candidate.pack == base.pack && !base.preferred { continue }
+                        let baseDepth = entries[slot].depth
+                        guard baseDepth < maximumDepth else { continue }
+                        // git's size heuristics: a delta must beat half the object (or the
+                        // best delta so far), less for bases deep in a chain.
+                        var limit = candidate.size / 2 - database.format.byteCount
+                        var referenceDepth = 1
+                        if let best {
+                            limit = best.delta.count
+                            referenceDepth = best.depth
+                        }
+                        guard limit > 0 else { continue }
+                        limit = limit * (maximumDepth - baseDepth) / (maximumDepth - referenceDepth + 1)
+                        guard limit > 0 else { continue }
+                        let growth = base.size < candidate.size ? candidate.size - base.size : 0
+                        guard growth < limit, candidate.size >= base.size / 32 else { continue }
+                        if target == nil { target = try read(candidate.id) }
+                        if entries[slot].source == nil {
+                            if entries[slot].data == nil { entries[slot].data = try read(base.id) }
+                            entries[slot].source = DeltaSource(entries[slot].data!)
+                        }
+                        guard let delta = entries[slot].source!.delta(to: target!, maximumSize: limit) else { continue }
+                        if let best, delta.count == best.delta.count, baseDepth + 1 >= best.depth { continue }
+                        best = (slot, delta, baseDepth + 1)
+                    }
+                    if let best {
+                        let bytes = try deflater.deflateWhole(best.delta[...])
+                        let found = PackWriter.Found(
+                            base: candidates[entries[best.slot].index].id, size: best.delta.count,
+                            compressed: keep(bytes.count) ? bytes : nil)
+                        lock.withLock { _ in results[index] = found }
+                    }
+                    advance()
+                }
+                let entryDepth = best?.depth ?? 0
+                if let best {
+                    // The base that served goes to the newest end of the window, to stay longest.
+                    let base = entries.remove(at: best.slot)
+                    entries.append(base)
+                    if entryDepth >= maximumDepth { continue }
+                }
+                entries.append(WindowEntry(index: index, data: target, source: nil, depth: entryDepth))
+                if entries.count > window { entries.removeFirst() }
+            }
+        } catch {
+            lock.withLock { _ in if failure == nil { failure = error } }
+        }
+        lock.withLock { _ in finishedThreads += 1 }
+    }
+
+    private func keep(_ bytes: Int) -> Bool {
+        lock.withLock { _ in
+            guard cached + bytes <= PackWriter.deltaCacheBytes else { return false }
+            cached += bytes
+            return true
+        }
+    }
+
+    private var finishedThreads = 0
+
+    private func advance() {
+        lock.withLock { _ in done += 1 }
+    }
+
+    /// Reports the search's progress on the calling thread until `threads` searches ended:
+    /// each percentage reached, as git's display shows them, a little late.
+    func report(threads searching: Int) {
+        let pause = OneShotSignal()
+        var reported = 0
+        while true {
+            let (count, ended) = lock.withLock { _ in (done, finishedThreads == searching) }
+            if let progress, count > reported {
+                for value in (reported + 1)...count {
+                    let now = value * 100 / max(1, total)
+                    if now != percent {
+                        percent = now
+                        progress(.compressing(completed: value, total: total, threads: threads))
+                    }
+                }
+            }
+            reported = count
+            if ended { break }
+            _ = pause.wait(timeout: .milliseconds(10))
+        }
+    }
+}
+
+extension PackReader {
+    /// Where the entry of `id` lies in the pack file (header and compressed bytes) and its
+    /// parsed header; nil when the pack does not hold it.
+    func entry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>)? {
+        guard let start = index.offset(of: id) else { return nil }
+        var low = 0
+        var high = boundaries.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if boundaries[middle] <= start { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0, boundaries[low - 1] == start else { throw PackError(offset: start, .packChangedOnDisk) }
+        let end = boundaries[low]
+        let first = try file.read(at: Int64(start), count: Int(min(end - start, UInt64(PackEntryHeader.maximumLength))))
+        guard let header = try PackEntryHeader.parse(first[...], at: start, format: index.format) else {
+            throw PackError(offset: start, .packChangedOnDisk)
+        }
+        return (header, start..<end)
+    }
+}

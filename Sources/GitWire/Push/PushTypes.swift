@@ -1,0 +1,182 @@
+/// One push refspec, `[+]<src>[:<dst>]` or `:<dst>` (delete), as `git push` reads it.
+public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
+    /// The local side: a ref name (full or short, as git finds it), `HEAD`, or an object id; nil
+    /// deletes ``destination``.
+    public var source: String?
+    /// The remote side; nil means the same ref as the source.
+    public var destination: String?
+    /// Whether a non-fast-forward update is allowed (the leading `+`).
+    public var force: Bool
+
+    /// A refspec from its parts.
+    public init(source: String?, destination: String? = nil, force: Bool = false) {
+        self.source = source
+        self.destination = destination
+        self.force = force
+    }
+
+    /// Parses `text` as git does: `+` forces, `:<dst>` deletes, `<src>` pushes to the same name.
+    public init(_ text: String) throws {
+        var rest = Substring(text)
+        force = rest.hasPrefix("+")
+        if force { rest = rest.dropFirst() }
+        if let colon = rest.firstIndex(of: ":") {
+            let source = String(rest[..<colon])
+            let destination = String(rest[rest.index(after: colon)...])
+            self.source = source.isEmpty ? nil : source
+            self.destination = destination.isEmpty ? nil : destination
+            guard self.source != nil || self.destination != nil else {
+                throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+            }
+        } else {
+            guard !rest.isEmpty else { throw PushRefspecError("invalid refspec '\(text)'", failsPush: false) }
+            source = String(rest)
+            destination = nil
+        }
+        guard !(source ?? "").contains("*") && !(destination ?? "").contains("*") else {
+            throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+        }
+    }
+
+    /// The spec as written.
+    public var description: String {
+        "\(force ? "+" : "")\(source ?? "")\(destination.map { ":\($0)" } ?? "")"
+    }
+}
+
+/// How a push is made.
+public struct RepositoryPushOptions: Hashable, Sendable {
+    /// The protocol version asked for (v2 pushes with v0, as in git).
+    public var protocolVersion: ProtocolVersion
+    /// `--force`: allow every non-fast-forward update.
+    public var force: Bool
+    /// `--atomic`: all refs or none.
+    public var atomic: Bool
+    /// `--dry-run`: decide everything, send nothing.
+    public var dryRun: Bool
+    /// `--push-option`/`-o` strings for the server's hooks.
+    public var pushOptions: [String]
+    /// `--all`: every local branch, to the same name.
+    public var all: Bool
+    /// `--tags`: every local tag too.
+    public var tags: Bool
+    /// Send a thin pack (deltas against objects the remote has) when the server allows: git's
+    /// default for push.
+    public var thin: Bool
+    /// Whether progress is shown (the server is asked to be `quiet` otherwise).
+    public var progress: Bool
+    /// `-q`.
+    public var quiet: Bool
+    /// Fetch refspecs of the remote pushed to (`remote.<name>.fetch`): after the push, the
+    /// remote-tracking refs they map the updated refs to are updated as git updates them.
+    public var trackingRefspecs: [Refspec]
+    /// The `agent=` value.
+    public var agent: String
+
+    /// Options for a plain push.
+    public init(
+        protocolVersion: ProtocolVersion = .v0, force: Bool = false, atomic: Bool = false, dryRun: Bool = false,
+        pushOptions: [String] = [], all: Bool = false, tags: Bool = false, thin: Bool = true, progress: Bool = false,
+        quiet: Bool = false, trackingRefspecs: [Refspec] = [], agent: String = GitWireInfo.agent
+    ) {
+        self.protocolVersion = protocolVersion
+        self.force = force
+        self.atomic = atomic
+        self.dryRun = dryRun
+        self.pushOptions = pushOptions
+        self.all = all
+        self.tags = tags
+        self.thin = thin
+        self.progress = progress
+        self.quiet = quiet
+        self.trackingRefspecs = trackingRefspecs
+        self.agent = agent
+    }
+}
+
+/// What happened to one ref of a push.
+public struct PushRefResult: Hashable, Sendable {
+    /// The outcome.
+    public enum Status: Hashable, Sendable {
+        /// The remote already had it.
+        case upToDate
+        /// Updated (or, in a dry run, would be).
+        case ok
+        /// Refused here before anything was sent.
+        case rejected(Rejection)
+        /// The server refused it, for this reason (control characters masked).
+        case remoteRejected(String)
+        /// The server sent no status for it.
+        case remoteFailure
+        /// Not sent: another ref of an atomic push was refused.
+        case atomicPushFailed
+        /// A deletion the server does not allow (`delete-refs` not offered).
+        case deletionNotSupported
+    }
+
+    /// Why a ref was refused before anything was sent, in git's words.
+    public enum Rejection: String, Hashable, Sendable {
+        /// The remote's ref is not an ancestor of the new value.
+        case nonFastForward = "non-fast-forward"
+        /// The remote's ref points at an object this repository does not have.
+        case fetchFirst = "fetch first"
+        /// A tag that exists on the remote.
+        case alreadyExists = "already exists"
+        /// A ref that does or would point at a non-commit.
+        case needsForce = "needs force"
+    }
+
+    /// The local ref pushed (full name) or the source as given (an id); nil for a deletion.
+    public var source: String?
+    /// The remote ref (full name).
+    public var destination: String
+    /// The remote's value before the push (nil: it did not exist).
+    public var old: ObjectID?
+    /// The value pushed (nil: deleted).
+    public var new: ObjectID?
+    /// Whether a non-fast-forward update was forced.
+    public var forced: Bool
+    /// The outcome.
+    public var status: Status
+
+    /// Whether the ref ended as asked (updated, or already so).
+    public var succeeded: Bool { status == .ok || status == .upToDate }
+}
+
+/// The end of a push.
+public struct PushResult: Hashable, Sendable {
+    /// Each ref the refspecs named, in git's order (the remote's refs in advertisement order,
+    /// then new ones).
+    public var refs: [PushRefResult]
+    /// The pack sent, if one was.
+    public var pack: PackWriter.Statistics?
+    /// The server's status report, if it sent one.
+    public var report: PushReport?
+    /// Whether every ref ended as asked.
+    public var succeeded: Bool { refs.allSatisfy(\.succeeded) }
+    /// Problems git reports as `error: …` lines before the ref lines (a failed unpack, a
+    /// malformed report).
+    public var errors: [String]
+    /// Warnings git reports as `warning: …`.
+    public var warnings: [String]
+}
+
+/// A push refspec that names nothing usable, in git's words.
+public struct PushRefspecError: GitWireError, Hashable, Sendable {
+    /// ``GitWireErrorKind/usage``.
+    public var kind: GitWireErrorKind { .usage }
+    /// git's message.
+    public let message: String
+    /// Whether git reports it as `error:` and then `failed to push some refs` (exit 1), rather
+    /// than as `fatal:` (exit 128).
+    public let failsPush: Bool
+
+    /// An error saying `message`.
+    public init(_ message: String, failsPush: Bool = true) {
+        self.message = message
+        self.failsPush = failsPush
+    }
+
+    /// The text shown to users and in logs.
+    public var description: String { message }
+}

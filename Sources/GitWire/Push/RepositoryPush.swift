@@ -1,0 +1,353 @@
+/// One push from a local repository: decides each ref's update from the remote's advertisement
+/// as git's `send-pack` does, makes the pack, and turns the server's report into results.
+/// Used by every form of ``Remote/pushBlocking(from:updates:options:progress:)``; runs on the loop's
+/// thread.
+final class RepositoryPush: @unchecked Sendable {
+    private let repository: Repository
+    private let refspecs: [PushRefspec]
+    private let options: RepositoryPushOptions
+    private let progress: FetchProgressHandler?
+    /// Results so far, in git's order; filled by ``plan(_:)``.
+    private var results: [PushRefResult] = []
+    private var commands: [PushCommand] = []
+    private var localRejection = false
+    /// Problems met while matching refspecs (git's `error:` lines); the push then sends nothing.
+    private(set) var matchErrors: [String] = []
+    private(set) var writer: PackWriter?
+    weak var connection: PackStreamingConnection?
+
+    init(
+        gitDirectory: String, refspecs: [PushRefspec], options: RepositoryPushOptions, progress: FetchProgressHandler?
+    ) throws {
+        repository = try Repository(gitDirectory: gitDirectory)
+        self.refspecs = refspecs
+        self.options = options
+        self.progress = progress
+    }
+
+    var exchangeOptions: PushOptions {
+        PushOptions(
+            protocolVersion: options.protocolVersion, atomic: options.atomic, pushOptions: options.pushOptions,
+            quiet: options.quiet, progress: options.progress, dryRun: options.dryRun, agent: options.agent)
+    }
+
+    func makeExchange() -> PushExchange {
+        let box = Transferred(self)
+        return PushExchange(options: exchangeOptions) { listing in try box.value.plan(listing) }
+    }
+
+    // MARK: Deciding
+
+    private struct Match {
+        var source: String?
+        var sourceID: ObjectID?
+        var destination: String
+        var force: Bool
+    }
+
+    /// The commands to send for the remote's `listing`.
+    func plan(_ listing: RefListing) throws -> [PushCommand] {
+        let localRefs = try repository.refs.all()
+        advertised = listing.refs.compactMap(\.objectID)
+        let remoteRefs = listing.refs.filter { $0.objectID != nil && $0.nameBytes.starts(with: "refs/".utf8) }
+        var matches: [Match] = []
+        var specs = refspecs
+        if options.all {
+            specs += localRefs.filter { $0.name.hasPrefix("refs/heads/") }.map { PushRefspec(source: $0.name) }
+        }
+        if options.tags {
+            specs += localRefs.filter { $0.name.hasPrefix("refs/tags/") }.map { PushRefspec(source: $0.name) }
+        }
+        for spec in specs {
+            if let match = try match(spec, localRefs: localRefs, remoteRefs: remoteRefs) {
+                if matches.contains(where: { $0.destination == match.destination }) {
+                    // --all or --tags naming what a refspec names already is no conflict.
+                    if options.all || options.tags,
+                        matches.contains(where: { $0.destination == match.destination && $0.source == match.source })
+                    {
+                        continue
+                    }
+                    matchErrors.append("dst ref \(match.destination) receives from more than one src")
+                    continue
+                }
+                matches.append(match)
+            }
+        }
+        guard matchErrors.isEmpty else { return [] }
+
+        // git's order: the remote's refs as advertised, then new ones as matched.
+        let position = Dictionary(remoteRefs.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordered = matches.enumerated().sorted { a, b in
+            let pa = position[a.element.destination] ?? remoteRefs.count + a.offset
+            let pb = position[b.element.destination] ?? remoteRefs.count + b.offset
+            return pa < pb
+        }.map(\.element)
+
+        let deleteRefs = listing.capabilities.contains("delete-refs")
+        let remoteValues = Dictionary(
+            remoteRefs.map { ($0.name, $0.objectID!) }, uniquingKeysWith: { a, _ in a })
+        for match in ordered {
+            let old = remoteValues[match.destination]
+            var result = PushRefResult(
+                source: match.source, destination: match.destination, old: old, new: match.sourceID, forced: false,
+                status: .ok)
+            if match.sourceID == nil {
+                result.status = deleteRefs ? .ok : .deletionNotSupported
+            } else if old == match.sourceID {
+                result.status = .upToDate
+            } else if let old, let new = match.sourceID {
+                if let rejection = try rejection(old: old, new: new, name: match.destination) {
+                    if match.force || options.force {
+                        result.forced = true
+                    } else {
+                        result.status = .rejected(rejection)
+                    }
+                }
+            }
+            results.append(result)
+        }
+        if results.contains(where: { if case .rejected = $0.status { true } else { false } }) {
+            localRejection = true
+            if options.atomic {
+                for index in results.indices where results[index].status == .ok {
+                    results[index].status = .atomicPushFailed
+                }
+                return []
+            }
+        }
+        commands = results.filter { $0.status == .ok }.map {
+            PushCommand(name: $0.destination, old: $0.old ?? .zero(.sha1), new: $0.new ?? .zero(.sha1))
+        }
+        return commands
+    }
+
+    /// Why git would refuse to update `name` from `old` to `new` without force, if it would.
+    private func rejection(old: ObjectID, new: ObjectID, name: String) throws -> PushRefResult.Rejection? {
+        if name.hasPrefix("refs/tags/") { return .alreadyExists }
+        guard repository.objects.contains(old) else { return .fetchFirst }
+        guard let oldCommit = try peeledCommit(old), let newCommit = try peeledCommit(new) else { return .needsForce }
+        return try isAncestor(oldCommit, of: newCommit) ? nil : .nonFastForward
+    }
+
+    /// The commit `id` is or names through tags.
+    private func peeledCommit(_ id: ObjectID) throws -> ObjectID? {
+        var current = id
+        for _ in 0..<64 {
+            guard let object = try repository.objects.object(current) else { return nil }
+            switch object.type {
+            case .commit: return current
+            case .tag:
+                guard
+                    let target = try ObjectLinks.links(of: .tag, data: object.data, format: repository.objects.format)
+                        .first
+                else { return nil }
+                current = target.id
+            case .tree, .blob: return nil
+            }
+        }
+        return nil
+    }
+
+    /// Whether `ancestor` is reachable from `commit`.
+    private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws -> Bool {
+        let graph = DatabaseCommitGraph(objects: repository.objects)
+        let floor = graph.commit(ancestor)?.committerTime ?? .min
+        var seen: Set<ObjectID> = [commit]
+        var stack = [commit]
+        while let next = stack.popLast() {
+            if next == ancestor { return true }
+            guard let summary = graph.commit(next) else { continue }
+            // Committer dates are not trusted to prune: skewed histories exist. Walk it all.
+            _ = floor
+            for parent in summary.parents where seen.insert(parent).inserted { stack.append(parent) }
+        }
+        return false
+    }
+
+    /// What `spec` names on both sides; nil (with an error noted) when git would refuse it.
+    private func match(_ spec: PushRefspec, localRefs: [RefRecord], remoteRefs: [Ref]) throws -> Match? {
+        var source: String?
+        var sourceID: ObjectID?
+        var sourceIsRef = false
+        if let text = spec.source {
+            let found = Self.countMatches(text, names: localRefs.map(\.name))
+            if found.count > 1 {
+                matchErrors.append("src refspec \(text) matches more than one")
+                return nil
+            }
+            if let name = found.first {
+                source = name
+                sourceID = localRefs.first { $0.name == name }?.id
+                sourceIsRef = true
+            } else if text == "HEAD" || text == "@", let id = try resolveHead() {
+                source = text
+                sourceID = id
+            } else if text.utf8.count == 40, let id = ObjectID(text), repository.objects.contains(id) {
+                source = text
+                sourceID = id
+            } else {
+                matchErrors.append("src refspec \(text) does not match any")
+                return nil
+            }
+        }
+        var destination = spec.destination
+        if destination == nil {
+            guard let source else { return nil }
+            if source == "HEAD" || source == "@" {
+                guard case .symbolic(let target) = try repository.refs.head(), target.hasPrefix("refs/heads/") else {
+                    throw PushRefspecError("\(source) cannot be resolved to branch", failsPush: false)
+                }
+                destination = target
+            } else {
+                destination = source
+            }
+        }
+        let wanted = destination!
+        let found = Self.countMatches(wanted, names: remoteRefs.map(\.name))
+        if found.count > 1 {
+            matchErrors.append("dst refspec \(wanted) matches more than one")
+            return nil
+        }
+        if let name = found.first {
+            return Match(source: source, sourceID: sourceID, destination: name, force: spec.force)
+        }
+        if wanted.hasPrefix("refs/") {
+            return Match(source: source, sourceID: sourceID, destination: wanted, force: spec.force)
+        }
+        if sourceID == nil {
+            matchErrors.append("unable to delete '\(wanted)': remote ref does not exist")
+            return nil
+        }
+        if sourceIsRef, let source {
+            if source.hasPrefix("refs/heads/") {
+                return Match(source: source, sourceID: sourceID, destination: "refs/heads/\(wanted)", force: spec.force)
+            }
+            if source.hasPrefix("refs/tags/") {
+                return Match(source: source, sourceID: sourceID, destination: "refs/tags/\(wanted)", force: spec.force)
+            }
+        }
+        matchErrors.append(
+            """
+            The destination you provided is not a full refname (i.e.,
+            starting with "refs/"). We tried to guess what you meant by:
+
+            - Looking for a ref that matches '\(wanted)' on the remote side.
+            - Checking if the <src> being pushed ('\(source ?? "")')
+              is a ref in "refs/{heads,tags}/". If so we add a corresponding
+              refs/{heads,tags}/ prefix on the remote side.
+
+            Neither worked, so we gave up. You must fully qualify the ref.
+            """)
+        return nil
+    }
+
+    private func resolveHead() throws -> ObjectID? {
+        switch try repository.refs.head() {
+        case .detached(let id): return id
+        case .symbolic(let target): return try repository.refs.resolve(target)
+        }
+    }
+
+    /// The names `pattern` matches as git's `count_refspec_match` counts them: strong matches
+    /// (under `refs/heads/` or `refs/tags/`, or any match of a pattern starting with `refs/`)
+    /// win over weak ones.
+    static func countMatches(_ pattern: String, names: [String]) -> [String] {
+        let expansions = [
+            pattern, "refs/\(pattern)", "refs/tags/\(pattern)", "refs/heads/\(pattern)", "refs/remotes/\(pattern)",
+            "refs/remotes/\(pattern)/HEAD",
+        ]
+        var strong: [String] = []
+        var weak: [String] = []
+        for name in names where expansions.contains(name) {
+            if !pattern.hasPrefix("refs/") && !name.hasPrefix("refs/heads/") && !name.hasPrefix("refs/tags/") {
+                weak.append(name)
+            } else {
+                strong.append(name)
+            }
+        }
+        return strong.isEmpty ? weak : strong
+    }
+
+    // MARK: Sending
+
+    /// Handles what the exchange emits: the server's messages, and the pack once the commands go.
+    func handle(_ event: PushEvent) throws {
+        switch event {
+        case .ref: break
+        case .remoteMessage(let bytes): progress?(.remote(RemoteProgressLine(chunk: bytes)))
+        case .sending(let request):
+            guard request.sendsPack, !options.dryRun else { return }
+            var exclude: [ObjectID] = []
+            // What the remote advertised (that we have) and the old values: git's negative revisions.
+            for command in request.commands where !command.old.isZero { exclude.append(command.old) }
+            let include = request.commands.filter { !$0.isDeletion }.map(\.new)
+            var packing: (@Sendable (PackingProgress) -> Void)?
+            if options.progress, let handler = progress {
+                packing = { handler(.packing($0)) }
+            }
+            let writer = try PackWriter(
+                database: repository.objects, include: include, exclude: exclude + advertised,
+                options: PackWriter.Options(offsetDeltas: request.ofsDelta, thin: options.thin && request.thinPack),
+                progress: packing)
+            self.writer = writer
+            connection?.writer = writer
+        }
+    }
+
+    /// The remote's advertised ids, kept by the exchange's listing for the pack's exclusions.
+    var advertised: [ObjectID] = []
+
+    // MARK: Finishing
+
+    /// The results, once the exchange ended; updates remote-tracking refs for what the server
+    /// accepted.
+    func complete(_ outcome: PushOutcome) throws -> PushResult {
+        if !matchErrors.isEmpty {
+            throw PushMatchError(errors: matchErrors)
+        }
+        var errors: [String] = []
+        var warnings: [String] = []
+        if let report = outcome.report {
+            errors += report.problems
+            warnings += report.warnings
+        }
+        for index in results.indices where results[index].status == .ok && !options.dryRun {
+            guard outcome.request != nil else { continue }
+            if let report = outcome.report {
+                guard let answer = report.ref(results[index].destination) else {
+                    results[index].status = .remoteFailure
+                    continue
+                }
+                if let rejection = answer.rejection { results[index].status = .remoteRejected(rejection) }
+            }
+        }
+        if !options.dryRun { try updateTrackingRefs() }
+        return PushResult(
+            refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings)
+    }
+
+    /// Moves the remote-tracking refs the tracking refspecs map accepted refs to.
+    private func updateTrackingRefs() throws {
+        var updates: [RefUpdate] = []
+        for result in results where result.status == .ok {
+            for spec in options.trackingRefspecs {
+                guard let local = spec.destination(for: result.destination) else { continue }
+                updates.append(RefUpdate(name: local, newID: result.new))
+                break
+            }
+        }
+        guard !updates.isEmpty else { return }
+        try repository.refs.apply(updates, atomic: false)
+    }
+}
+
+/// Refspecs that match nothing usable: git's `error:` lines, then "failed to push some refs".
+public struct PushMatchError: GitWireError, Hashable, Sendable {
+    /// ``GitWireErrorKind/usage``.
+    public var kind: GitWireErrorKind { .usage }
+    /// git's messages, one per refspec that failed.
+    public let errors: [String]
+
+    /// The text shown to users and in logs.
+    public var description: String { errors.joined(separator: "\n") }
+}

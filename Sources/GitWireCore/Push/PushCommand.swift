@@ -1,0 +1,89 @@
+/// One ref update sent to receive-pack, `<old-id> <new-id> <name>`: a new ref has the zero id as
+/// its old id, a deletion the zero id as its new id.
+public struct PushCommand: Hashable, Sendable {
+    /// The full name of the ref on the remote, such as `refs/heads/main`.
+    public var name: String
+    /// What the ref points at on the remote now (zero: it does not exist).
+    public var old: ObjectID
+    /// What it is to point at (zero: delete it).
+    public var new: ObjectID
+
+    /// An update of `name` from `old` to `new`.
+    public init(name: String, old: ObjectID, new: ObjectID) {
+        self.name = name
+        self.old = old
+        self.new = new
+    }
+
+    /// Whether the command deletes the ref.
+    public var isDeletion: Bool { new.isZero }
+
+    /// The command's line, `<old> <new> <name>`, without a newline (git writes none).
+    public var line: [UInt8] {
+        var bytes: [UInt8] = []
+        old.appendHex(to: &bytes)
+        bytes.append(0x20)
+        new.appendHex(to: &bytes)
+        bytes.append(0x20)
+        bytes += name.utf8
+        return bytes
+    }
+}
+
+/// What a push asks of receive-pack.
+public struct PushOptions: Hashable, Sendable {
+    /// The protocol version to ask for: v0 or v1. Git pushes with v0 when v2 is configured
+    /// (receive-pack has no v2), and so does this exchange.
+    public var protocolVersion: ProtocolVersion
+    /// All or nothing (`--atomic`): the server must offer `atomic`.
+    public var atomic: Bool
+    /// `--push-option`/`-o` strings for the server's hooks: the server must offer `push-options`.
+    public var pushOptions: [String]
+    /// Whether the user asked for silence (`-q`).
+    public var quiet: Bool
+    /// Whether progress is shown; without it the server is asked to be `quiet` too.
+    public var progress: Bool
+    /// `--dry-run`: read the advertisement, decide, send nothing.
+    public var dryRun: Bool
+    /// The `agent=` value to send; bytes outside printable ASCII, and spaces, become `.`.
+    public var agent: String
+
+    /// Options for a plain push over protocol v0.
+    public init(
+        protocolVersion: ProtocolVersion = .v0, atomic: Bool = false, pushOptions: [String] = [], quiet: Bool = false,
+        progress: Bool = false, dryRun: Bool = false, agent: String = GitWireInfo.agent
+    ) {
+        self.protocolVersion = protocolVersion
+        self.atomic = atomic
+        self.pushOptions = pushOptions
+        self.quiet = quiet
+        self.progress = progress
+        self.dryRun = dryRun
+        self.agent = agent
+    }
+
+    /// The version asked for: v2 falls back to v0, as in git.
+    var effectiveVersion: ProtocolVersion { protocolVersion == .v2 ? .v0 : protocolVersion }
+
+    var sanitizedAgent: String {
+        String(decoding: agent.utf8.map { (0x21...0x7e).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+    }
+}
+
+/// A push that cannot go ahead: the server lacks a feature the push needs, the push options do
+/// not fit, or the server broke the protocol in a way git names.
+public struct PushError: GitWireError, Hashable, Sendable {
+    /// What kind of failure this is.
+    public let kind: GitWireErrorKind
+    /// What went wrong, in git's words where git has them.
+    public let message: String
+
+    /// An error of `kind` saying `message`.
+    public init(_ kind: GitWireErrorKind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The text shown to users and in logs.
+    public var description: String { message }
+}

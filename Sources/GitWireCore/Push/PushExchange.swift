@@ -1,0 +1,255 @@
+/// Pushes to receive-pack (`man gitprotocol-pack`, "Pushing Data To a Server"): reads the ref
+/// advertisement (protocol v0 or v1), asks `plan` which updates to send, sends them as git's
+/// `send-pack` writes them (capabilities on the first, push options after their flush), then
+/// reads the server's status report (`report-status` or `report-status-v2`), with the server's
+/// messages (band 2: its hooks' output) handed out as they come.
+///
+/// A pure state machine. The pack is not its business: when the commands go out and a pack must
+/// follow them, it emits ``PushEvent/sending(_:)`` first, so that the caller streams the pack
+/// right after the commands on the same connection (or in the same request, over smart HTTP).
+public struct PushExchange: Exchange, Sendable {
+    /// Refs, the request being sent, and the server's messages.
+    public typealias Element = PushEvent
+    /// What was sent and what the server answered.
+    public typealias Output = PushOutcome
+
+    private enum State: Sendable {
+        case listing(LsRemoteExchange)
+        case report(PushReportParser, SideBandDemultiplexer?, PktLineDecoder)
+        case awaitingEnd(SideBandDemultiplexer?)
+        case done
+    }
+
+    private let options: PushOptions
+    private let plan: @Sendable (RefListing) throws -> [PushCommand]
+    private var state: State
+    private var connectionPersists = true
+    private var outcome: PushOutcome?
+    /// Band 2 bytes seen: bounded, like everything the server says.
+    private var messageByteCount = 0
+    /// The most band 2 bytes taken from a server (its hooks' output).
+    public static let maximumMessageBytes = 64 << 20
+
+    /// A push with `options`. `plan` sees the remote's refs and returns the updates to send, in
+    /// the order they go (git's: the remote's refs in advertisement order, then new ones); an
+    /// empty plan sends nothing. It may throw to stop the push before anything is sent.
+    public init(options: PushOptions = PushOptions(), plan: @escaping @Sendable (RefListing) throws -> [PushCommand]) {
+        self.options = options
+        self.plan = plan
+        state = .listing(
+            LsRemoteExchange(
+                options: LsRemoteOptions(protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent)))
+    }
+
+    /// "reading the ref advertisement", "waiting for the remote's status report"…
+    public var activity: String {
+        switch state {
+        case .listing: return "reading the ref advertisement"
+        case .report: return "waiting for the remote's status report"
+        case .awaitingEnd: return "waiting for the remote to finish"
+        case .done: return "closing the connection"
+        }
+    }
+
+    /// The server speaks first: nothing to send.
+    public mutating func start(_ context: ExchangeContext) throws -> [PktLine] {
+        connectionPersists = context.connectionPersists
+        guard case .listing(var listing) = state else { return [] }
+        let packets = try listing.start(context)
+        state = .listing(listing)
+        return packets
+    }
+
+    /// Handles one packet: the advertisement, then the report and the server's messages.
+    public mutating func receive(_ packet: PktLine, emit: (PushEvent) -> Void) throws -> ExchangeStep<PushOutcome> {
+        switch state {
+        case .listing(var listing):
+            state = .done
+            switch try listing.receive(packet, emit: { emit(.ref($0)) }) {
+            case .readMore:
+                state = .listing(listing)
+                return .readMore
+            case .send(let packets):
+                state = .listing(listing)
+                return .send(packets)
+            case .finish(let refs, _):
+                return try sendCommands(refs, emit: emit)
+            }
+        case .report(var parser, var demultiplexer, var inner):
+            state = .done
+            if var sideBand = demultiplexer {
+                switch try sideBand.receive(packet) {
+                case .data(let bytes):
+                    inner.append(bytes)
+                    while !parser.isDone, let line = try inner.next() { try parser.receive(line) }
+                case .progress(let bytes): try message(bytes, emit: emit)
+                case .keepAlive: break
+                case .end: return finish(parser.report)
+                }
+                demultiplexer = sideBand
+            } else {
+                try parser.receive(packet)
+                if parser.isDone { return finish(parser.report) }
+            }
+            state = .report(parser, demultiplexer, inner)
+            return .readMore
+        case .awaitingEnd(var demultiplexer):
+            state = .done
+            if var sideBand = demultiplexer {
+                if case .progress(let bytes) = try sideBand.receive(packet) { try message(bytes, emit: emit) }
+                demultiplexer = sideBand
+            }
+            state = .awaitingEnd(demultiplexer)
+            return .readMore
+        case .done:
+            throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
+        }
+    }
+
+    /// The server closed the connection: the end of a push to a server that sends no report;
+    /// otherwise an error, as in git.
+    public mutating func receiveEnd(emit: (PushEvent) -> Void) throws -> PushOutcome {
+        switch state {
+        case .listing(var listing):
+            _ = try listing.receiveEnd { emit(.ref($0)) }
+            throw UnexpectedEndError(afterInitialContact: true)
+        case .awaitingEnd:
+            state = .done
+            guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
+            return outcome
+        case .report:
+            throw PushError(.connectionLost, "the remote end hung up unexpectedly while \(activity)")
+        case .done:
+            guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
+            return outcome
+        }
+    }
+
+    private mutating func message(_ bytes: ArraySlice<UInt8>, emit: (PushEvent) -> Void) throws {
+        messageByteCount += bytes.count
+        guard messageByteCount <= Self.maximumMessageBytes else {
+            throw ProtocolError("the remote sent more than \(Self.maximumMessageBytes >> 20) MiB of messages")
+        }
+        emit(.remoteMessage(Array(bytes)))
+    }
+
+    private mutating func finish(_ report: PushReport) -> ExchangeStep<PushOutcome> {
+        state = .done
+        outcome?.report = report
+        return .finish(outcome!, farewell: [])
+    }
+
+    // MARK: Commands
+
+    private mutating func sendCommands(_ listing: RefListing, emit: (PushEvent) -> Void) throws -> ExchangeStep<
+        PushOutcome
+    > {
+        let capabilities = listing.capabilities
+        if let format = capabilities.value(of: "object-format"), format != "sha1" {
+            throw PushError(.usage, "the receiving end does not support this repository's hash algorithm")
+        }
+        if options.atomic && !capabilities.contains("atomic") {
+            throw PushError(.usage, "the receiving end does not support --atomic push")
+        }
+        if !options.pushOptions.isEmpty && !capabilities.contains("push-options") {
+            throw PushError(.usage, "the receiving end does not support push options")
+        }
+        for option in options.pushOptions where option.utf8.contains(where: { $0 == 0x0a || $0 == 0 }) {
+            throw PushError(.usage, "push options must not have new line characters")
+        }
+        let commands = try plan(listing)
+        let statusReport =
+            capabilities.contains("report-status-v2") ? 2 : capabilities.contains("report-status") ? 1 : 0
+        let sideBand = capabilities.contains("side-band-64k")
+        let request = PushRequest(
+            commands: commands, sendsPack: commands.contains { !$0.isDeletion },
+            ofsDelta: capabilities.contains("ofs-delta"), thinPack: !capabilities.contains("no-thin"),
+            statusReport: statusReport, sideBand: sideBand)
+        var result = PushOutcome(listing: listing, request: nil, report: nil)
+        guard !commands.isEmpty, !options.dryRun else {
+            // Nothing to update: v0 says so with a flush; over stateless RPC nothing is sent.
+            state = .done
+            if options.dryRun { result.request = request }
+            outcome = result
+            return .finish(result, farewell: connectionPersists ? [.flush] : [])
+        }
+        result.request = request
+        outcome = result
+
+        var words: [String] = []
+        if statusReport == 1 { words.append("report-status") }
+        if statusReport == 2 { words.append("report-status-v2") }
+        if sideBand { words.append("side-band-64k") }
+        if capabilities.contains("quiet") && (options.quiet || !options.progress) { words.append("quiet") }
+        if options.atomic { words.append("atomic") }
+        if !options.pushOptions.isEmpty { words.append("push-options") }
+        if capabilities.contains("object-format") { words.append("object-format=sha1") }
+        if capabilities.contains("agent") { words.append("agent=\(options.sanitizedAgent)") }
+
+        var packets: [PktLine] = []
+        for (index, command) in commands.enumerated() {
+            var payload = command.line
+            if index == 0 {
+                payload.append(0)
+                for word in words { payload += Array(" \(word)".utf8) }
+            }
+            guard payload.count <= PktLine.maxPayload else {
+                throw PushError(.usage, "ref name too long to push: \(escapedForDisplay(command.name.utf8.prefix(80)))")
+            }
+            packets.append(.data(payload))
+        }
+        packets.append(.flush)
+        if !options.pushOptions.isEmpty {
+            packets += options.pushOptions.map { .data(Array($0.utf8)) }
+            packets.append(.flush)
+        }
+        emit(.sending(request))
+        if statusReport > 0 {
+            state = .report(
+                PushReportParser(commands: commands), sideBand ? SideBandDemultiplexer() : nil, PktLineDecoder())
+        } else {
+            state = .awaitingEnd(sideBand ? SideBandDemultiplexer() : nil)
+        }
+        return .send(packets)
+    }
+}
+
+/// What a push sends: its commands and what the server allows for the pack that follows them.
+public struct PushRequest: Hashable, Sendable {
+    /// The updates, in the order sent.
+    public var commands: [PushCommand]
+    /// Whether a pack follows the commands (some command is not a deletion).
+    public var sendsPack: Bool
+    /// Whether the pack may use offset deltas (`ofs-delta`).
+    public var ofsDelta: Bool
+    /// Whether the pack may be thin (deltas against objects the remote has): unless `no-thin`.
+    public var thinPack: Bool
+    /// Which status report was asked for: 0 none, 1 `report-status`, 2 `report-status-v2`.
+    public var statusReport: Int
+    /// Whether the server's answers come in side-band (`side-band-64k`).
+    public var sideBand: Bool
+}
+
+/// What a ``PushExchange`` hands out while it runs.
+public enum PushEvent: Hashable, Sendable {
+    /// One ref of the advertisement.
+    case ref(Ref)
+    /// The commands are about to be sent: if the request sends a pack, it must follow them at
+    /// once on the same connection.
+    case sending(PushRequest)
+    /// Bytes of the server's messages (band 2: its hooks' output), as sent: not yet made safe to
+    /// show: control characters must be masked before they reach a terminal.
+    case remoteMessage([UInt8])
+}
+
+/// The end of a push exchange.
+public struct PushOutcome: Hashable, Sendable {
+    /// The remote's refs and capabilities.
+    public var listing: RefListing
+    /// What was sent; nil when there was nothing to update. Set for a dry run, which sends
+    /// nothing.
+    public var request: PushRequest?
+    /// What the server reported; nil when nothing was sent or the server offers no
+    /// `report-status`.
+    public var report: PushReport?
+}

