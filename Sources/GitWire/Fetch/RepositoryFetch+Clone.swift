@@ -1,0 +1,194 @@
+extension RepositoryFetch {
+    // MARK: Object format
+
+    /// Whether git 2.39's clone takes the remote's object format: when it maps some ref (the
+    /// remote's `HEAD` with a commit, or a ref the refspecs take). An empty remote, or one with
+    /// only an unborn `HEAD`, leaves the new repository SHA-1, as `git clone` 2.39 leaves it.
+    static func takesRemoteFormat(_ listing: RefListing, refspecs: [Refspec]) -> Bool {
+        listing.refs.contains { $0.name == "HEAD" && $0.objectID != nil }
+            || !wantedRefs(listing, refspecs: refspecs).isEmpty
+    }
+
+    /// Makes a new clone's repository of the remote's object format, as `git clone` does once it
+    /// has the refs (`core.repositoryformatversion = 1`, `extensions.objectformat`); nothing
+    /// for a fetch, or when the format is already the remote's.
+    func adoptRemoteFormat() throws {
+        guard isClone, let repository, let format = listedFormat.withLock({ $0 }), format != repository.objectFormat
+        else { return }
+        try FileSystem.writeAtomically(
+            cloneConfig(filter: nil, format: format).text[...], to: "\(repository.gitDirectory)/config",
+            permissions: 0o644, temporaryPrefix: ".config-")
+        self.repository = try Repository(gitDirectory: repository.gitDirectory)
+    }
+
+    // MARK: Files
+
+    /// The configuration git's clone writes: `core` (bare, or with a work tree and reflogs),
+    /// the remote (URL, `tagOpt`, the fetch refspec, mirror and partial-clone settings), and
+    /// the branch that tracks the remote's; `extensions.objectformat` for a format other than
+    /// SHA-1 (`format`, else the repository's).
+    func cloneConfig(
+        filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
+    ) -> GitConfig {
+        let format = format ?? repository?.objectFormat ?? .sha1
+        let bare = options.bare || options.mirror
+        var core =
+            bare
+            ? GitConfig.bareCore
+            : GitConfig.Section(
+                "core", nil,
+                [
+                    ("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "false"),
+                    ("logallrefupdates", "true"),
+                ])
+        if filter != nil || format != .sha1 { core.entries[0].value = "1" }
+        var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
+        if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
+        if options.mirror {
+            origin += [("fetch", "+refs/*:refs/*"), ("mirror", "true")]
+        } else if let fetchRefspec {
+            origin.append(("fetch", fetchRefspec))
+        }
+        if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
+        var sections = [core, GitConfig.Section("remote", options.originName, origin)]
+        // git's clone adds the format once it knows the remote's, then the tracking branch.
+        if format != .sha1 { sections.append(GitConfig.Section("extensions", nil, [("objectformat", format.name)])) }
+        if let branch {
+            sections.append(
+                GitConfig.Section(
+                    "branch", branch, [("remote", options.originName), ("merge", "refs/heads/\(branch)")]))
+        }
+        return GitConfig(sections)
+    }
+
+    func writeCloneConfig(_ config: GitConfig, in repository: Repository) throws {
+        try FileSystem.writeAtomically(
+            config.text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644, temporaryPrefix: ".config-")
+    }
+
+    /// What git's clone does after the refs are written, for a repository with a work tree
+    /// (`update_remote_refs`, `update_head`, `write_refspec_config`): `refs/remotes/<origin>/HEAD`
+    /// names the remote's `HEAD` branch; `HEAD` names the local branch made from it (or from
+    /// `--branch`), which tracks it, or is detached at a tag or at the remote's detached `HEAD`;
+    /// an empty repository's `HEAD` names its unborn branch. Reflogs as git writes them.
+    func completeWorkTreeClone(
+        _ listing: RefListing, mapped: [(remote: String, local: String, id: ObjectID)], in repository: Repository,
+        peeler: inout TagPeeler
+    ) throws -> HeadState {
+        let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
+        let reflog = Reflog(
+            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory, policy: .normal,
+            identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
+        let message = "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
+        let defaultBranch = (try? configuration.string("init.defaultBranch")) ?? nil
+        let remoteHead = listing.refs.first { $0.name == "HEAD" }
+        // git's guess_remote_head: the ref HEAD names, else a branch at HEAD's commit.
+        var remoteHeadPointsAt: (remote: String, local: String, id: ObjectID)?
+        if let remoteHead, remoteHead.objectID != nil {
+            var target = remoteHead.symrefTarget
+            if listing.protocolVersion != .v2, let name = target,
+                !RefNameFormat.isValid(Array(name.utf8), allowOneLevel: true)
+            {
+                target = nil
+            }
+            if let target {
+                remoteHeadPointsAt = mapped.first { $0.remote == target }
+            } else {
+                let preferred = "refs/heads/\(defaultBranch ?? "master")"
+                remoteHeadPointsAt =
+                    mapped.first { $0.remote == preferred && $0.id == remoteHead.objectID }
+                    ?? mapped.first { $0.remote.hasPrefix("refs/heads/") && $0.id == remoteHead.objectID }
+            }
+        }
+        var ours = remoteHeadPointsAt
+        if let branch = options.branch {
+            ours =
+                mapped.first { $0.remote == "refs/heads/\(branch)" }
+                ?? mapped.first { $0.remote == "refs/tags/\(branch)" }
+            if ours == nil {
+                throw FetchRefMapError("Remote branch \(branch) not found in upstream \(options.originName)")
+            }
+        }
+        // The fetch refspec: one branch for --single-branch, else all of them.
+        var fetchRefspec: String? = "+refs/heads/*:refs/remotes/\(options.originName)/*"
+        if singleBranch {
+            fetchRefspec = nil
+            if let branch = options.branch, let ours {
+                fetchRefspec =
+                    ours.remote.hasPrefix("refs/tags/")
+                    ? "+\(ours.remote):\(ours.remote)" : "+\(ours.remote):refs/remotes/\(options.originName)/\(branch)"
+            } else if let remoteHeadPointsAt, remoteHeadPointsAt.remote.hasPrefix("refs/heads/") {
+                let short = remoteHeadPointsAt.remote.dropFirst("refs/heads/".count)
+                fetchRefspec = "+\(remoteHeadPointsAt.remote):refs/remotes/\(options.originName)/\(short)"
+            }
+        }
+        if let remoteHeadPointsAt {
+            let name = "refs/remotes/\(options.originName)/HEAD"
+            try repository.refs.setSymbolicRef(name, to: remoteHeadPointsAt.local)
+            try reflog.append(name, old: nil, new: remoteHeadPointsAt.id, message: message)
+        }
+        var trackedBranch: String?
+        let head: HeadState
+        if let ours, ours.remote.hasPrefix("refs/heads/") {
+            let local = ours.remote
+            try repository.refs.setSymbolicRef(to: local)
+            try repository.refs.apply(
+                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true, objectType: nil,
+                reflog: reflog)
+            trackedBranch = String(local.dropFirst("refs/heads/".count))
+            head = .symbolic(local)
+        } else if let ours {
+            let commit = peeler.commit(ours.id) ?? ours.id
+            try repository.refs.setDetachedHead(commit)
+            try reflog.append("HEAD", old: nil, new: commit, message: message)
+            head = .detached(commit)
+        } else if let remoteHead, let id = remoteHead.objectID {
+            try repository.refs.setDetachedHead(id)
+            try reflog.append("HEAD", old: nil, new: id, message: message)
+            head = .detached(id)
+        } else {
+            // An empty repository: the branch its unborn HEAD names, else the default.
+            var unborn = "refs/heads/\(defaultBranch ?? "master")"
+            if let target = remoteHead?.symrefTarget, target.hasPrefix("refs/heads/"),
+                (try? RefStore.checkName(target)) != nil
+            {
+                unborn = target
+            }
+            try repository.refs.setSymbolicRef(to: unborn)
+            trackedBranch = String(unborn.dropFirst("refs/heads/".count))
+            head = .symbolic(unborn)
+        }
+        try writeCloneConfig(
+            cloneConfig(filter: options.fetch.filter, fetchRefspec: fetchRefspec, branch: trackedBranch), in: repository
+        )
+        return head
+    }
+
+    func readShallow(_ repository: Repository) throws -> Set<ObjectID> {
+        let path = "\(repository.commonDirectory)/shallow"
+        guard FileSystem.exists(path) else { return [] }
+        var ids = Set<ObjectID>()
+        for line in try FileSystem.read(path).split(separator: 0x0a) {
+            guard let id = ObjectID(hex: line, format: repository.objectFormat) else {
+                throw RepositoryError.corrupt(path, String(decoding: line, as: UTF8.self))
+            }
+            ids.insert(id)
+        }
+        return ids
+    }
+
+    func writeShallow(_ shallow: Set<ObjectID>, in repository: Repository) throws {
+        let path = "\(repository.commonDirectory)/shallow"
+        if shallow.isEmpty {
+            try FileSystem.remove(path)
+            return
+        }
+        var text: [UInt8] = []
+        for id in shallow.sorted() {
+            id.appendHex(to: &text)
+            text.append(0x0a)
+        }
+        let lock = try RefLock(path, content: text)
+        try lock.commit()
+    }
+}
