@@ -58,6 +58,8 @@ public struct ConfiguredRemote: Hashable, Sendable {
     /// else `origin`; nil when that remote has no URL (git: `no remote repository specified`).
     ///
     /// - Parameters:
+    ///   - nameOrURL: a remote's name or a URL; nil for the default remote.
+    ///   - configuration: the repository's configuration, as git reads it.
     ///   - currentBranch: the branch `HEAD` points to (`refs/heads/<branch>`), for the default.
     /// - Throws: ``RefspecError`` for a configured refspec git refuses (`invalid refspec`),
     ///   ``ConfigError`` for values git cannot read.

@@ -52,7 +52,7 @@ public struct RemoteProgressLine: Hashable, Sendable {
     }
 
     /// The text with control characters replaced as git replaces them on a terminal
-    /// (``maskedForTerminal(_:)``), so a server cannot drive the user's terminal.
+    /// (as `remote:` lines are shown), so a server cannot drive the user's terminal.
     public var text: String { String(decoding: maskedForTerminal(bytes), as: UTF8.self) }
 }
 

@@ -45,9 +45,11 @@ public struct RepositoryLocation: Hashable, Sendable {
     ///   is refused when `safe.bareRepository` is `explicit`;
     /// - its `core.repositoryformatversion` and `extensions.*` must be ones git 2.39 reads.
     ///
-    /// - Parameter environment: the environment to read (`GIT_DIR`, `GIT_WORK_TREE`,
-    ///   `GIT_COMMON_DIR`, `GIT_CEILING_DIRECTORIES`, `GIT_DISCOVERY_ACROSS_FILESYSTEM`, `HOME`
-    ///   and `GIT_CONFIG_*` for `safe.*`); the process's own when nil.
+    /// - Parameters:
+    ///   - directory: where the search starts; the current directory when nil.
+    ///   - environment: the environment to read (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_COMMON_DIR`,
+    ///     `GIT_CEILING_DIRECTORIES`, `GIT_DISCOVERY_ACROSS_FILESYSTEM`, `HOME` and
+    ///     `GIT_CONFIG_*` for `safe.*`); the process's own when nil.
     /// - Throws: ``RepositoryDiscoveryError`` with git's message when no repository is found or
     ///   it may not be used; ``ConfigError`` for configuration git cannot read.
     public static func discover(from directory: String? = nil, environment: [String: String]? = nil) throws

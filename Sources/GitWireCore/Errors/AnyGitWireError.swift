@@ -1,4 +1,4 @@
-/// Any error, as a ``GitWireError``: what typed results hold (``Result`` needs a concrete error
+/// Any error, as a ``GitWireError``: what typed results hold (`Result` needs a concrete error
 /// type). ``base`` is the error itself, to cast to its own type.
 ///
 /// ```swift
