@@ -62,23 +62,9 @@ public enum URLMatch {
         let section = Array(section.lowercasedASCII.utf8)
         let wanted = key.map { Array($0.lowercasedASCII.utf8) }
         var best: [[UInt8]: (specificity: Specificity, value: String?, key: String)] = [:]
-        for entry in entries {
-            let name = Array(entry.name.utf8)
-            guard name.count > section.count, name.starts(with: section), name[section.count] == UInt8(ascii: ".")
-            else { continue }
-            var rest = name[(section.count + 1)...]
-            var specificity = Specificity()
-            if let dot = rest.lastIndex(of: UInt8(ascii: ".")) {
-                let configured = String(decoding: rest[..<dot], as: UTF8.self)
-                guard let pattern = try? normalize(configured, allowGlobs: true),
-                    let matched = match(target, pattern)
-                else { continue }
-                specificity = matched
-                rest = rest[(dot + 1)...]
-            }
-            let entryKey = Array(rest)
-            if let wanted, entryKey != wanted { continue }
-            if let existing = best[entryKey], specificity < existing.specificity { continue }
+        forEachMatching(section: section, target: target, entries: entries) { entry, entryKey, specificity in
+            if let wanted, entryKey != wanted { return }
+            if let existing = best[entryKey], specificity < existing.specificity { return }
             best[entryKey] = (specificity, entry.value, String(decoding: entryKey, as: UTF8.self))
         }
         return best.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { ($0.value.key, $0.value.value) }
@@ -100,6 +86,22 @@ public enum URLMatch {
         let section = Array(sectionName.utf8)
         var best: [[UInt8]: Specificity] = [:]
         var collected: [ConfigEntry] = []
+        forEachMatching(section: section, target: target, entries: entries) { entry, key, specificity in
+            if let existing = best[key], specificity < existing { return }
+            best[key] = specificity
+            var handed = entry
+            handed.name = sectionName + "." + String(decoding: key, as: UTF8.self)
+            collected.append(handed)
+        }
+        return collected
+    }
+
+    /// Walks the entries of `section` whose URL part (if any) matches `target`: each with its
+    /// key (the name's last part) and how specifically it matched (entries with no URL: least).
+    private static func forEachMatching(
+        section: [UInt8], target: NormalizedURL, entries: some Sequence<ConfigEntry>,
+        _ body: (ConfigEntry, [UInt8], Specificity) -> Void
+    ) {
         for entry in entries {
             let name = Array(entry.name.utf8)
             guard name.count > section.count, name.starts(with: section), name[section.count] == UInt8(ascii: ".")
@@ -114,14 +116,8 @@ public enum URLMatch {
                 specificity = matched
                 rest = rest[(dot + 1)...]
             }
-            let key = Array(rest)
-            if let existing = best[key], specificity < existing { continue }
-            best[key] = specificity
-            var handed = entry
-            handed.name = sectionName + "." + String(decoding: key, as: UTF8.self)
-            collected.append(handed)
+            body(entry, Array(rest), specificity)
         }
-        return collected
     }
 
     /// Whether `pattern` (a configured URL) matches `url`, and how specifically.

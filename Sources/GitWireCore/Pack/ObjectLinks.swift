@@ -50,6 +50,16 @@ public enum ObjectLinks {
 
     private static func treeLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var links: [Link] = []
+        try forEachTreeEntry(data, format) { _, link in links.append(link) }
+        return links
+    }
+
+    /// Walks a tree's entries in order, gitlinks (submodule commits) left out: each entry's name
+    /// and link. Throws ``ProtocolError`` for a malformed tree.
+    @inline(__always)
+    private static func forEachTreeEntry(
+        _ data: [UInt8], _ format: ObjectFormat, _ body: (ArraySlice<UInt8>, Link) -> Void
+    ) throws {
         var index = 0
         let entryEnd = 1 + format.byteCount
         while index < data.count {
@@ -59,13 +69,12 @@ public enum ObjectLinks {
             let mode = data[index..<space]
             let id = ObjectID(bytes: data[(nul + 1)..<(nul + entryEnd)], format: format)!
             if mode.elementsEqual("40000".utf8) {
-                links.append(Link(id: id, type: .tree))
+                body(data[(space + 1)..<nul], Link(id: id, type: .tree))
             } else if !mode.elementsEqual("160000".utf8) {
-                links.append(Link(id: id, type: .blob))
+                body(data[(space + 1)..<nul], Link(id: id, type: .blob))
             }
             index = nul + entryEnd
         }
-        return links
     }
 
     /// A tree's entries with their names, in the tree's order; gitlinks (submodule commits)
@@ -74,22 +83,7 @@ public enum ObjectLinks {
         name: ArraySlice<UInt8>, link: Link
     )] {
         var links: [(name: ArraySlice<UInt8>, link: Link)] = []
-        var index = 0
-        let entryEnd = 1 + format.byteCount
-        while index < data.count {
-            guard let space = data[index...].firstIndex(of: 0x20),
-                let nul = data[space...].firstIndex(of: 0), nul + entryEnd <= data.count
-            else { throw ProtocolError("malformed tree entry at byte \(index)") }
-            let mode = data[index..<space]
-            let id = ObjectID(bytes: data[(nul + 1)..<(nul + entryEnd)], format: format)!
-            let name = data[(space + 1)..<nul]
-            if mode.elementsEqual("40000".utf8) {
-                links.append((name, Link(id: id, type: .tree)))
-            } else if !mode.elementsEqual("160000".utf8) {
-                links.append((name, Link(id: id, type: .blob)))
-            }
-            index = nul + entryEnd
-        }
+        try forEachTreeEntry(data, format) { name, link in links.append((name, link)) }
         return links
     }
 
