@@ -12,7 +12,11 @@
 # `git ls-remote`), and whether every remote's listing is byte for byte the one git printed.
 # Writes hyperfine's JSON and the tables to .build/bench/batch-latency/.
 #
-# Usage: Tools/bench-batch-latency.sh [remotes=1000] [hosts=50] [rtt=0.1] [runs=5] [refs=30]
+# With scheme https, the same over smart HTTP and TLS (a throwaway certificate authority made here
+# with openssl, trusted by both clients through GIT_SSL_CAINFO; the server's certificate names
+# every address), where handshakes cost round trips and CPU.
+#
+# Usage: Tools/bench-batch-latency.sh [remotes=1000] [hosts=50] [rtt=0.1] [runs=5] [refs=30] [scheme=git]
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 remotes=${1:-1000}
@@ -20,15 +24,33 @@ hosts=${2:-50}
 rtt=${3:-0.1}
 runs=${4:-5}
 refs=${5:-30}
+scheme=${6:-git}
+case "$scheme" in git | https) ;; *) echo "scheme: git or https" >&2; exit 2 ;; esac
 setup_machine
 build_gitwire
-bench_out batch-latency
+bench_out "batch-latency-$scheme"
 start_work bench-batch-latency
 
 make_many_refs "$work/r.git" "$refs"
+tls=()
+if [ "$scheme" = https ]; then
+    curve=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${curve[@]}" -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 \
+        -subj "/CN=gitwire bench CA" 2>/dev/null
+    openssl req "${curve[@]}" -keyout "$work/server.key" -out "$work/server.csr" -subj /CN=127.0.0.1 2>/dev/null
+    {
+        printf 'subjectAltName=IP:127.0.0.1'
+        for i in $(seq 2 "$hosts"); do printf ',IP:127.0.0.%d' "$i"; done
+        printf '\nbasicConstraints=CA:FALSE\n'
+    } >"$work/server.ext"
+    openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
+        -out "$work/server.pem" -days 2 -extfile "$work/server.ext" 2>/dev/null
+    export GIT_SSL_CAINFO="$work/ca.pem"
+    tls=(--certificate "$work/server.pem" --key "$work/server.key")
+fi
 port=$((20000 + RANDOM % 40000))
 python3 "$root/Tools/latency-server.py" --repository "$work/r.git" --port "$port" --hosts "$hosts" \
-    --rtt "$rtt" --lifetime 3600 --ready "$work/ready" &
+    --rtt "$rtt" --lifetime 3600 --ready "$work/ready" "${tls[@]}" &
 server=$!
 at_exit "stop_process $server"
 for _ in $(seq 100); do
@@ -37,7 +59,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 for i in $(seq 0 $((remotes - 1))); do
-    echo "git://127.0.0.$((i % hosts + 1)):$port/r$i.git"
+    echo "$scheme://127.0.0.$((i % hosts + 1)):$port/r$i.git"
 done >"$work/urls"
 
 # Every listing equal to git's: gitwire's block for each remote against git's output for it.
@@ -65,9 +87,9 @@ hyperfine_run "$json" --warmup 1 --runs "$runs" \
 memory="$out/memory"
 : >"$memory"
 peak_rss "$memory" "gitwire ls-remote --batch" "$gitwire" ls-remote --batch "$work/urls"
-peak_rss "$memory" "git ls-remote (one)" git ls-remote "git://127.0.0.1:$port/r0.git"
+peak_rss "$memory" "git ls-remote (one)" git ls-remote "$scheme://127.0.0.1:$port/r0.git"
 {
-    echo "$remotes remotes on $hosts loopback addresses, round trip ${rtt} s, $refs refs each; $(machine_line)"
+    echo "$scheme: $remotes remotes on $hosts loopback addresses, round trip ${rtt} s, $refs refs each; $(machine_line)"
     python3 - "$json" "$memory" <<'PY'
 import json, sys
 results = {r["command"] if not r.get("command_name") else r["command_name"]: r
