@@ -12,7 +12,10 @@ extension LsRemoteCommand {
         where set {
             throw ValidationError("\(name) cannot be used with --batch")
         }
-        let jobs = try parseJobs(self.jobs, option: "--jobs", default: 64)
+        // Each job holds a few descriptors (a socket; pipes and a pidfd for a local remote), and
+        // the default number of jobs follows from how many the process may open.
+        ResourceLimits.raiseOpenFileLimit()
+        let jobs = try parseJobs(self.jobs, option: "--jobs", default: LsRemoteBatchOptions.defaultJobs)
         let jobsPerHost = try parseJobs(self.jobsPerHost, option: "--jobs-per-host", default: 6)
         let version = try connection.version()
         let timeout = try parseTimeout(connection.timeout)
@@ -36,8 +39,6 @@ extension LsRemoteCommand {
             listing: LsRemoteOptions(
                 protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
             timeout: timeout, deadline: deadline)
-        // Each job holds a few descriptors (a socket; pipes and a pidfd for a local remote).
-        ResourceLimits.raiseOpenFileLimit()
         let loop = try EpollRunLoop.current()
         let run = BatchRun(
             options: options, output: BatchOutput(filter: filter, showSymrefs: symref, json: json),

@@ -43,11 +43,13 @@ struct LsRemoteCommand: Subcommand {
                 help: "List every repository URL in this file ('-': standard input)."),
             .value(
                 "j", "jobs", valueName: "n", \.jobs,
-                help: "With --batch: how many remotes to list at once, 1 to 1024 (default 64)."),
+                help:
+                    "With --batch: how many remotes to list at once, 1 to 1024 (default: as many as the descriptor limit allows, at most 1024)."
+            ),
             .value(
                 nil, "jobs-per-host", valueName: "n", \.jobsPerHost,
                 help:
-                    "With --batch: how many of the jobs may talk to one server (host and port) at once, 1 to 1024 (default 6)."
+                    "With --batch: how many of the jobs may talk to one server (host and port; all local repositories count as one) at once, 1 to 1024 (default 6)."
             ),
             .value(
                 nil, "deadline", valueName: "seconds", \.deadline,

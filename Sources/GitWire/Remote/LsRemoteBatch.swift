@@ -8,10 +8,16 @@ public enum LsRemoteBatchOrdering: Hashable, Sendable {
 
 /// How ``LsRemoteBatch`` lists many remotes.
 public struct LsRemoteBatchOptions: Sendable {
-    /// How many remotes are listed at once (at least 1).
+    /// How many remotes are listed at once (at least 1). By default ``defaultJobs``: as many as
+    /// the process's descriptors allow, at most 1,024, so that the batch's concurrency comes
+    /// from its input, one ``jobsPerHost`` for every server it names, rather than from a fixed
+    /// number (listing a remote is a few round trips of waiting, and a thousand waits cost one
+    /// thread nothing).
     public var jobs: Int
     /// How many of them may talk to one server (the same host and port) at once (at least 1).
-    /// Local remotes (paths, file://) have no server and count only against ``jobs``.
+    /// Local remotes (paths, file://) all run on this machine, so they count as one server:
+    /// each is a `git-upload-pack` process, and more of them than that at once only compete for
+    /// the processors.
     ///
     /// Servers take new connections through a short queue: `git daemon` and Python's
     /// `http.server` listen with a backlog of 5, which lets 6 connections wait to be accepted;
@@ -35,16 +41,23 @@ public struct LsRemoteBatchOptions: Sendable {
     /// The default ``deadline``: 60 seconds, far more than listing even a large repository's
     /// refs takes (git.git over the internet: well under a second).
     public static let defaultDeadline: Duration = .seconds(60)
+    /// The default ``jobs``: the process's limit on open descriptors, less 64 for everything
+    /// else, over 4 (a job holds one socket, or for a local remote or ssh two pipes, a pidfd and
+    /// the child's end), at most 1,024 and at least 1. Raising the limit first (as `gitwire`
+    /// does, to the hard limit) raises it.
+    public static var defaultJobs: Int {
+        min(1024, max(1, (ResourceLimits.openFileLimit() - 64) / 4))
+    }
     /// How many remotes the batch holds at most between reading their URL and handing out their
     /// listing: queued (this is how far it looks ahead for a remote on a server with a free
     /// job), running, and, with ``LsRemoteBatchOrdering/input``, finished but waiting for an
     /// earlier one. Never fewer than ``jobs``.
     public var window: Int
 
-    /// Makes options. The window defaults to four times `jobs`, the deadline to
-    /// ``defaultDeadline``.
+    /// Makes options. `jobs` defaults to ``defaultJobs``, the window to four times `jobs`, the
+    /// deadline to ``defaultDeadline``.
     public init(
-        jobs: Int = 64, jobsPerHost: Int = 6, ordering: LsRemoteBatchOrdering = .input,
+        jobs: Int = LsRemoteBatchOptions.defaultJobs, jobsPerHost: Int = 6, ordering: LsRemoteBatchOrdering = .input,
         listing: LsRemoteOptions = LsRemoteOptions(), timeout: Duration? = nil,
         deadline: Duration? = LsRemoteBatchOptions.defaultDeadline, window: Int? = nil
     ) {
@@ -118,6 +131,8 @@ public final class LsRemoteBatch {
     private var inputFinished = false
     private var running: [Int: Slot] = [:]
     private var runningPerHost: [String: Int] = [:]
+    /// How many remotes of each server wait in ``queue``.
+    private var queuedPerHost: [String: Int] = [:]
     private var finished: [Int: BatchListing] = [:]
     private var isCancelled = false
     private var isPumping = false
@@ -188,7 +203,9 @@ public final class LsRemoteBatch {
         nextIndex += 1
         do {
             let remote = try makeRemote(url)
-            queue.append(Queued(index: index, url: url, remote: remote, host: Self.serverKey(remote.url)))
+            let host = Self.serverKey(remote.url)
+            queue.append(Queued(index: index, url: url, remote: remote, host: host))
+            queuedPerHost[host, default: 0] += 1
         } catch {
             running[index] = Slot(host: nil)
             complete(index: index, url: url, result: .failure(error))
@@ -221,6 +238,7 @@ public final class LsRemoteBatch {
         isCancelled = true
         inputFinished = true
         queue = []
+        queuedPerHost = [:]
         finished = [:]
         onNeedsInput = nil
         let slots = running
@@ -241,11 +259,12 @@ public final class LsRemoteBatch {
         }
     }
 
-    /// The server a remote talks to (`host:port`), nil for a local one.
-    private static func serverKey(_ url: RemoteURL) -> String? {
+    /// The server a remote talks to (`host:port`); for a local one, this machine (a key no host
+    /// and port can make).
+    private static func serverKey(_ url: RemoteURL) -> String {
         let defaultPort: Int
         switch url.scheme {
-        case .file: return nil
+        case .file: return "local"
         case .git: defaultPort = 9418
         case .ssh: defaultPort = 22
         case .http: defaultPort = 80
@@ -275,17 +294,23 @@ public final class LsRemoteBatch {
     }
 
     /// Starts queued remotes, oldest first, while jobs are free, skipping those whose server has
-    /// all the jobs it may have.
+    /// all the jobs it may have. The walk along the queue ends as soon as no server that has a
+    /// remote waiting has a free job, so a long queue for a few busy servers costs little.
     private func startWhatMay() {
         guard !isCancelled, !isSuspended else { return }
+        var startable = queuedPerHost.keys.count { runningPerHost[$0, default: 0] < options.jobsPerHost }
         var position = 0
-        while position < queue.count && running.count < options.jobs {
+        while position < queue.count && running.count < options.jobs && startable > 0 {
             let entry = queue[position]
-            if let host = entry.host, runningPerHost[host, default: 0] >= options.jobsPerHost {
+            let runningOnHost = runningPerHost[entry.host, default: 0]
+            if runningOnHost >= options.jobsPerHost {
                 position += 1
                 continue
             }
             queue.remove(at: position)
+            let queuedOnHost = queuedPerHost[entry.host, default: 1] - 1
+            queuedPerHost[entry.host] = queuedOnHost > 0 ? queuedOnHost : nil
+            if queuedOnHost == 0 || runningOnHost + 1 >= options.jobsPerHost { startable -= 1 }
             launch(entry)
             if isCancelled || isSuspended { return }
         }
@@ -294,7 +319,7 @@ public final class LsRemoteBatch {
     private func launch(_ entry: Queued) {
         let slot = Slot(host: entry.host)
         running[entry.index] = slot
-        if let host = entry.host { runningPerHost[host, default: 0] += 1 }
+        runningPerHost[entry.host, default: 0] += 1
         let index = entry.index
         let url = entry.url
         var remote = entry.remote
@@ -342,7 +367,7 @@ public final class LsRemoteBatch {
         let index: Int
         let url: String
         let remote: Remote
-        let host: String?
+        let host: String
     }
 
     /// A running remote: its server and its exchange, once started.

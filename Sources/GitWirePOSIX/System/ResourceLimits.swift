@@ -14,6 +14,13 @@ package enum ResourceLimits {
         }
         return Int(clamping: limit.rlim_cur)
     }
+
+    /// The soft limit on open descriptors (1,024 if it cannot be read).
+    package static func openFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(openFileResource, &limit) == 0 else { return 1024 }
+        return Int(clamping: limit.rlim_cur)
+    }
 }
 
 private let openFileResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -425,6 +425,31 @@ struct BatchLsRemoteTests {
         }
     }
 
+    /// Local remotes are each a `git-upload-pack` process on this machine: they share one
+    /// server's jobs, however many jobs the batch has.
+    @Test func localRemotesShareTheJobsOfOneServer() throws {
+        let loop = try EpollRunLoop()
+        let urls = (0..<12).map { "file://\(Self.repositories.basePath)/r\($0).git" }
+        var mostRunning = 0
+        var listed = 0
+        var batch: LsRemoteBatch?
+        batch = LsRemoteBatch(LsRemoteBatchOptions(jobs: 8, jobsPerHost: 2), in: loop) { listing in
+            #expect((try? listing.result.get()) != nil)
+            listed += 1
+        } completion: {
+            loop.stop()
+        }
+        batch!.onNeedsInput = nil
+        for url in urls {
+            batch!.add(url)
+            mostRunning = max(mostRunning, batch!.runningCount)
+        }
+        batch!.finishInput()
+        loop.run()
+        #expect(listed == urls.count)
+        #expect(mostRunning == 2)
+    }
+
     @Test func inCompletionOrderASlowRemoteComesLast() throws {
         let stalling = try FakeGitServer([], connections: 1, lifetime: .seconds(300))
         let loop = try EpollRunLoop()
