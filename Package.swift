@@ -35,9 +35,10 @@ let package = Package(
             name: "gitwire",
             dependencies: ["GitWire", "GitWireReplay"]
         ),
-        // What tests of the core need besides the core (the fixtures directory): Foundation only, so
-        // GitWireCoreTests links no module of the library but GitWireCore.
-        .target(name: "GitWireCoreTestSupport", path: "Tests/GitWireCoreTestSupport"),
+        // What tests of the core and the fuzz targets need besides the core (the fixtures directory,
+        // pack and delta encoders): on GitWireCore alone, with no Foundation, so GitWireCoreTests
+        // links no module of the library but GitWireCore.
+        .target(name: "GitWireCoreTestSupport", dependencies: ["GitWireCore"], path: "Tests/GitWireCoreTestSupport"),
         .target(
             name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay", "GitWireCoreTestSupport"],
             path: "Tests/GitWireTestSupport"),
@@ -48,7 +49,8 @@ let package = Package(
         // The fuzz targets (one function per parser), run under libFuzzer by Tools/fuzz.sh through
         // gitwire-fuzz, and over every kept input by FuzzRegressionTests.
         .target(
-            name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireFuzzTargets"),
+            name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay", "GitWireCoreTestSupport"],
+            path: "Tests/GitWireFuzzTargets"),
         .executableTarget(
             name: "gitwire-fuzz", dependencies: ["GitWire", "GitWireFuzzTargets"], path: "Tests/GitWireFuzz"),
         .testTarget(

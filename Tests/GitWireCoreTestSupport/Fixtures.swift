@@ -1,14 +1,7 @@
-import Foundation
-
 /// The repository's `Fixtures/` directory (found from this file's path, so tests need no
 /// resources and no network).
-public let fixturesDirectory: String = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures").path
-
-/// The fixture files under `Fixtures/<folder>` with the extension `.session`, sorted by name.
-public func sessionFixtures(in folder: String) -> [String] {
-    let directory = "\(fixturesDirectory)/\(folder)"
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    return names.filter { $0.hasSuffix(".session") }.sorted().map { "\(directory)/\($0)" }
-}
+public let fixturesDirectory: String = {
+    var path = Substring(#filePath)
+    for _ in 0..<3 { path = path[..<(path.lastIndex(of: "/") ?? path.startIndex)] }
+    return path + "/Fixtures"
+}()
