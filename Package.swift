@@ -1,15 +1,17 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The library is three modules, one per layer, so the compiler enforces the layering:
+// The library is four modules; the first three are layers, so the compiler enforces the layering:
 // - GitWireCore: the pure protocol core (object ids, pkt-lines, exchanges, ref advertisements,
-//   pack entry headers, delta application). Bytes in, values or actions out: no I/O, no Glibc,
-//   no C; it builds wherever Swift runs.
+//   configuration parsing, pack entry headers, delta application). Bytes in, values or actions
+//   out: no I/O, no Glibc, no C; it builds wherever Swift runs (GitWireCoreTests links it alone).
 // - GitWirePOSIX: the one place that makes system calls and touches errno, C shims and unsafe
 //   pointers: descriptors, sockets, pipes and child processes, epoll, zlib, SHA-1 with collision
-//   detection (CGitWire's own C, SHA extensions and AVX2 where present) and plain SHA-1 (the same code with detection off),
-//   and on them the byte streams and the epoll run loop.
-// - GitWire: transports, the exchange engine, remotes and pack I/O; re-exports both layers below.
+//   detection (CGitWire's own C, SHA extensions and AVX2 where present), plain SHA-1 (the same
+//   code with detection off) and SHA-256, and on them the byte streams and the epoll run loop.
+// - GitWire: transports, the exchange engine, remotes, repositories and pack I/O; re-exports both
+//   layers below.
+// - GitWireReplay: recording sessions with real servers and replaying them in tests (on GitWire).
 let package = Package(
     name: "gitwire",
     products: [
@@ -33,8 +35,13 @@ let package = Package(
             name: "gitwire",
             dependencies: ["GitWire", "GitWireReplay"]
         ),
+        // What tests of the core and the fuzz targets need besides the core (the fixtures directory,
+        // pack and delta encoders): on GitWireCore alone, with no Foundation, so GitWireCoreTests
+        // links no module of the library but GitWireCore.
+        .target(name: "GitWireCoreTestSupport", dependencies: ["GitWireCore"], path: "Tests/GitWireCoreTestSupport"),
         .target(
-            name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireTestSupport"),
+            name: "GitWireTestSupport", dependencies: ["GitWire", "GitWireReplay", "GitWireCoreTestSupport"],
+            path: "Tests/GitWireTestSupport"),
         // Run by the tests as a process of its own (what a SIGPIPE does cannot be seen from inside
         // the test process, which ignores the signal).
         .executableTarget(
@@ -42,7 +49,8 @@ let package = Package(
         // The fuzz targets (one function per parser), run under libFuzzer by Tools/fuzz.sh through
         // gitwire-fuzz, and over every kept input by FuzzRegressionTests.
         .target(
-            name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay"], path: "Tests/GitWireFuzzTargets"),
+            name: "GitWireFuzzTargets", dependencies: ["GitWire", "GitWireReplay", "GitWireCoreTestSupport"],
+            path: "Tests/GitWireFuzzTargets"),
         .executableTarget(
             name: "gitwire-fuzz", dependencies: ["GitWire", "GitWireFuzzTargets"], path: "Tests/GitWireFuzz"),
         .testTarget(
@@ -51,6 +59,9 @@ let package = Package(
                 "GitWire", "GitWireReplay", "GitWireTestSupport", "gitwire", "GitWireTestHelper", "gitwire-fuzz",
                 "GitWireFuzzTargets",
             ]),
+        // The tests that need only the pure core (pkt-lines, object ids, deltas, exchanges over
+        // captured bytes): linking GitWireCore alone checks that it builds anywhere Swift runs.
+        .testTarget(name: "GitWireCoreTests", dependencies: ["GitWireCore", "GitWireCoreTestSupport"]),
         .testTarget(name: "GitWireReplayTests", dependencies: ["GitWire", "GitWireReplay", "GitWireTestSupport"]),
     ]
 )

@@ -2,7 +2,7 @@ import GitWire
 
 /// A fixture file could not be read.
 public struct FixtureFormatError: GitWireError, Hashable, Sendable {
-    /// What kind of failure this is: ``GitWireErrorKind/usage``.
+    /// What kind of failure this is: `GitWireErrorKind.usage`.
     public var kind: GitWireErrorKind { .usage }
 
     /// The line (from 1).

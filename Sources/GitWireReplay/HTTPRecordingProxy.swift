@@ -12,7 +12,7 @@ import GitWire
 /// ``RecordingLimitError``, no fixture written), and an upstream answer is read only as fast as
 /// the client takes it (at most about 1 MiB waits for the client).
 ///
-/// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
+/// It runs on an `EpollRunLoop`; all its work happens on the loop's thread.
 public final class HTTPRecordingProxy: SessionRecordingProxy {
     private let recorder: ProxyRecorder
     /// Paths of the fixtures written so far.

@@ -69,7 +69,7 @@ public struct RecordingLimitError: GitWireError, Hashable, Sendable {
     /// Makes the error.
     public init(limit: Int) { self.limit = limit }
 
-    /// What kind of failure this is: ``GitWireErrorKind/protocol``, a peer sent more than the
+    /// What kind of failure this is: `GitWireErrorKind.protocol`, a peer sent more than the
     /// recording may hold.
     public var kind: GitWireErrorKind { .protocol }
 

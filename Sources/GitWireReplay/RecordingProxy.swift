@@ -6,7 +6,7 @@ import GitWire
 /// most `recordingLimit` bytes; beyond, the connection is closed and fails with
 /// ``RecordingLimitError``, and no fixture is written.
 ///
-/// It runs on an ``EpollRunLoop``; all its work happens on the loop's thread.
+/// It runs on an `EpollRunLoop`; all its work happens on the loop's thread.
 public final class RecordingProxy {
     private let recorder: ProxyRecorder
     /// Paths of the fixtures written so far.

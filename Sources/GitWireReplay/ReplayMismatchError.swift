@@ -2,7 +2,7 @@ import GitWire
 
 /// The client did not do what the recording says it did.
 public enum ReplayMismatchError: GitWireError, Hashable, Sendable {
-    /// What kind of failure this is: ``GitWireErrorKind/protocol``.
+    /// What kind of failure this is: `GitWireErrorKind.protocol`.
     public var kind: GitWireErrorKind { .protocol }
 
     /// The client sent other bytes than recorded.

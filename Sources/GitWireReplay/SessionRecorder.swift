@@ -1,6 +1,7 @@
 import GitWire
 
-/// Collects the sessions of a recording transport or proxy, safe to use from any thread.
+/// Collects the sessions of a ``RecordingTransport`` (the recording proxies write theirs to
+/// fixture files as each connection ends), safe to use from any thread.
 public final class SessionRecorder: Sendable {
     private let state = Locked<[Session]>([])
 
@@ -23,11 +24,12 @@ public final class SessionRecorder: Sendable {
         state.withLock { $0[index].append(bytes, from: direction) }
     }
 
-    /// Records that `direction` closed its side of session `index`.
+    /// Adds an HTTP request or status line `direction` sent to session `index`.
     func recordHTTP(_ line: String, from direction: Session.Direction, in index: Int) {
         state.withLock { $0[index].appendHTTP(line, from: direction) }
     }
 
+    /// Records that `direction` closed its side of session `index`.
     func recordEnd(from direction: Session.Direction, in index: Int) {
         state.withLock { $0[index].appendEnd(from: direction) }
     }

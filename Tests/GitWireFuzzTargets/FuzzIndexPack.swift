@@ -1,4 +1,5 @@
 import GitWire
+import GitWireCoreTestSupport
 
 /// The pack indexer, on raw input and on packs built from the input.
 enum FuzzIndexPack {

@@ -263,8 +263,8 @@ size_t cgw_delta_index_size(const cgw_delta_index *index);
 size_t cgw_delta_create(const cgw_delta_index *index, const uint8_t *target, size_t target_length, uint8_t *out,
     size_t out_limit);
 
-/* Plain SHA-1: the same code with collision detection off (as fast as libcrypto's SHA-1 with the
- * SHA extensions, about 1.4 GB/s here, and no libcrypto to load at start-up). */
+/* Plain SHA-1: the same code with collision detection off (how fast, against libcrypto and git:
+ * Documentation/Performance.md, "SHA-1"). */
 typedef struct {
     cgw_sha1dc_ctx ctx;
 } cgw_sha1_ctx;

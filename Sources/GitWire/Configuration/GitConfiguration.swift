@@ -150,7 +150,7 @@ public struct GitConfiguration: Hashable, Sendable {
 
     /// Every key of `section` that entries set for `url`, with the value that applies to it, in
     /// git's order (`git config --get-urlmatch <section> <url>`).
-    public func urlMatches(section: String, for url: String) throws(ConfigError) -> [(key: String, value: String?)] {
+    package func urlMatches(section: String, for url: String) throws(ConfigError) -> [(key: String, value: String?)] {
         try URLMatch.values(section: section, url: url, entries: entries)
     }
 

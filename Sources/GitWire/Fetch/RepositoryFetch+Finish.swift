@@ -156,24 +156,6 @@ extension RepositoryFetch {
         return result
     }
 
-    /// Whether `id` names a commit, or a tag that peels to one.
-    static func peelsToCommit(_ id: ObjectID, in objects: ObjectDatabase) -> Bool {
-        var current = id
-        for _ in 0..<64 {
-            guard let object = try? objects.object(current) else { return false }
-            switch object.type {
-            case .commit: return true
-            case .tag:
-                guard let line = object.data.split(separator: 0x0a).first, line.starts(with: "object ".utf8),
-                    let target = ObjectID(hex: line.dropFirst(7), format: objects.format)
-                else { return false }
-                current = target
-            default: return false
-            }
-        }
-        return false
-    }
-
     /// Whether `old` is an ancestor of `new` (or equal), walking `new`'s history newest first
     /// and no further back than `old`'s committer time.
     static func isAncestor(_ old: ObjectID, of new: ObjectID, graph: any CommitGraph) -> Bool {

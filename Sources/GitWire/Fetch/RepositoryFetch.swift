@@ -24,16 +24,11 @@ final class RepositoryFetch {
     let listedFormat = Locked<ObjectFormat?>(nil)
     /// Refs a remote's shallow commits keep from being updated (see ``RemoteShallowRule``).
     var refusedForShallow: Set<String> = []
-    private(set) var failure: (any Error)?
     let cancellation = Locked(false)
     /// A fetch into an existing repository: git's rules for its refs.
     var update: RepositoryUpdate?
     /// The refspecs a clone follows.
     var cloneSpecs: [Refspec] = []
-    /// A clone's git directory (the work tree's `.git` unless bare).
-    var cloneGitDirectory: String? {
-        clonePath.map { options.bare || options.mirror ? $0 : "\($0)/.git" }
-    }
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)

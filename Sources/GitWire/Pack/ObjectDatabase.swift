@@ -55,11 +55,11 @@ public final class ObjectDatabase: ObjectSource {
 
     /// How many objects the packs hold (git's `approximate_object_count`, which leaves loose
     /// objects out).
-    public var packedObjectCount: Int { packs.reduce(0) { $0 + $1.index.count } }
+    package var packedObjectCount: Int { packs.reduce(0) { $0 + $1.index.count } }
 
     /// How many hex digits of `id` git shows (`find_unique_abbrev`): `minimum`, or more until no
     /// other object here starts with the same digits.
-    public func uniqueAbbreviationLength(of id: ObjectID, minimum: Int) -> Int {
+    package func uniqueAbbreviationLength(of id: ObjectID, minimum: Int) -> Int {
         var length = min(max(minimum, 0), 40)
         guard length < 40 else { return 40 }
         let hex = id.hexBytes

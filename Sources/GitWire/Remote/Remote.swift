@@ -1,4 +1,5 @@
-/// A remote repository and how to reach it: the entry point for ls-remote (and, later, fetch).
+/// A remote repository and how to reach it: the entry point for listing its refs (ls-remote),
+/// cloning, fetching and pushing.
 ///
 /// Every operation comes in three forms over one engine: blocking, on an ``EpollRunLoop`` with
 /// callbacks, and `async`.

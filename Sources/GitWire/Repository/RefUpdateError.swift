@@ -56,7 +56,7 @@ public struct RefUpdateError: GitWireError, Hashable, Sendable {
 
     /// Whether git counts this as a name conflict with an existing ref (after which `git fetch`
     /// suggests `git remote prune`); two refs of one transaction in conflict are not.
-    public var isNameConflict: Bool {
+    package var isNameConflict: Bool {
         switch reason {
         case .exists, .blockingDirectory: return true
         default: return false

@@ -2,12 +2,12 @@
 /// `get_worktrees` and `branch_checked_out` see them: the main work tree (unless the repository
 /// is bare) and every linked one under `<common>/worktrees/`, each with the branch its `HEAD`
 /// names and the branches a rebase, a bisection or a rebase's `update-refs` holds there.
-public struct Worktrees: Sendable {
+package struct Worktrees: Sendable {
     /// Each branch checked out somewhere (`refs/heads/...`), with the work tree's path.
-    public var checkedOut: [String: String]
+    package var checkedOut: [String: String]
 
     /// The work trees of the repository at `location`; `bare` is its `core.bare`.
-    public init(_ location: RepositoryLocation, bare: Bool?) {
+    package init(_ location: RepositoryLocation, bare: Bool?) {
         var checkedOut: [String: String] = [:]
         let common = location.commonDirectory
         // git's is_bare_repository(): core.bare, or no work tree when core.bare is not set.
@@ -81,5 +81,5 @@ public struct Worktrees: Sendable {
     }
 
     /// The work tree that has `branch` checked out, if one does.
-    public func checkedOut(_ branch: String) -> String? { checkedOut[branch] }
+    package func checkedOut(_ branch: String) -> String? { checkedOut[branch] }
 }

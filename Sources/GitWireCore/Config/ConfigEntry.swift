@@ -25,7 +25,7 @@ public enum ConfigOrigin: Hashable, Sendable {
 
     /// `file:<path>`, `command line:` or `blob:<name>`, as `git config --show-origin -z` prints
     /// it (without `-z`, git quotes names that need it).
-    public var gitText: String {
+    package var gitText: String {
         switch self {
         case .file(let path): return "file:\(path)"
         case .commandLine: return "command line:"

@@ -1,9 +1,9 @@
 /// The output of `git ls-remote`, byte for byte.
-public enum LsRemoteOutput {
+package enum LsRemoteOutput {
     /// One `<oid>\t<name>` line per ref that passes `filter`, a `<peeled>\t<name>^{}` line after a
     /// peeled tag, and `ref: <target>\t<name>` before a symref's line when `showSymrefs` is set.
     /// Unborn refs are not shown (git's ls-remote leaves them out too).
-    public static func format(_ refs: [Ref], filter: RefFilter = RefFilter(), showSymrefs: Bool = false) -> [UInt8] {
+    package static func format(_ refs: [Ref], filter: RefFilter = RefFilter(), showSymrefs: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(refs.count * 80)
         for ref in refs { append(ref, filter: filter, showSymrefs: showSymrefs, to: &output) }
@@ -12,7 +12,7 @@ public enum LsRemoteOutput {
 
     /// Appends the lines of one ref to `output`, as ``format(_:filter:showSymrefs:)`` writes them:
     /// a listing can be formatted ref by ref while it arrives.
-    public static func append(
+    package static func append(
         _ ref: Ref, filter: RefFilter = RefFilter(), showSymrefs: Bool = false, to output: inout [UInt8]
     ) {
         func line(_ id: ObjectID, _ name: [UInt8], symref: String?) {

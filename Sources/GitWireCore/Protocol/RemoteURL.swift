@@ -137,7 +137,7 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebu
     /// the last `@` before the first `/`), trailing slashes, `/.git` or `.git`, and a port when
     /// there is only a host, with `.git` added for a bare clone, runs of control characters and
     /// spaces made one space. Nil when no name is left (git: "No directory name could be guessed").
-    public static func cloneDirectoryName(for repository: String, bare: Bool) -> String? {
+    package static func cloneDirectoryName(for repository: String, bare: Bool) -> String? {
         let bytes = Array(repository.utf8)
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
         let slash = UInt8(ascii: "/")

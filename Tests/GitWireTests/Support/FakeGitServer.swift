@@ -109,40 +109,16 @@ final class FakeGitServer: Sendable {
         _ pair: ByteStreamPair, steps: [Step], deadline: ContinuousClock.Instant, requestArrived: () -> Void
     ) -> Connection {
         var connection = Connection()
-        var decoder = PktLineDecoder()
-        func nextPacket() -> PktLine? {
-            while true {
-                if let packet = try? decoder.next() { return packet }
-                let left = deadline - .now
-                guard left > .zero else { return nil }
-                pair.setTimeout(left)
-                guard let bytes = try? pair.input.read(), !bytes.isEmpty else { return nil }
-                decoder.append(bytes)
-            }
-        }
-        func waitForClose() {
-            while true {
-                let left = deadline - .now
-                guard left > .zero else { return }
-                pair.setTimeout(left)
-                do {
-                    if try pair.input.read().isEmpty { break }
-                } catch is StreamTimeoutError {
-                    return
-                } catch {
-                    break
-                }
-            }
-            connection.clientClosed = true
-        }
+        var peer = ScriptedPeer(pair, deadline: deadline)
+        func nextPacket() -> PktLine? { peer.nextPacket() }
+        func waitForClose() { if peer.waitForClose() { connection.clientClosed = true } }
         guard case .data(let request)? = nextPacket() else { return connection }
         connection.request = request
         requestArrived()
         for step in steps {
             switch step {
             case .send(let bytes):
-                pair.setTimeout(max(deadline - .now, .milliseconds(1)))
-                guard (try? pair.output.writeFully(bytes)) != nil else { return connection }
+                guard peer.send(bytes) else { return connection }
             case .receiveCommand:
                 while let packet = nextPacket() {
                     connection.commands.append(packet)

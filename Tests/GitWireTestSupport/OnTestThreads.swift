@@ -1,11 +1,11 @@
-import GitWireTestSupport
 import Testing
 
 /// Runs a test on ``TestThreads`` instead of the concurrency pool, so that synchronous tests
 /// holding the pool cannot stall it past its timeouts. Tasks the test starts itself need
 /// `Task(executorPreference: TestThreads.shared)`: unstructured tasks do not inherit it.
-struct OnTestThreads: TestTrait, TestScoping {
-    func provideScope(
+public struct OnTestThreads: TestTrait, TestScoping {
+    /// Runs `function` with ``TestThreads`` as its preferred task executor.
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withTaskExecutorPreference(TestThreads.shared) { try await function() }
@@ -14,5 +14,5 @@ struct OnTestThreads: TestTrait, TestScoping {
 
 extension Trait where Self == OnTestThreads {
     /// Runs the test on ``TestThreads``.
-    static var onTestThreads: Self { Self() }
+    public static var onTestThreads: Self { Self() }
 }

@@ -137,36 +137,10 @@ final class HostileFetchServer: Sendable {
         deadline: ContinuousClock.Instant, stalling: () -> Void
     ) -> Connection {
         var connection = Connection()
-        var decoder = PktLineDecoder()
-        func nextPacket() -> PktLine? {
-            while true {
-                if let packet = try? decoder.next() { return packet }
-                let left = deadline - .now
-                guard left > .zero else { return nil }
-                pair.setTimeout(left)
-                guard let bytes = try? pair.input.read(), !bytes.isEmpty else { return nil }
-                decoder.append(bytes)
-            }
-        }
-        func send(_ bytes: [UInt8]) -> Bool {
-            pair.setTimeout(max(deadline - .now, .milliseconds(1)))
-            return (try? pair.output.writeFully(bytes)) != nil
-        }
-        func waitForClose() {
-            while true {
-                let left = deadline - .now
-                guard left > .zero else { return }
-                pair.setTimeout(left)
-                do {
-                    if try pair.input.read().isEmpty { break }
-                } catch is StreamTimeoutError {
-                    return
-                } catch {
-                    break
-                }
-            }
-            connection.clientClosed = true
-        }
+        var peer = ScriptedPeer(pair, deadline: deadline)
+        func nextPacket() -> PktLine? { peer.nextPacket() }
+        func send(_ bytes: [UInt8]) -> Bool { peer.send(bytes) }
+        func waitForClose() { if peer.waitForClose() { connection.clientClosed = true } }
 
         /// Sends `bytes` over and over until a write fails or the lifetime ends.
         func flood(_ bytes: [UInt8]) {

@@ -1,4 +1,4 @@
-import GitWire
+import GitWireCore
 import Testing
 
 /// The filter that strips smart HTTP's `# service=…` preamble, in every chunking.

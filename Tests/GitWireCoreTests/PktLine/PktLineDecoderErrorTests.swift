@@ -1,4 +1,4 @@
-import GitWire
+import GitWireCore
 import Testing
 
 /// Malformed pkt-line input: what the decoder accepts and what it rejects, with which error.

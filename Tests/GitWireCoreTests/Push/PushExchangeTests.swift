@@ -1,6 +1,6 @@
 import Foundation
 import GitWireCore
-import GitWireTestSupport
+import GitWireCoreTestSupport
 import Testing
 
 /// A captured push (Tools/capture-push-fixtures.sh): what git sent and what receive-pack answered.

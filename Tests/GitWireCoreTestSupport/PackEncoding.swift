@@ -1,4 +1,4 @@
-import GitWire
+import GitWireCore
 
 /// The pack format's variable-length numbers (`man gitformat-pack`), for building packs in tests
 /// and fuzz targets, wrong ones included.

@@ -1,4 +1,4 @@
-import GitWire
+import GitWireCore
 import Testing
 
 @Suite("Object ids")

@@ -1,4 +1,4 @@
-import GitWire
+import GitWireCore
 import Testing
 
 /// Where a pkt-line stream's first flush ends, found from the length prefixes alone, in every
