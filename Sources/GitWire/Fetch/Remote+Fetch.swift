@@ -101,7 +101,8 @@ extension Remote {
             }
         }
         // Cancelled after the transfer (while deltas are resolved), the operation still stops
-        // before it changes the repository, and removes what it made.
+        // before it changes the repository, and removes what it made; a clone cancelled later
+        // still is removed by `checked` above.
         return RunningExchange {
             operation.cancel()
             running.cancel()
@@ -110,8 +111,8 @@ extension Remote {
 
     // MARK: async
 
-    /// Clones into a new bare repository at `path`. Cancelling the task stops the transfer and
-    /// removes what was made.
+    /// Clones into a new bare repository at `path`. Cancelling the task, at any point before the
+    /// result is handed over, stops the clone and removes what was made.
     @discardableResult
     public func clone(
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
@@ -122,8 +123,9 @@ extension Remote {
         }
     }
 
-    /// Fetches into the existing bare repository at `gitDirectory`. Cancelling the task stops the
-    /// transfer and leaves the repository as it was.
+    /// Fetches into the existing bare repository at `gitDirectory`. Cancelling the task before
+    /// the refs are updated stops the fetch and leaves the repository as it was; once it has
+    /// begun updating them, the fetch completes.
     @discardableResult
     public func fetch(
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),

@@ -1,8 +1,7 @@
-/// The one way from the run-loop API to callers that run no loop of their own. Every blocking
-/// form runs its run-loop form on a private loop (``runOnPrivateLoop(_:)``); every `async` form
-/// (``Remote/run(_:service:protocolVersion:traceIdentity:onElement:)``, `lsRemote`, `refs()`,
-/// `clone`, `fetch`, `push`, the batch) runs it on the shared background loop through a
-/// ``LoopBridge``.
+// The one way from the run-loop API to callers that run no loop of their own. Every blocking
+// form runs its run-loop form on a private loop (`runOnPrivateLoop`); every `async` form
+// (`Remote.run`, `lsRemote`, `refs()`, `clone`, `fetch`, `push`, the batch) runs it on the shared
+// background loop through a `LoopBridge`.
 
 // MARK: Blocking
 
