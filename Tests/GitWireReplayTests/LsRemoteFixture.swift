@@ -76,7 +76,9 @@ struct LsRemoteFixture: CustomTestStringConvertible, Sendable {
     /// A remote that replays this fixture.
     func remote(chunking: ReplayChunking) throws -> (Remote, ReplayTransport) {
         let transport = ReplayTransport(session, chunking: chunking)
-        return (Remote(url: try RemoteURL(url), transport: transport, timeout: .seconds(30)), transport)
+        return (
+            Remote(url: try RemoteURL(url), transport: transport, timeout: .seconds(30).scaledForSlowRuns), transport
+        )
     }
 
     /// What `gitwire ls-remote` prints and exits with for this outcome, as git would.

@@ -82,7 +82,7 @@ struct ReplayAgentTests {
         let handler = ScriptedHandler(turns: turns)
         connection.start(handler: handler)
         for packet in connection.greeting { connection.send(packet.encoded) }
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         connection.close()
         return handler
     }

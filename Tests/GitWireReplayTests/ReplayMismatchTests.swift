@@ -43,7 +43,7 @@ struct ReplayMismatchTests {
         remote.lsRemote(LsRemoteOptions(refPrefixes: ["refs/heads/"]), in: loop) { result in
             if case .failure(let error) = result { failure = error }
         }
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         let mismatch = try #require(failure as? ReplayMismatchError)
         #expect(
             mismatch.description
@@ -60,7 +60,7 @@ struct ReplayMismatchTests {
         let handler = StoppingHandler(loop: loop)
         connection.start(handler: handler)
         connection.send(connection.greeting[0].encoded)
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         #expect(!handler.received.isEmpty)
         connection.close()
         let error = try #require(throws: ReplayMismatchError.self) { try transport.verify() }
@@ -74,7 +74,7 @@ struct ReplayMismatchTests {
             ServiceRequest(path: "/small.git", protocolVersion: .v0), timeout: nil, in: loop)
         let handler = StoppingHandler(loop: loop)
         connection.start(handler: handler)
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         let error = try #require(handler.error as? ReplayMismatchError)
         #expect(
             error.description.hasPrefix(

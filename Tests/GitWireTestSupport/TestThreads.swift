@@ -17,17 +17,25 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var next = 0
-    private var idle = 0
+    /// Threads inside `condition.wait()`, or started and not yet looking for a job: each will
+    /// take a job without a new thread.
+    private var available = 0
 
     private init() {}
 
-    /// Runs `job` on an idle thread, or on a new one.
+    /// Runs `job` on an idle thread, or on a new one when every thread is busy.
+    ///
+    /// A thread is started only when the jobs not yet taken outnumber the threads that will take
+    /// one. (Counting threads handed a job instead, and not taking the count back when a busy
+    /// thread finished first and took that job, lost one idle thread from the count each time:
+    /// under ThreadSanitizer, where everything is slow and such races common, that grew to
+    /// thousands of threads waiting on this condition.)
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
-        let startThread = idle == 0
-        if !startThread { idle -= 1 }
+        let startThread = jobs.count - next > available
+        if startThread { available += 1 }
         condition.signal()
         condition.unlock()
         if startThread {
@@ -40,13 +48,8 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
     private func work() {
         condition.lock()
         while true {
-            if next == jobs.count {
-                // Counted once; `enqueue` takes the count back when it hands this thread a job.
-                // A job taken by a busy thread first leaves the count low, which only costs a
-                // thread.
-                idle += 1
-                repeat { condition.wait() } while next == jobs.count
-            }
+            while next == jobs.count { condition.wait() }
+            available -= 1
             let job = jobs[next]
             next += 1
             if next == jobs.count {
@@ -56,6 +59,7 @@ public final class TestThreads: TaskExecutor, @unchecked Sendable {
             condition.unlock()
             job.runSynchronously(on: asUnownedTaskExecutor())
             condition.lock()
+            available += 1
         }
     }
 }

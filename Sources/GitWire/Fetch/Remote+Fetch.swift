@@ -11,7 +11,7 @@ extension Remote {
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
-        try onPrivateLoop { loop, completion in
+        try runOnPrivateLoop { loop, completion in
             clone(into: path, options: options, in: loop, progress: progress, completion: completion)
         }
     }
@@ -25,25 +25,9 @@ extension Remote {
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> FetchResult {
-        try onPrivateLoop { loop, completion in
+        try runOnPrivateLoop { loop, completion in
             fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
         }
-    }
-
-    /// Runs a run-loop form on a loop of its own on this thread until it completes.
-    private func onPrivateLoop(
-        _ start: (EpollRunLoop, @escaping (Result<FetchResult, any Error>) -> Void) -> RunningExchange
-    ) throws -> FetchResult {
-        let loop = try EpollRunLoop()
-        var outcome: Result<FetchResult, any Error>?
-        _ = start(loop) { result in
-            outcome = result
-            loop.stop()
-        }
-        loop.run()
-        loop.run()  // let the connection finish closing
-        guard let outcome else { throw CancelledError() }
-        return try outcome.get()
     }
 
     // MARK: Run loop
@@ -79,14 +63,24 @@ extension Remote {
         _ operation: RepositoryFetch, _ identity: String, _ loop: EpollRunLoop, _ relay: ProgressRelay?,
         _ completion: @escaping (Result<FetchResult, any Error>) -> Void
     ) -> RunningExchange {
+        // A clone is a new repository that no one uses until the caller has the result: a
+        // cancellation that arrived after its refs were written (while the last progress was
+        // handed on, say) still removes it.
+        let checked: (Result<FetchResult, any Error>) -> Void = { result in
+            guard case .success = result, operation.isClone, operation.cancellation.withLock({ $0 }) else {
+                return completion(result)
+            }
+            operation.abandon()
+            completion(.failure(CancelledError()))
+        }
         // Every progress call reaches the caller before the completion.
         let completion: (Result<FetchResult, any Error>) -> Void =
             relay.map { relay in
                 { result in
-                    let deliver = Transferred({ completion(result) })
+                    let deliver = Transferred({ checked(result) })
                     relay.finish { deliver.value() }
                 }
-            } ?? completion
+            } ?? checked
         let running = startExchange(operation, identity: identity, in: loop) { result in
             switch result {
             case .failure(let error):
@@ -107,7 +101,8 @@ extension Remote {
             }
         }
         // Cancelled after the transfer (while deltas are resolved), the operation still stops
-        // before it changes the repository, and removes what it made.
+        // before it changes the repository, and removes what it made; a clone cancelled later
+        // still is removed by `checked` above.
         return RunningExchange {
             operation.cancel()
             running.cancel()
@@ -116,26 +111,27 @@ extension Remote {
 
     // MARK: async
 
-    /// Clones into a new bare repository at `path`. Cancelling the task stops the transfer and
-    /// removes what was made.
+    /// Clones into a new bare repository at `path`. Cancelling the task, at any point before the
+    /// result is handed over, stops the clone and removes what was made.
     @discardableResult
     public func clone(
         into path: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) async throws -> FetchResult {
-        try await SharedRunLoop.run { loop, completion in
+        try await runOnSharedLoop { loop, completion in
             clone(into: path, options: options, in: loop, progress: progress, completion: completion)
         }
     }
 
-    /// Fetches into the existing bare repository at `gitDirectory`. Cancelling the task stops the
-    /// transfer and leaves the repository as it was.
+    /// Fetches into the existing bare repository at `gitDirectory`. Cancelling the task before
+    /// the refs are updated stops the fetch and leaves the repository as it was; once it has
+    /// begun updating them, the fetch completes.
     @discardableResult
     public func fetch(
         into gitDirectory: String, options: RepositoryFetchOptions = RepositoryFetchOptions(),
         progress: FetchProgressHandler? = nil
     ) async throws -> FetchResult {
-        try await SharedRunLoop.run { loop, completion in
+        try await runOnSharedLoop { loop, completion in
             fetch(into: gitDirectory, options: options, in: loop, progress: progress, completion: completion)
         }
     }

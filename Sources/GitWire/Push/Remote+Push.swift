@@ -11,16 +11,11 @@ extension Remote {
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> PushResult {
-        let loop = try EpollRunLoop()
-        var result: Result<PushResult, any Error>?
-        push(from: gitDirectory, updates: updates, options: options, in: loop, progress: progress) { outcome in
-            result = outcome
-            loop.stop()
+        try runOnPrivateLoop { loop, completion in
+            push(
+                from: gitDirectory, updates: updates, options: options, in: loop, progress: progress,
+                completion: completion)
         }
-        loop.run()
-        loop.run()  // let the connection finish closing
-        guard let result else { throw CancelledError() }
-        return try result.get()
     }
 
     // MARK: Run loop
@@ -100,7 +95,7 @@ extension Remote {
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),
         progress: FetchProgressHandler? = nil
     ) async throws -> PushResult {
-        try await SharedRunLoop.run { loop, completion in
+        try await runOnSharedLoop { loop, completion in
             push(
                 from: gitDirectory, updates: updates, options: options, in: loop, progress: progress,
                 completion: completion)

@@ -15,44 +15,19 @@ public struct RefStream: AsyncSequence, Sendable {
     /// Each element is one ref, in the server's order.
     public typealias Element = Ref
 
-    /// What the exchange hands over: a ref, or the mark that the listing is complete.
-    enum Item: Sendable {
-        case ref(Ref)
-        case complete
-    }
+    /// Begins the listing on the shared loop, once per iteration.
+    let start: LoopBridge<Ref, RefListing>.Start
 
-    let items: AsyncThrowingStream<Item, any Error>
+    /// Makes an iterator; each iteration lists the refs anew (a stream is meant to be iterated
+    /// once). The listing starts with the first ``Iterator/next()``.
+    public func makeAsyncIterator() -> Iterator { Iterator(consumer: LoopBridgeConsumer(LoopBridge(start))) }
 
-    /// Makes an iterator; a stream is meant to be iterated once.
-    public func makeAsyncIterator() -> Iterator { Iterator(items: items.makeAsyncIterator()) }
-
-    /// Iterates a ``RefStream``.
+    /// Iterates a ``RefStream``; dropping it closes the connection.
     public struct Iterator: AsyncIteratorProtocol {
-        var items: AsyncThrowingStream<Item, any Error>.AsyncIterator
-        var isDone = false
+        let consumer: LoopBridgeConsumer<Ref, RefListing>
 
         /// The next ref; nil once the whole listing has arrived. Throws the exchange's error, or
         /// ``CancelledError`` when the listing ended early because the task was cancelled.
-        public mutating func next() async throws -> Ref? {
-            guard !isDone else { return nil }
-            let item: Item?
-            do {
-                item = try await items.next()
-            } catch {
-                isDone = true
-                throw error
-            }
-            switch item {
-            case .ref(let ref): return ref
-            case .complete:
-                isDone = true
-                return nil
-            case nil:
-                // The underlying stream ends without the completion mark only when the iterating
-                // task was cancelled (an AsyncThrowingStream then answers nil, not an error).
-                isDone = true
-                throw CancelledError()
-            }
-        }
+        public mutating func next() async throws -> Ref? { try await consumer.bridge.next() }
     }
 }

@@ -51,22 +51,13 @@ public struct Remote: Sendable {
         _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: (E.Element) -> Void = { _ in }
     ) throws -> E.Output {
-        let loop = try EpollRunLoop()
-        var result: Result<E.Output, any Error>?
-        withoutActuallyEscaping(onElement) { onElement in
-            run(
-                exchange, service: service, protocolVersion: protocolVersion, traceIdentity: traceIdentity,
-                in: loop, onElement: onElement
-            ) { outcome in
-                result = outcome
-                loop.stop()
+        try withoutActuallyEscaping(onElement) { onElement in
+            try runOnPrivateLoop { loop, completion in
+                run(
+                    exchange, service: service, protocolVersion: protocolVersion, traceIdentity: traceIdentity,
+                    in: loop, onElement: onElement, completion: completion)
             }
-            loop.run()
         }
-        // Let the connection finish closing: a farewell still queued, a child still to reap.
-        loop.run()
-        guard let result else { throw CancelledError() }
-        return try result.get()
     }
 
     /// Starts `exchange` on `loop` and returns at once. `onElement` and then `completion` (once)
@@ -107,7 +98,7 @@ public struct Remote: Sendable {
         _ exchange: E, service: Service = .uploadPack, protocolVersion: ProtocolVersion,
         traceIdentity: String, onElement: @escaping @Sendable (E.Element) -> Void = { _ in }
     ) async throws -> E.Output where E.Output: Sendable, E.Element: Sendable {
-        try await SharedRunLoop.run { loop, completion in
+        try await runOnSharedLoop { loop, completion in
             run(
                 exchange, service: service, protocolVersion: protocolVersion, traceIdentity: traceIdentity, in: loop,
                 onElement: onElement, completion: completion)
@@ -166,24 +157,12 @@ public struct Remote: Sendable {
     /// throw ``CancelledError``, and leaving the loop early closes the connection.
     public func refs(_ options: LsRemoteOptions = LsRemoteOptions()) -> RefStream {
         let options = effective(options)
-        return RefStream(
-            items: AsyncThrowingStream { continuation in
-                let cancel = SharedRunLoop.start { loop, completion in
-                    run(
-                        LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
-                        traceIdentity: "ls-remote", in: loop, onElement: { continuation.yield(.ref($0)) },
-                        completion: completion)
-                } completion: { (result: Result<RefListing, any Error>) in
-                    switch result {
-                    case .success:
-                        continuation.yield(.complete)
-                        continuation.finish()
-                    case .failure(let error):
-                        continuation.finish(throwing: error)
-                    }
-                }
-                continuation.onTermination = { _ in cancel() }
-            })
+        return RefStream { loop, emit, finish in
+            BridgedOperation(
+                running: run(
+                    LsRemoteExchange(options: options), protocolVersion: options.protocolVersion,
+                    traceIdentity: "ls-remote", in: loop, onElement: emit, completion: finish))
+        }
     }
 }
 

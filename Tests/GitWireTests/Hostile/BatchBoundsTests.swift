@@ -23,8 +23,10 @@ struct BatchBoundsTests {
     /// trickles a never-ending advertisement, a packet every half second, ahead of remotes that
     /// answer: with no `--timeout`, or one no single wait exceeds, the deadline ends both, and
     /// every other remote is listed as git lists it, in input order.
-    @Test(arguments: [[], ["--timeout=5"]])
-    func theDeadlineEndsSilentAndTricklingServers(extra: [String]) throws {
+    @Test(arguments: [nil, 5] as [Int?])
+    func theDeadlineEndsSilentAndTricklingServers(timeoutSeconds: Int?) throws {
+        // Scaled as the deadline is, so that it stays longer than the deadline in slow runs.
+        let extra = timeoutSeconds.map { ["--timeout=\(Duration.seconds($0).scaledForSlowRuns.secondsText)"] } ?? []
         let silent = try ListeningSocket(host: "127.0.0.1")
         let silentURL = "git://127.0.0.1:\(silent.address.port)/silent.git"
         let trickling = Self.repositories.http.url("/hostile/trickle/0.5/r1.git")

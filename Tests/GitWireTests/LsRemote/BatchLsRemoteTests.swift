@@ -1,7 +1,6 @@
 import Foundation
 import GitWire
 import GitWireTestSupport
-import Synchronization
 import Testing
 
 /// One block of `gitwire ls-remote --batch`'s text output.
@@ -37,7 +36,7 @@ struct BatchBlock: Equatable, CustomStringConvertible {
 /// them.
 final class ResettingServer: @unchecked Sendable {
     let port: Int
-    private let accepted = Mutex(0)
+    private let accepted = Locked(0)
     private let listener: ListeningSocket
 
     init(lifetime: Duration = .seconds(300)) throws {

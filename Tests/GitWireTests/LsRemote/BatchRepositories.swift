@@ -1,7 +1,6 @@
 import Foundation
 import GitWire
 import GitWireTestSupport
-import Synchronization
 
 /// Many small bare repositories, each with refs of its own (a `main` branch, a topic branch, a
 /// lightweight and an annotated tag, all at different commits), sharing one object store through
@@ -15,7 +14,7 @@ final class BatchRepositories: @unchecked Sendable {
     let daemon: GitDaemon
     let http: HTTPServer
     private let directory: TemporaryDirectory
-    private let expected = Mutex<[String: ProcessOutput]>([:])
+    private let expected = Locked<[String: ProcessOutput]>([:])
 
     static let shared: BatchRepositories = {
         do {
@@ -106,7 +105,7 @@ final class BatchRepositories: @unchecked Sendable {
 
     /// ``gitOutput(_:)`` for many argument lists, four at a time.
     func gitOutputs(_ argumentLists: [[String]]) throws -> [ProcessOutput] {
-        let results = Mutex<[Int: Result<ProcessOutput, any Error>]>([:])
+        let results = Locked<[Int: Result<ProcessOutput, any Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for index in stride(from: worker, to: argumentLists.count, by: 4) {
                 let result = Result { try gitOutput(argumentLists[index]) }

@@ -93,7 +93,7 @@ struct LsRemoteCommandTests {
         #expect(
             actual.errorText == "hint: see protocol.version in 'git help config' for more details\n"
                 + "fatal: server options require protocol version 2 or later\n")
-        let remote = try Remote(url, timeout: .seconds(30))
+        let remote = try Remote(url, timeout: .seconds(30).scaledForSlowRuns)
         let error = try #require(throws: ProtocolVersionError.self) {
             try remote.lsRemoteBlocking(LsRemoteOptions(protocolVersion: .v0, serverOptions: ["x"]))
         }
@@ -117,7 +117,8 @@ struct LsRemoteCommandTests {
         #expect(actual.errorText == expected.errorText)
         #expect(actual.errorText == "fatal: server doesn't support 'server-option'\n")
         let error = try #require(throws: FetchError.self) {
-            try Remote(server.url(), timeout: .seconds(30)).lsRemoteBlocking(LsRemoteOptions(serverOptions: ["x"]))
+            try Remote(server.url(), timeout: .seconds(30).scaledForSlowRuns).lsRemoteBlocking(
+                LsRemoteOptions(serverOptions: ["x"]))
         }
         #expect(error.kind == .usage)
         // gitwire sends no ls-refs command the server could not take (git starts one, then stops).

@@ -31,7 +31,9 @@ final class GatedResolver: HostResolver {
 struct HostLookupTests {
     let daemon = TestRepositories.shared.daemon
 
-    func remote(_ resolver: any HostResolver, host: String, timeout: Duration? = .seconds(30)) throws -> Remote {
+    func remote(_ resolver: any HostResolver, host: String, timeout: Duration? = .seconds(30).scaledForSlowRuns) throws
+        -> Remote
+    {
         let transport = GitDaemonTransport(host: host, port: daemon.port, resolver: resolver)
         return Remote(url: try RemoteURL(daemon.url("small.git")), transport: transport, timeout: timeout)
     }
@@ -40,7 +42,7 @@ struct HostLookupTests {
         let resolver = GatedResolver()
         defer { resolver.open() }
         let slow = try remote(resolver, host: "slow.test")
-        let fast = try Remote(daemon.url("small.git"), timeout: .seconds(30))
+        let fast = try Remote(daemon.url("small.git"), timeout: .seconds(30).scaledForSlowRuns)
         let loop = try EpollRunLoop()
         var slowResult: Result<RefListing, any Error>?
         var fastResult: Result<RefListing, any Error>?
@@ -52,7 +54,7 @@ struct HostLookupTests {
             fastResult = result
             loop.stop()
         }
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         // The loop came back for the exchange whose host needed no lookup, while the other
         // lookup is still held.
         let fastListing = try #require(try fastResult?.get())
@@ -61,7 +63,7 @@ struct HostLookupTests {
         #expect(resolver.answered == 0)
 
         resolver.open()
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         let slowListing = try #require(try slowResult?.get())
         #expect(slowListing.refs == fastListing.refs)
     }
@@ -76,7 +78,7 @@ struct HostLookupTests {
             result = outcome
             loop.stop()
         }
-        loop.run(until: .now + .seconds(30))
+        loop.run(until: .now + .seconds(30).scaledForSlowRuns)
         let failure = try #require(
             result.map { outcome -> (any Error)? in
                 if case .failure(let error) = outcome { return error }

@@ -13,7 +13,7 @@ struct RemoteConcurrencyTests {
         for version in ProtocolVersion.allCases {
             expected[version] = try git(["-c", "protocol.version=\(version.rawValue)", "ls-remote", url]).standardOutput
         }
-        let remote = try Remote(url, timeout: .seconds(60))
+        let remote = try Remote(url, timeout: .seconds(60).scaledForSlowRuns)
         let loop = try EpollRunLoop()
         let listings = (0..<100).map { _ in LoopListing() }
         // Started a few milliseconds apart: git daemon listens with a backlog of 5, and a burst of
@@ -32,7 +32,7 @@ struct RemoteConcurrencyTests {
             started += 1
             if started == listings.count { timer.invalidate() }
         }
-        loop.run(until: .now + .seconds(120))
+        loop.run(until: .now + .seconds(120).scaledForSlowRuns)
         for (index, listing) in listings.enumerated() {
             let version = ProtocolVersion.allCases[index % 3]
             #expect(listing.completions == 1, "call \(index)")
@@ -47,7 +47,7 @@ struct RemoteConcurrencyTests {
     @Test(.onTestThreads) func concurrentAsyncCalls() async throws {
         let url = TestRepositories.shared.daemon.url("big.git")
         let expected = try git(["ls-remote", url]).standardOutput
-        let remote = try Remote(url, timeout: .seconds(60))
+        let remote = try Remote(url, timeout: .seconds(60).scaledForSlowRuns)
         let outputs = try await withThrowingTaskGroup(of: [UInt8].self) { group in
             for _ in 0..<20 { group.addTask { lsRemoteText(try await remote.lsRemote().refs) } }
             return try await group.reduce(into: []) { $0.append($1) }

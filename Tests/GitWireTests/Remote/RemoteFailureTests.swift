@@ -147,7 +147,8 @@ struct RemoteFailureTests {
 
     /// A listing that arrived whole ends the loop normally, with every ref.
     @Test(.onTestThreads) func aCompleteRefsListingEndsNormally() async throws {
-        let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(60))
+        let remote = try Remote(
+            TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(60).scaledForSlowRuns)
         let expected = try await remote.lsRemote().refs
         #expect(!expected.isEmpty)
         #expect(try await streamedRefs(remote) == expected)
@@ -178,7 +179,8 @@ struct RemoteFailureTests {
     }
 
     @Test func cancellingAfterTheCompletionDoesNothing() throws {
-        let remote = try Remote(TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(30))
+        let remote = try Remote(
+            TestRepositories.shared.daemon.url("small.git"), timeout: .seconds(30).scaledForSlowRuns)
         let loop = try EpollRunLoop()
         let listing = LoopListing()
         var operation: RunningExchange?

@@ -40,7 +40,7 @@ struct RemoteListingTests {
         let expectedSymrefs = try git(gitArguments + ["--symref", testCase.url]).text.split(separator: "\n")
             .filter { $0.hasPrefix("ref: ") }.map(String.init)
         #expect(testCase.repository == "empty.git" || !expected.isEmpty)
-        let remote = try Remote(testCase.url, timeout: .seconds(30))
+        let remote = try Remote(testCase.url, timeout: .seconds(30).scaledForSlowRuns)
         let options = LsRemoteOptions(protocolVersion: testCase.version)
 
         let blocking = try blockingLsRemote(remote, options)
@@ -70,7 +70,7 @@ struct RemoteListingTests {
     /// (the `^{}` line is folded in), and the order is the server's.
     @Test func refsArriveInTheServersOrder() throws {
         let url = TestRepositories.shared.daemon.url("big.git")
-        let remote = try Remote(url, timeout: .seconds(30))
+        let remote = try Remote(url, timeout: .seconds(30).scaledForSlowRuns)
         let names = try git(["-c", "protocol.version=0", "ls-remote", url]).text.split(separator: "\n")
             .map { String($0.split(separator: "\t")[1]) }.filter { !$0.hasSuffix("^{}") }
         for version in ProtocolVersion.allCases {
@@ -83,7 +83,7 @@ struct RemoteListingTests {
     /// Protocol v2 ref prefixes are passed to the server, which lists only those refs.
     @Test(.onTestThreads) func refPrefixesNarrowTheListing() async throws {
         let url = TestRepositories.shared.daemon.url("big.git")
-        let remote = try Remote(url, timeout: .seconds(30))
+        let remote = try Remote(url, timeout: .seconds(30).scaledForSlowRuns)
         let options = LsRemoteOptions(refPrefixes: ["refs/heads/branch-1", "refs/tags/tag-of-"])
         let listing = try await remote.lsRemote(options)
         let expected = try git(["ls-remote", url, "refs/heads/branch-1*", "refs/tags/tag-of-*"]).standardOutput

@@ -41,7 +41,7 @@ struct RemoteLocalProcessTests {
 
     func remote(_ service: RecordingService, _ repository: String = "small.git") throws -> Remote {
         let url = try RemoteURL("file://\(TestRepositories.shared.path(repository))")
-        return Remote(url: url, transport: service.transport, timeout: .seconds(30))
+        return Remote(url: url, transport: service.transport, timeout: .seconds(30).scaledForSlowRuns)
     }
 
     @Test func blockingCallsReapTheirChildEveryTime() throws {
@@ -114,7 +114,8 @@ struct RemoteLocalProcessTests {
         #expect(actual.status == expected.status)
         #expect(actual.errorText == expected.errorText)
         let service = try RecordingService()
-        let remote = Remote(url: try RemoteURL(path), transport: service.transport, timeout: .seconds(30))
+        let remote = Remote(
+            url: try RemoteURL(path), transport: service.transport, timeout: .seconds(30).scaledForSlowRuns)
         // The error carries git-upload-pack's own explanation, and says the repository is not there.
         let error = try #require(throws: RemoteProgramError.self) { try remote.lsRemoteBlocking() }
         #expect(error.kind == .notFound)

@@ -1,4 +1,5 @@
 import GitWire
+import GitWireTestSupport
 import Testing
 
 /// What a run-loop ls-remote delivered: the refs as they came, and how many had come when the
@@ -24,7 +25,7 @@ func loopLsRemote(
             listing.refsAtCompletion = listing.refs.count
             listing.completions += 1
         })
-    loop.run(until: .now + limit)
+    loop.run(until: .now + limit.scaledForSlowRuns)
     return listing
 }
 
