@@ -41,9 +41,10 @@ public final class ByteInputStream: ByteStream {
                 return bytes
             case .wouldBlock:
                 if runLoop != nil { return [] }
-                if try !Poll.wait(descriptor, forWriting: false, timeout: timeout) {
-                    throw StreamTimeoutError(after: timeout ?? .zero, activity: "reading")
+                try whileScheduledPrivately { loop in
+                    _ = try waitForEvent(in: loop, timeout: timeout, activity: "reading")
                 }
+                try checkUsable()
             }
         }
     }

@@ -49,6 +49,8 @@ public final class ByteOutputStream: ByteStream {
         try checkUsable()
         guard let descriptor = channel.descriptor else { throw StreamError.notOpen }
         var rest = bytes[...]
+        // Straight to the descriptor while it takes everything; the rest is queued and written
+        // from the private loop, as a scheduled stream writes it.
         while !rest.isEmpty {
             let result: IOResult<Int>
             do {
@@ -57,13 +59,19 @@ public final class ByteOutputStream: ByteStream {
                 fail(error)
                 throw error
             }
-            switch result {
-            case .done(let written):
-                rest = rest.dropFirst(written)
-            case .wouldBlock:
-                if try !Poll.wait(descriptor, forWriting: true, timeout: timeout) {
-                    throw StreamTimeoutError(after: timeout ?? .zero, activity: "writing")
-                }
+            guard case .done(let written) = result else { break }
+            rest = rest.dropFirst(written)
+        }
+        guard !rest.isEmpty else { return }
+        try whileScheduledPrivately { loop in
+            defer { discardQueued() }
+            queue.append(Array(rest))
+            queuedByteCount = rest.count
+            loop.updateInterest(channel)
+            while queuedByteCount > 0 {
+                _ = try waitForEvent(in: loop, timeout: timeout, activity: "writing")
+                if status == .error { throw error ?? StreamError.closed }
+                try checkUsable()
             }
         }
     }
@@ -80,9 +88,7 @@ public final class ByteOutputStream: ByteStream {
             do {
                 result = try descriptor.write(head[queueHeadOffset...], isSocket: channel.isSocket)
             } catch {
-                queue.removeAll()
-                queuedByteCount = 0
-                queueHeadOffset = 0
+                discardQueued()
                 fail(error)
                 return
             }
@@ -112,8 +118,13 @@ public final class ByteOutputStream: ByteStream {
     }
 
     override public func close() {
+        discardQueued()
+        super.close()
+    }
+
+    private func discardQueued() {
         queue.removeAll()
         queuedByteCount = 0
-        super.close()
+        queueHeadOffset = 0
     }
 }

@@ -25,6 +25,14 @@ public final class EpollRunLoop {
     /// The calling thread's run loop, made on first use.
     public static func current() throws -> EpollRunLoop { try perThread.value() }
 
+    private static let privateLoops = ThreadLocal { try EpollRunLoop() }
+
+    /// The loop the calling thread's blocking stream calls (``ByteInputStream/readFully(_:)``,
+    /// ``ListeningSocket/accept(timeout:)``, …) run their stream or socket on until what they
+    /// wait for happens: one per thread, made on first use, never ``current()`` (a blocking call
+    /// may be made inside that loop's callbacks).
+    package static func privateLoop() throws -> EpollRunLoop { try privateLoops.value() }
+
     /// Starts a thread that makes `loop` its ``current()`` loop and runs it until it has nothing
     /// left to do and nothing posted (then its handle refuses posts), and calls `onExit` there.
     package static func runOnNewThread(_ loop: EpollRunLoop, onExit: @escaping @Sendable () -> Void) throws {

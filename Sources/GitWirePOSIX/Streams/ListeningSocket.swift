@@ -23,16 +23,29 @@ public final class ListeningSocket: LoopSource {
     deinit { try? descriptor?.close() }
 
     /// Waits up to `timeout` for a connection; nil if none came. The streams are open.
+    /// It runs the socket on the calling thread's own loop until a connection comes.
     public func accept(timeout: Duration?) throws -> ByteStreamPair? {
-        guard let descriptor else { throw StreamError.closed }
-        while true {
-            if case .done(let client) = try Socket.accept(descriptor) {
-                let pair = ByteStreamPair(socket: client)
-                try pair.open()
-                return pair
-            }
-            if try !Poll.wait(descriptor, forWriting: false, timeout: timeout) { return nil }
+        guard let descriptor, onAccept == nil else { throw StreamError.closed }
+        if case .done(let client) = try Socket.accept(descriptor) {
+            let pair = ByteStreamPair(socket: client)
+            try pair.open()
+            return pair
         }
+        let loop = try EpollRunLoop.privateLoop()
+        var accepted: ByteStreamPair?
+        schedule(in: loop) { [unowned self] pair in
+            accepted = pair
+            self.onAccept = nil
+            loop.stop()
+        }
+        let timer = timeout.map { loop.addTimer(after: $0) { _ in loop.stop() } }
+        loop.run()
+        timer?.invalidate()
+        if registration.token != 0 { loop.unregister(self) }
+        onAccept = nil
+        self.loop = nil
+        if let failure { throw failure }
+        return accepted
     }
 
     /// Accepts in `loop`: each connection's open streams go to `handler`, on the loop's thread.

@@ -163,19 +163,6 @@ public final class ChildProcess: Sendable {
         return FileDescriptor(rawValue: fd)
     }
 
-    /// Waits up to `grace` for the process to end, then kills it, so no zombie is left behind.
-    /// Returns the exit code.
-    @discardableResult
-    public func reap(grace: Duration = .seconds(5)) -> Int32 {
-        let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline {
-            if let code = exitCodeIfEnded() { return code }
-            usleep(2000)
-        }
-        kill(pid, SIGKILL)
-        return (try? wait()) ?? 128 + SIGKILL
-    }
-
     /// Sends `SIGTERM`.
     public func terminate() { if status.withLock({ $0 }) == nil { kill(pid, SIGTERM) } }
 
