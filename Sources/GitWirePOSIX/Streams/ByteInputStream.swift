@@ -41,10 +41,8 @@ public final class ByteInputStream: ByteStream {
                 return bytes
             case .wouldBlock:
                 if runLoop != nil { return [] }
-                try whileScheduledPrivately { loop in
-                    _ = try waitForEvent(in: loop, timeout: timeout, activity: "reading")
-                }
-                try checkUsable()
+                try EpollRunLoop.privateLoop().wait(
+                    for: descriptor, writable: false, timeout: timeout, activity: "reading")
             }
         }
     }

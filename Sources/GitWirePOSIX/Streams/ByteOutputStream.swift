@@ -49,8 +49,6 @@ public final class ByteOutputStream: ByteStream {
         try checkUsable()
         guard let descriptor = channel.descriptor else { throw StreamError.notOpen }
         var rest = bytes[...]
-        // Straight to the descriptor while it takes everything; the rest is queued and written
-        // from the private loop, as a scheduled stream writes it.
         while !rest.isEmpty {
             let result: IOResult<Int>
             do {
@@ -59,19 +57,12 @@ public final class ByteOutputStream: ByteStream {
                 fail(error)
                 throw error
             }
-            guard case .done(let written) = result else { break }
-            rest = rest.dropFirst(written)
-        }
-        guard !rest.isEmpty else { return }
-        try whileScheduledPrivately { loop in
-            defer { discardQueued() }
-            queue.append(Array(rest))
-            queuedByteCount = rest.count
-            loop.updateInterest(channel)
-            while queuedByteCount > 0 {
-                _ = try waitForEvent(in: loop, timeout: timeout, activity: "writing")
-                if status == .error { throw error ?? StreamError.closed }
-                try checkUsable()
+            switch result {
+            case .done(let written):
+                rest = rest.dropFirst(written)
+            case .wouldBlock:
+                try EpollRunLoop.privateLoop().wait(
+                    for: descriptor, writable: true, timeout: timeout, activity: "writing")
             }
         }
     }

@@ -61,9 +61,10 @@ public class ByteStream {
 
     // MARK: Blocking on a private loop
 
-    /// Schedules the unscheduled stream in the calling thread's private loop for `body`, with a
+    /// Schedules the unscheduled stream in the calling thread's private loop for `body` (the
+    /// blocking connect: the channel connects there exactly as it does in any loop), with a
     /// delegate that stops that loop at each event; the stream's own delegate comes back after.
-    package func whileScheduledPrivately<T>(_ body: (EpollRunLoop) throws -> T) throws -> T {
+    private func whileScheduledPrivately<T>(_ body: (EpollRunLoop) throws -> T) throws -> T {
         guard runLoop == nil else { throw StreamError.scheduled }
         let loop = try EpollRunLoop.privateLoop()
         let ownDelegate = delegate
@@ -79,7 +80,7 @@ public class ByteStream {
     /// Runs the private `loop` until an event of this stream arrives; throws
     /// ``StreamTimeoutError`` when `timeout` passes first. Returns the event (nil when the loop
     /// had nothing left to watch).
-    package func waitForEvent(
+    private func waitForEvent(
         in loop: EpollRunLoop, timeout: Duration?, activity: String
     ) throws -> ByteStreamEvent? {
         guard let waiter = delegate as? PrivateLoopWaiter else { throw StreamError.scheduled }

@@ -51,7 +51,8 @@ public final class ChildProcess: Sendable {
 
     /// Starts a background program (a test server, say) with standard input and output on
     /// `/dev/null` and standard error inherited.
-    public static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess
+    package static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws
+        -> ChildProcess
     {
         try launch(arguments, environment: environment) { actions in
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
