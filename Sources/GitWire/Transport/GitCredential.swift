@@ -32,50 +32,97 @@ struct GitCredential: Sendable {
 }
 
 /// Runs `git credential fill|approve|reject`, so the user's credential helpers (and git's own
-/// prompt, unless `GIT_TERMINAL_PROMPT=0`) supply and remember HTTP credentials. Blocking: call it
-/// off the run loop. One call at a time in the whole process: many sessions (`ls-remote --batch`)
-/// meeting 401s at once prompt on the terminal one after the other, and a helper that stores
-/// credentials in a file never runs twice at once.
+/// prompt, unless `GIT_TERMINAL_PROMPT=0`) supply and remember HTTP credentials. On the caller's
+/// run loop, without blocking it: the child's pipes are streams on that loop and it is reaped
+/// there. One call at a time in the whole process: many sessions (`ls-remote --batch`) meeting
+/// 401s at once prompt on the terminal one after the other, and a helper that stores credentials
+/// in a file never runs twice at once; a call waits for its turn without blocking its loop.
 enum GitCredentialHelper {
-    /// Held while `git credential` runs.
-    private static let oneAtATime = Locked(())
+    /// Whether a call runs now, and the calls waiting for their turn (each starts on its loop).
+    private static let turns = Locked(Turns())
 
-    /// Asks git for the username and password of `credential`. Throws with git's own message
+    private struct Turns {
+        var busy = false
+        var waiting: [@Sendable () -> Void] = []
+    }
+
+    /// Asks git for the username and password of `credential`; fails with git's own message
     /// (`could not read Username for '…': terminal prompts disabled`) when it has none.
-    static func fill(_ credential: GitCredential, environment: [String: String?] = [:]) throws -> GitCredential {
-        let result: ChildProcessOutput
-        do {
-            result = try oneAtATime.withLock { _ in
-                try ChildProcess.run(
-                    ["git", "credential", "fill"], input: Array(credential.text.utf8), environment: environment)
+    static func fill(
+        _ credential: GitCredential, environment: [String: String?] = [:], in loop: EpollRunLoop,
+        completion: @escaping (Result<GitCredential, any Error>) -> Void
+    ) {
+        let url = "\(credential.protocolName)://\(credential.host)"
+        call("fill", credential, environment: environment, in: loop) { outcome in
+            let result: ChildProcessOutput
+            switch outcome {
+            case .success(let output): result = output
+            case .failure(let error):
+                let message = "cannot ask for credentials for '\(url)': \(error)"
+                return completion(.failure(HTTPError(.credentialsUnavailable(message), url: url)))
             }
-        } catch {
-            throw HTTPError(
-                .credentialsUnavailable(
-                    "cannot ask for credentials for '\(credential.protocolName)://\(credential.host)': \(error)"),
-                url: "\(credential.protocolName)://\(credential.host)")
+            guard result.status == 0 else {
+                var message = String(decoding: result.standardError, as: UTF8.self)
+                while message.last == "\n" { message.removeLast() }
+                if let lastLine = message.split(separator: "\n").last { message = String(lastLine) }
+                if message.hasPrefix("fatal: ") { message.removeFirst("fatal: ".count) }
+                let reason = message.isEmpty ? "git credential fill failed" : message
+                return completion(.failure(HTTPError(.credentialsUnavailable(reason), url: url)))
+            }
+            var filled = credential
+            filled.update(from: result.standardOutput)
+            completion(.success(filled))
         }
-        guard result.status == 0 else {
-            var message = String(decoding: result.standardError, as: UTF8.self)
-            while message.last == "\n" { message.removeLast() }
-            if let lastLine = message.split(separator: "\n").last { message = String(lastLine) }
-            if message.hasPrefix("fatal: ") { message.removeFirst("fatal: ".count) }
-            throw HTTPError(
-                .credentialsUnavailable(message.isEmpty ? "git credential fill failed" : message),
-                url: "\(credential.protocolName)://\(credential.host)")
-        }
-        var filled = credential
-        filled.update(from: result.standardOutput)
-        return filled
     }
 
     /// Tells the helpers `credential` worked (`approve`) or did not (`reject`). Failures are
     /// ignored, as git ignores them.
-    static func report(_ credential: GitCredential, approved: Bool, environment: [String: String?] = [:]) {
-        oneAtATime.withLock { _ in
-            _ = try? ChildProcess.run(
-                ["git", "credential", approved ? "approve" : "reject"], input: Array(credential.text.utf8),
-                environment: environment)
+    static func report(
+        _ credential: GitCredential, approved: Bool, environment: [String: String?] = [:], in loop: EpollRunLoop
+    ) {
+        call(approved ? "approve" : "reject", credential, environment: environment, in: loop) { _ in }
+    }
+
+    /// Runs `git credential <action>` on `loop` once no other call runs in the process.
+    private static func call(
+        _ action: String, _ credential: GitCredential, environment: [String: String?], in loop: EpollRunLoop,
+        completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
+    ) {
+        let handle = loop.handle
+        // The loop must not run out of work while the call waits for its turn.
+        let keepAlive = loop.addTimer(after: .seconds(3600), repeating: .seconds(3600)) { _ in }
+        let start = Transferred({
+            keepAlive.invalidate()
+            ChildProcess.run(
+                ["git", "credential", action], input: Array(credential.text.utf8), environment: environment, in: loop
+            ) { result in
+                releaseTurn()
+                completion(result)
+            }
+        })
+        let begin: @Sendable () -> Void = {
+            // A loop that is gone meanwhile gives its turn on.
+            if !handle.post({ start.value() }) { releaseTurn() }
         }
+        let startsNow = turns.withLock { turns in
+            if turns.busy {
+                turns.waiting.append(begin)
+                return false
+            }
+            turns.busy = true
+            return true
+        }
+        if startsNow { start.value() }
+    }
+
+    private static func releaseTurn() {
+        let next = turns.withLock { turns -> (@Sendable () -> Void)? in
+            if turns.waiting.isEmpty {
+                turns.busy = false
+                return nil
+            }
+            return turns.waiting.removeFirst()
+        }
+        next?()
     }
 }

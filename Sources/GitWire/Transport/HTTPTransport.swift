@@ -426,8 +426,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             let accepted = session?.accepted(sent.credential, at: sent.location.origin)
         else { return }
         let reported = sent.location.helperQuery(accepted)
-        let environment = options.credentialEnvironment
-        runOffLoopIfPossible { GitCredentialHelper.report(reported, approved: true, environment: environment) }
+        guard let loop else { return }
+        GitCredentialHelper.report(reported, approved: true, environment: options.credentialEnvironment, in: loop)
     }
 
     private func failed(_ head: HTTPResponseHead, sent: SentRequest) {
@@ -441,12 +441,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             case .askHelper(let location, let username):
                 askForCredentials(for: location, username: username, retrying: sent)
             case .fail(let rejected):
-                if let rejected {
-                    let reported = sent.location.helperQuery(rejected)
-                    let environment = options.credentialEnvironment
-                    runOffLoopIfPossible {
-                        GitCredentialHelper.report(reported, approved: false, environment: environment)
-                    }
+                if let rejected, let loop {
+                    GitCredentialHelper.report(
+                        sent.location.helperQuery(rejected), approved: false,
+                        environment: options.credentialEnvironment, in: loop)
                 }
                 fail(HTTPError(.authenticationFailed, url: displayURL, serverMessage: message))
             }
@@ -472,9 +470,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private func askForCredentials(for location: SmartHTTP.Location, username: String?, retrying: SentRequest) {
         guard let loop else { return }
         let wanted = location.helperQuery(username: username)
-        let environment = options.credentialEnvironment
-        let fill = { try GitCredentialHelper.fill(wanted, environment: environment) }
-        runOffLoop(in: loop, fill) { [weak self] result in
+        GitCredentialHelper.fill(wanted, environment: options.credentialEnvironment, in: loop) {
+            [weak self] result in
             guard let self, !self.isClosed else { return }
             switch result {
             case .success(let filled):
@@ -484,11 +481,6 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
                 self.fail(error)
             }
         }
-    }
-
-    private func runOffLoopIfPossible(_ work: @escaping @Sendable () -> Void) {
-        guard let loop else { return }
-        runOffLoop(in: loop, work) { _ in }
     }
 
     private func fail(_ error: any Error) {

@@ -1,8 +1,8 @@
 /// Turns a remote's address into connections to a git service, driven by a run loop.
 ///
 /// Implementations: git:// (``GitDaemonTransport``), local paths and file:// (``LocalTransport``),
-/// and the recording and replaying transports of GitWireReplay, which wrap another transport's
-/// connections. Every operation (blocking, run loop, `async`) runs over the one
+/// ssh (``SSHTransport``), smart HTTP(S) (``HTTPTransport``), and the recording and replaying
+/// transports of GitWireReplay, which wrap another transport's connections. Every operation (blocking, run loop, `async`) runs over the one
 /// ``Connection`` a transport returns; the blocking forms run a private ``EpollRunLoop``.
 public protocol Transport: Sendable {
     /// Which kind of remote this transport reaches (`git`, `file`, ...). Recordings keep it, and

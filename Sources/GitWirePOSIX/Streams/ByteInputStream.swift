@@ -41,9 +41,8 @@ public final class ByteInputStream: ByteStream {
                 return bytes
             case .wouldBlock:
                 if runLoop != nil { return [] }
-                if try !Poll.wait(descriptor, forWriting: false, timeout: timeout) {
-                    throw StreamTimeoutError(after: timeout ?? .zero, activity: "reading")
-                }
+                try EpollRunLoop.privateLoop().wait(
+                    for: descriptor, writable: false, timeout: timeout, activity: "reading")
             }
         }
     }

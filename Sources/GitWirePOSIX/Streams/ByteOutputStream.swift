@@ -61,9 +61,8 @@ public final class ByteOutputStream: ByteStream {
             case .done(let written):
                 rest = rest.dropFirst(written)
             case .wouldBlock:
-                if try !Poll.wait(descriptor, forWriting: true, timeout: timeout) {
-                    throw StreamTimeoutError(after: timeout ?? .zero, activity: "writing")
-                }
+                try EpollRunLoop.privateLoop().wait(
+                    for: descriptor, writable: true, timeout: timeout, activity: "writing")
             }
         }
     }
@@ -80,9 +79,7 @@ public final class ByteOutputStream: ByteStream {
             do {
                 result = try descriptor.write(head[queueHeadOffset...], isSocket: channel.isSocket)
             } catch {
-                queue.removeAll()
-                queuedByteCount = 0
-                queueHeadOffset = 0
+                discardQueued()
                 fail(error)
                 return
             }
@@ -112,8 +109,13 @@ public final class ByteOutputStream: ByteStream {
     }
 
     override public func close() {
+        discardQueued()
+        super.close()
+    }
+
+    private func discardQueued() {
         queue.removeAll()
         queuedByteCount = 0
-        super.close()
+        queueHeadOffset = 0
     }
 }

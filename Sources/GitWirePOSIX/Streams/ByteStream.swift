@@ -3,9 +3,11 @@ import GitWireCore
 /// A stream of bytes over a file descriptor: the common part of ``ByteInputStream`` and
 /// ``ByteOutputStream``.
 ///
-/// A stream works in one of two ways. Unscheduled, its calls block (each wait bounded by
-/// ``timeout``). Scheduled in an ``EpollRunLoop``, it never blocks: its ``delegate`` hears of
-/// what happens through ``ByteStreamDelegate/stream(_:handle:)``. Streams belong to one thread.
+/// A stream works in one of two ways. Scheduled in an ``EpollRunLoop``, it never blocks: its
+/// ``delegate`` hears of what happens through ``ByteStreamDelegate/stream(_:handle:)``.
+/// Unscheduled, its calls block (each wait bounded by ``timeout``): they run the same stream on a
+/// private run loop of the calling thread until what they wait for has happened, so both ways
+/// share one implementation of connecting, reading and writing. Streams belong to one thread.
 public class ByteStream {
     package let channel: StreamChannel
     /// Where the stream is in its life.
@@ -42,9 +44,59 @@ public class ByteStream {
             }
             return
         }
-        try channel.connectBlocking()
+        if !channel.isConnected {
+            status = .opening
+            try whileScheduledPrivately { loop in
+                channel.startConnecting(in: loop)
+                // The channel's own connect timer bounds the wait.
+                while status == .opening {
+                    if try waitForEvent(in: loop, timeout: nil, activity: "connecting") == nil { break }
+                }
+            }
+            guard status == .open else { throw error ?? StreamError.notOpen }
+        }
         status = .open
         owesOpenEvent = true
+    }
+
+    // MARK: Blocking on a private loop
+
+    /// Schedules the unscheduled stream in the calling thread's private loop for `body` (the
+    /// blocking connect: the channel connects there exactly as it does in any loop), with a
+    /// delegate that stops that loop at each event; the stream's own delegate comes back after.
+    private func whileScheduledPrivately<T>(_ body: (EpollRunLoop) throws -> T) throws -> T {
+        guard runLoop == nil else { throw StreamError.scheduled }
+        let loop = try EpollRunLoop.privateLoop()
+        let ownDelegate = delegate
+        delegate = PrivateLoopWaiter(loop: loop)
+        schedule(in: loop)
+        defer {
+            remove(from: loop)
+            if status != .closed { delegate = ownDelegate }
+        }
+        return try body(loop)
+    }
+
+    /// Runs the private `loop` until an event of this stream arrives; throws
+    /// ``StreamTimeoutError`` when `timeout` passes first. Returns the event (nil when the loop
+    /// had nothing left to watch).
+    private func waitForEvent(
+        in loop: EpollRunLoop, timeout: Duration?, activity: String
+    ) throws -> ByteStreamEvent? {
+        guard let waiter = delegate as? PrivateLoopWaiter else { throw StreamError.scheduled }
+        waiter.event = nil
+        var timedOut = false
+        let timer = timeout.map { timeout in
+            loop.addTimer(after: timeout) { _ in
+                timedOut = true
+                loop.stop()
+            }
+        }
+        loop.run()
+        timer?.invalidate()
+        if let event = waiter.event { return event }
+        if timedOut { throw StreamTimeoutError(after: timeout ?? .zero, activity: activity) }
+        return nil
     }
 
     /// Closes the stream: it leaves its run loop, drops its delegate, and its descriptor closes
@@ -115,3 +167,16 @@ public class ByteStream {
 
 @available(*, unavailable)
 extension ByteStream: Sendable {}
+
+/// The delegate of a stream on its thread's private loop: notes the event and stops the loop.
+final class PrivateLoopWaiter: ByteStreamDelegate {
+    private unowned let loop: EpollRunLoop
+    var event: ByteStreamEvent?
+
+    init(loop: EpollRunLoop) { self.loop = loop }
+
+    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
+        self.event = event
+        loop.stop()
+    }
+}

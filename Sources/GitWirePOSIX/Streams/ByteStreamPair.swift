@@ -89,29 +89,12 @@ public struct ByteStreamPair {
     }
 
     /// Whether `TCP_NODELAY` is set on the connection's socket.
-    public var isNoDelay: Bool { input.channel.descriptor.map(Socket.noDelay) ?? false }
+    package var isNoDelay: Bool { input.channel.descriptor.map(Socket.noDelay) ?? false }
 
     /// Sets the kernel's socket buffer sizes (for tests of short reads and writes).
-    public func setSocketBufferSizes(send: Int?, receive: Int?) throws {
+    package func setSocketBufferSizes(send: Int?, receive: Int?) throws {
         guard let descriptor = input.channel.descriptor else { throw StreamError.notOpen }
         if let send { try Socket.setBufferSize(descriptor, send: true, bytes: send) }
         if let receive { try Socket.setBufferSize(descriptor, send: false, bytes: receive) }
-    }
-}
-
-extension ByteInputStream {
-    /// A stream reading an inherited descriptor, such as standard input. It takes ownership.
-    public convenience init(descriptor: FileDescriptor) throws {
-        try descriptor.setNonBlocking()
-        self.init(channel: StreamChannel(descriptor: descriptor, streams: 1))
-    }
-}
-
-extension ByteOutputStream {
-    /// A stream writing an inherited descriptor, such as standard output. It takes ownership.
-    public convenience init(descriptor: FileDescriptor) throws {
-        ignoreBrokenPipeSignal()
-        try descriptor.setNonBlocking()
-        self.init(channel: StreamChannel(descriptor: descriptor, streams: 1))
     }
 }

@@ -1,74 +1,111 @@
 import GitWireCore
+import Glibc
 
 extension ChildProcess {
     /// Reaps the process from `loop` without blocking it: the loop watches the process's pidfd
     /// and reaps it the moment it ends (where the kernel has no pidfd, it checks every 10 ms).
-    /// A process still running after `grace` is killed.
-    public func reap(in loop: EpollRunLoop, grace: Duration = .seconds(5)) {
-        if exitCodeIfEnded() != nil { return }
-        if let descriptor = exitDescriptor() {
-            ChildExitWatch(process: self, descriptor: descriptor, grace: grace, loop: loop).start()
+    /// A process still running after `grace` is sent `SIGTERM`, and `SIGKILL` a second later;
+    /// a nil `grace` waits as long as the process runs. `onExit` gets the exit code, on the loop.
+    ///
+    /// This is the one way gitwire reaps a child: the blocking ``reap(grace:)`` runs it on a
+    /// private loop.
+    public func reap(in loop: EpollRunLoop, grace: Duration? = .seconds(5), onExit: ((Int32) -> Void)? = nil) {
+        reap(in: loop, grace: grace, terminatingFirst: true, onExit: onExit)
+    }
+
+    /// Waits up to `grace` for the process to end, then kills it (`SIGKILL`), so no zombie is
+    /// left behind. Returns the exit code.
+    @discardableResult
+    public func reap(grace: Duration = .seconds(5)) -> Int32 {
+        if let code = exitCodeIfEnded() { return code }
+        guard let loop = try? EpollRunLoop() else {
+            kill(pid, SIGKILL)
+            return (try? wait()) ?? 128 + SIGKILL
+        }
+        var code: Int32?
+        reap(in: loop, grace: grace, terminatingFirst: false) { code = $0 }
+        loop.run()
+        return code ?? (try? wait()) ?? 128 + SIGKILL
+    }
+
+    private func reap(in loop: EpollRunLoop, grace: Duration?, terminatingFirst: Bool, onExit: ((Int32) -> Void)?) {
+        if let code = exitCodeIfEnded() {
+            onExit?(code)
             return
         }
-        let deadline = ContinuousClock.now + grace
-        loop.addTimer(after: .milliseconds(2), repeating: .milliseconds(10)) { timer in
-            if self.exitCodeIfEnded() != nil {
-                timer.invalidate()
-            } else if ContinuousClock.now >= deadline {
-                timer.invalidate()
-                self.terminate()
-                self.reap(grace: .seconds(1))
-            }
-        }
+        let watch = ChildExitWatch(process: self, descriptor: exitDescriptor(), onExit: onExit, loop: loop)
+        watch.start(grace: grace, terminatingFirst: terminatingFirst)
     }
 }
 
-/// Watches a child's pidfd in a run loop until the child has ended and is reaped.
+/// Watches a child in a run loop until it has ended and is reaped: through its pidfd, or every
+/// 10 ms where the kernel has none; after its grace, it is ended by signals.
 final class ChildExitWatch: LoopSource {
     private let process: ChildProcess
     private var descriptor: FileDescriptor?
-    private let grace: Duration
     private weak var loop: EpollRunLoop?
-    private var graceTimer: RunLoopTimer?
+    private var timers: [RunLoopTimer] = []
+    private var onExit: ((Int32) -> Void)?
     package var registration = LoopRegistration()
 
-    init(process: ChildProcess, descriptor: FileDescriptor, grace: Duration, loop: EpollRunLoop) {
+    init(process: ChildProcess, descriptor: FileDescriptor?, onExit: ((Int32) -> Void)?, loop: EpollRunLoop) {
         self.process = process
         self.descriptor = descriptor
-        self.grace = grace
+        self.onExit = onExit
         self.loop = loop
     }
 
     deinit { try? descriptor?.close() }
 
-    func start() {
+    /// Starts watching; the loop (or its timers) hold the watch until the child is reaped.
+    func start(grace: Duration?, terminatingFirst: Bool) {
         guard let loop else { return }
-        loop.register(self)
-        // The loop holds the source while it is registered; the timer keeps the kill promise.
-        graceTimer = loop.addTimer(after: grace) { [self] _ in
-            process.terminate()
-            process.reap(grace: .seconds(1))
-            finish()
+        if descriptor != nil {
+            loop.register(self)
+        } else {
+            timers.append(
+                loop.addTimer(after: .milliseconds(2), repeating: .milliseconds(10)) { [self] _ in checkEnded() })
         }
+        guard let grace else { return }
+        timers.append(
+            loop.addTimer(after: grace) { [self] _ in
+                guard terminatingFirst else { return kill() }
+                process.terminate()
+                timers.append(loop.addTimer(after: .seconds(1)) { [self] _ in kill() })
+            })
+    }
+
+    private func kill() {
+        if process.exitCodeIfEnded() == nil { Glibc.kill(process.pid, SIGKILL) }
+        finish(code: (try? process.wait()) ?? 128 + SIGKILL)
+    }
+
+    private func checkEnded() {
+        if let code = process.exitCodeIfEnded() { finish(code: code) }
     }
 
     package var watchedDescriptor: FileDescriptor? { descriptor }
     package var desiredInterest: EpollEvents { descriptor == nil ? [] : .readable }
 
-    package func handle(_ events: EpollEvents, in loop: EpollRunLoop) {
-        if process.exitCodeIfEnded() != nil { finish() }
-    }
+    package func handle(_ events: EpollEvents, in loop: EpollRunLoop) { checkEnded() }
 
     package func loopCannotWatch(_ error: any Error) {
-        process.reap(grace: grace)
-        finish()
+        // Watched by polling from now on.
+        try? descriptor?.close()
+        descriptor = nil
+        guard let loop else { return }
+        timers.append(
+            loop.addTimer(after: .milliseconds(2), repeating: .milliseconds(10)) { [self] _ in checkEnded() })
     }
 
-    private func finish() {
-        graceTimer?.invalidate()
-        graceTimer = nil
+    private func finish(code: Int32) {
+        for timer in timers { timer.invalidate() }
+        timers = []
         if let loop, registration.token != 0 { loop.unregister(self) }
         try? descriptor?.close()
         descriptor = nil
+        let onExit = self.onExit
+        self.onExit = nil
+        onExit?(code)
     }
 }

@@ -25,6 +25,37 @@ public final class EpollRunLoop {
     /// The calling thread's run loop, made on first use.
     public static func current() throws -> EpollRunLoop { try perThread.value() }
 
+    private static let privateLoops = ThreadLocal { try EpollRunLoop() }
+
+    /// The loop the calling thread's blocking stream calls (``ByteInputStream/readFully(_:)``,
+    /// ``ListeningSocket/accept(timeout:)``, …) run their stream or socket on until what they
+    /// wait for happens: one per thread, made on first use, never ``current()`` (a blocking call
+    /// may be made inside that loop's callbacks).
+    package static func privateLoop() throws -> EpollRunLoop { try privateLoops.value() }
+
+    /// Runs this (private) loop until `descriptor` is readable (or writable), or `timeout`
+    /// passes (``StreamTimeoutError``). Hang-ups and errors count as ready: the next call on the
+    /// descriptor reports them. Only the wait is on the loop, not the stream's channel, so the
+    /// two directions of one socket may block on two threads at once.
+    package func wait(for descriptor: FileDescriptor, writable: Bool, timeout: Duration?, activity: String) throws {
+        let wait = ReadinessWait(descriptor: descriptor, interest: writable ? .writable : .readable)
+        register(wait)
+        defer { if wait.registration.token != 0 { unregister(wait) } }
+        var timedOut = false
+        let timer = timeout.map { timeout in
+            addTimer(after: timeout) { [unowned self] _ in
+                timedOut = true
+                self.stop()
+            }
+        }
+        defer { timer?.invalidate() }
+        while !wait.isReady {
+            if let failure = wait.failure { throw failure }
+            run()
+            if timedOut && !wait.isReady { throw StreamTimeoutError(after: timeout ?? .zero, activity: activity) }
+        }
+    }
+
     /// Starts a thread that makes `loop` its ``current()`` loop and runs it until it has nothing
     /// left to do and nothing posted (then its handle refuses posts), and calls `onExit` there.
     package static func runOnNewThread(_ loop: EpollRunLoop, onExit: @escaping @Sendable () -> Void) throws {
@@ -54,7 +85,7 @@ public final class EpollRunLoop {
     }
 
     /// The number of sources (stream channels, listeners) scheduled now.
-    public var scheduledSourceCount: Int { sources.count }
+    package var scheduledSourceCount: Int { sources.count }
 
     // MARK: Running
 
@@ -163,7 +194,7 @@ public final class EpollRunLoop {
     }
 
     /// The number of timers waiting to fire (invalidated ones leave at once).
-    public var pendingTimerCount: Int { timers.count }
+    package var pendingTimerCount: Int { timers.count }
 
     /// Takes an invalidated timer out of the heap.
     func removeTimer(_ timer: RunLoopTimer) { timers.remove(timer) }
@@ -236,3 +267,28 @@ public final class EpollRunLoop {
 
 @available(*, unavailable)
 extension EpollRunLoop: Sendable {}
+
+/// One blocking wait for a descriptor's readiness on a thread's private loop.
+private final class ReadinessWait: LoopSource {
+    let descriptor: FileDescriptor
+    let interest: EpollEvents
+    private(set) var isReady = false
+    private(set) var failure: (any Error)?
+    var registration = LoopRegistration()
+
+    init(descriptor: FileDescriptor, interest: EpollEvents) {
+        self.descriptor = descriptor
+        self.interest = interest
+    }
+
+    var watchedDescriptor: FileDescriptor? { descriptor }
+    var desiredInterest: EpollEvents { isReady || failure != nil ? [] : interest }
+
+    func handle(_ events: EpollEvents, in loop: EpollRunLoop) {
+        isReady = true
+        loop.updateInterest(self)
+        loop.stop()
+    }
+
+    func loopCannotWatch(_ error: any Error) { failure = error }
+}

@@ -44,13 +44,6 @@ package final class StreamChannel: LoopSource {
 
     // MARK: Connecting
 
-    /// Connects now, blocking at most for the connector's timeout.
-    package func connectBlocking() throws {
-        guard var connector else { return }
-        descriptor = try connector.connectBlocking()
-        self.connector = nil
-    }
-
     /// Starts a non-blocking connect in `loop`; its streams hear of the outcome as events.
     package func startConnecting(in loop: EpollRunLoop) {
         guard connector != nil, !isConnecting else { return }

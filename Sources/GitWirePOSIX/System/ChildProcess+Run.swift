@@ -1,5 +1,4 @@
 import GitWireCore
-import Glibc
 
 /// What a finished child process printed and how it ended.
 package struct ChildProcessOutput: Sendable {
@@ -9,72 +8,121 @@ package struct ChildProcessOutput: Sendable {
 }
 
 extension ChildProcess {
-    /// Runs `arguments` to the end, blocking: writes `input` to its standard input, collects what
-    /// it prints on standard output and standard error (each up to `limit` bytes; the rest is
-    /// read and dropped), and waits for it. For short helpers (`git credential`), never on a run
-    /// loop's thread.
+    /// Runs `arguments` to the end on `loop`, without blocking it: writes `input` to its standard
+    /// input, collects what it prints on standard output and standard error (each up to `limit`
+    /// bytes; the rest is read and dropped), and calls `completion` on the loop once both have
+    /// ended and the child is reaped. For short helpers (`git credential`). The pipes are streams
+    /// on the loop and the child is reaped there, as every other child is.
+    package static func run(
+        _ arguments: [String], input: [UInt8], environment: [String: String?] = [:], limit: Int = 1 << 20,
+        in loop: EpollRunLoop, completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
+    ) {
+        let spawned: (pair: ByteStreamPair, process: ChildProcess, standardError: ByteInputStream?)
+        do {
+            spawned = try ByteStreamPair.spawning(arguments, environment: environment, captureStandardError: true)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        ChildRun(
+            pair: spawned.pair, process: spawned.process, standardError: spawned.standardError, limit: limit,
+            completion: completion
+        ).start(input: input, in: loop)
+    }
+
+    /// The blocking form of ``run(_:input:environment:limit:in:completion:)``: runs it on a loop
+    /// of its own. Never on a run loop's thread.
     package static func run(
         _ arguments: [String], input: [UInt8], environment: [String: String?] = [:], limit: Int = 1 << 20
     ) throws -> ChildProcessOutput {
-        let (process, pipes) = try spawn(arguments, environment: environment, captureStandardError: true)
-        var open: [(FileDescriptor, Bool)] = [(pipes.standardOutput, false)]
-        if let standardError = pipes.standardError { open.append((standardError, true)) }
-        var output: [UInt8] = []
-        var errors: [UInt8] = []
-        var pendingInput = input[...]
-        var inputOpen = true
-        if pendingInput.isEmpty {
-            try? pipes.standardInput.close()
-            inputOpen = false
+        let loop = try EpollRunLoop()
+        var result: Result<ChildProcessOutput, any Error>?
+        run(arguments, input: input, environment: environment, limit: limit, in: loop) { result = $0 }
+        // Returns once both outputs have ended, the input is written and the child is reaped.
+        loop.run()
+        guard let result else { throw StreamError.closed }
+        return try result.get()
+    }
+}
+
+/// One child run by ``ChildProcess/run(_:input:environment:limit:in:completion:)``: the delegate
+/// of its output streams, kept alive by them and by its reaping until it completes.
+private final class ChildRun: ByteStreamDelegate {
+    private let pair: ByteStreamPair
+    private let process: ChildProcess
+    private let standardError: ByteInputStream?
+    private let limit: Int
+    private var completion: ((Result<ChildProcessOutput, any Error>) -> Void)?
+    private var output: [UInt8] = []
+    private var errors: [UInt8] = []
+    private var status: Int32?
+    private var openOutputs: Int
+
+    init(
+        pair: ByteStreamPair, process: ChildProcess, standardError: ByteInputStream?, limit: Int,
+        completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
+    ) {
+        self.pair = pair
+        self.process = process
+        self.standardError = standardError
+        self.limit = limit
+        self.completion = completion
+        openOutputs = standardError == nil ? 1 : 2
+    }
+
+    func start(input: [UInt8], in loop: EpollRunLoop) {
+        for stream in [pair.input, standardError].compactMap({ $0 }) {
+            stream.delegate = self
+            stream.schedule(in: loop)
         }
-        defer {
-            if inputOpen { try? pipes.standardInput.close() }
-            for (fd, _) in open { try? fd.close() }
+        pair.output.schedule(in: loop)
+        do {
+            try pair.open()
+            try standardError?.open()
+        } catch {
+            pair.close()
+            standardError?.close()
+            process.reap(in: loop, grace: .seconds(1)) { [self] _ in finish(.failure(error)) }
+            return
         }
-        while !open.isEmpty || inputOpen {
-            var entries = open.map { pollfd(fd: $0.0.rawValue, events: Int16(POLLIN), revents: 0) }
-            if inputOpen {
-                entries.append(pollfd(fd: pipes.standardInput.rawValue, events: Int16(POLLOUT), revents: 0))
-            }
-            let ready = poll(&entries, nfds_t(entries.count), -1)
-            if ready < 0 {
-                if Errno.current == .interrupted { continue }
-                throw SystemCallError("poll", Errno.current)
-            }
-            if inputOpen, entries[entries.count - 1].revents != 0 {
-                switch try? pipes.standardInput.write(pendingInput, isSocket: false) {
-                case .done(let count)?: pendingInput = pendingInput.dropFirst(count)
-                case .wouldBlock?: break
-                case nil: pendingInput = []
-                }
-                if pendingInput.isEmpty {
-                    try? pipes.standardInput.close()
-                    inputOpen = false
-                }
-            }
-            var stillOpen: [(FileDescriptor, Bool)] = []
-            for (index, (fd, isError)) in open.enumerated() {
-                guard entries[index].revents != 0 else {
-                    stillOpen.append((fd, isError))
-                    continue
-                }
-                switch try fd.read(maxCount: 65536) {
-                case .done(let bytes) where bytes.isEmpty:
-                    try? fd.close()
-                case .done(let bytes):
-                    if isError {
-                        errors += bytes.prefix(max(0, limit - errors.count))
-                    } else {
-                        output += bytes.prefix(max(0, limit - output.count))
-                    }
-                    stillOpen.append((fd, isError))
-                case .wouldBlock:
-                    stillOpen.append((fd, isError))
-                }
-            }
-            open = stillOpen
+        // A child that stops reading makes the write fail (EPIPE); what it printed still counts.
+        if !input.isEmpty { try? pair.output.write(input) }
+        pair.output.closeAfterWriting()
+        process.reap(in: loop, grace: nil) { [self] code in
+            status = code
+            finishIfDone()
         }
-        let status = try process.wait()
-        return ChildProcessOutput(status: status, standardOutput: output, standardError: errors)
+    }
+
+    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
+        switch event {
+        case .hasBytesAvailable:
+            guard let input = stream as? ByteInputStream, let bytes = try? input.read(), !bytes.isEmpty else { return }
+            if input === standardError {
+                errors += bytes.prefix(max(0, limit - errors.count))
+            } else {
+                output += bytes.prefix(max(0, limit - output.count))
+            }
+        case .endEncountered, .errorOccurred:
+            guard stream.status != .closed else { return }
+            stream.close()
+            openOutputs -= 1
+            finishIfDone()
+        case .openCompleted, .hasSpaceAvailable:
+            break
+        }
+    }
+
+    private func finishIfDone() {
+        guard openOutputs == 0, let status else { return }
+        finish(.success(ChildProcessOutput(status: status, standardOutput: output, standardError: errors)))
+    }
+
+    private func finish(_ result: Result<ChildProcessOutput, any Error>) {
+        pair.close()
+        standardError?.close()
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
     }
 }

@@ -51,7 +51,8 @@ public final class ChildProcess: Sendable {
 
     /// Starts a background program (a test server, say) with standard input and output on
     /// `/dev/null` and standard error inherited.
-    public static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess
+    package static func spawnDetached(_ arguments: [String], environment: [String: String?] = [:]) throws
+        -> ChildProcess
     {
         try launch(arguments, environment: environment) { actions in
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -161,19 +162,6 @@ public final class ChildProcess: Sendable {
         guard fd >= 0 else { return nil }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return FileDescriptor(rawValue: fd)
-    }
-
-    /// Waits up to `grace` for the process to end, then kills it, so no zombie is left behind.
-    /// Returns the exit code.
-    @discardableResult
-    public func reap(grace: Duration = .seconds(5)) -> Int32 {
-        let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline {
-            if let code = exitCodeIfEnded() { return code }
-            usleep(2000)
-        }
-        kill(pid, SIGKILL)
-        return (try? wait()) ?? 128 + SIGKILL
     }
 
     /// Sends `SIGTERM`.

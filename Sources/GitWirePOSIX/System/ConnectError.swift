@@ -10,10 +10,10 @@ public struct ConnectError: GitWireError, Sendable {
     /// The port.
     public let port: Int
     /// Each address tried, with the error number its connect failed with.
-    public let failures: [(address: SocketAddress, errno: Errno)]
+    package let failures: [(address: SocketAddress, errno: Errno)]
 
     /// Makes the error for `host` and `port` from what each address tried failed with.
-    public init(host: String, port: Int, failures: [(address: SocketAddress, errno: Errno)]) {
+    package init(host: String, port: Int, failures: [(address: SocketAddress, errno: Errno)]) {
         self.host = host
         self.port = port
         self.failures = failures

@@ -2,19 +2,20 @@ import GitWireCore
 import Glibc
 
 /// An open file descriptor. A plain value: closing is explicit, and the owner decides when.
-public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
+/// Package-only, so `import GitWire` brings no `FileDescriptor` to clash with swift-system's.
+package struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     /// The raw descriptor number.
-    public let rawValue: CInt
+    package let rawValue: CInt
 
     /// Wraps a raw descriptor number.
-    public init(rawValue: CInt) { self.rawValue = rawValue }
+    package init(rawValue: CInt) { self.rawValue = rawValue }
 
     /// Standard input.
-    public static let standardInput = FileDescriptor(rawValue: 0)
+    package static let standardInput = FileDescriptor(rawValue: 0)
     /// Standard output.
-    public static let standardOutput = FileDescriptor(rawValue: 1)
+    package static let standardOutput = FileDescriptor(rawValue: 1)
     /// Standard error.
-    public static let standardError = FileDescriptor(rawValue: 2)
+    package static let standardError = FileDescriptor(rawValue: 2)
 
     /// Reads at most `maxCount` bytes; an empty array means end of file.
     package func read(maxCount: Int) throws -> IOResult<[UInt8]> {
@@ -77,12 +78,6 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
         }
     }
 
-    /// Marks the descriptor close-on-exec.
-    package func setCloseOnExec() throws {
-        let flags = try retryingInterrupts("fcntl") { fcntl(rawValue, F_GETFD) }
-        _ = try retryingInterrupts("fcntl") { fcntl(rawValue, F_SETFD, flags | FD_CLOEXEC) }
-    }
-
     /// Whether the descriptor is a socket.
     package var isSocket: Bool {
         var info = stat()
@@ -91,5 +86,5 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable {
     }
 
     /// Whether the descriptor is a terminal.
-    public var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { isatty(rawValue) == 1 }
 }

@@ -9,10 +9,12 @@ public struct SystemCallError: GitWireError, Sendable {
     /// The call that failed, such as `"connect"`.
     public let call: String
     /// The reason it failed.
-    public let errno: Errno
+    package let errno: Errno
+    /// The reason it failed, as the C `errno` value (`ECONNRESET`, …).
+    public var code: CInt { errno.rawValue }
 
     /// Makes an error for `call` failing with `errno`.
-    public init(_ call: String, _ errno: Errno) {
+    package init(_ call: String, _ errno: Errno) {
         self.call = call
         self.errno = errno
     }

@@ -1,7 +1,8 @@
 import GitWireCore
 
 /// The state of connecting to a host: the resolved addresses, which one is being tried, and
-/// why earlier ones failed. Used by both the blocking and the run-loop connect.
+/// why earlier ones failed. Driven by a ``StreamChannel`` in a run loop (the blocking
+/// connect runs that channel on a private loop).
 package struct TCPConnector {
     package let host: String
     package let port: Int
@@ -60,25 +61,6 @@ package struct TCPConnector {
     /// The error for a connect that took longer than ``timeout``.
     package var timeoutError: StreamTimeoutError {
         StreamTimeoutError(after: timeout ?? .zero, activity: "connecting to \(host) port \(port)")
-    }
-
-    /// Connects, blocking for at most ``timeout`` in all.
-    package mutating func connectBlocking() throws -> FileDescriptor {
-        let deadline = timeout.map { ContinuousClock.now + $0 }
-        while true {
-            let (fd, connected) = try next()
-            if connected { return fd }
-            let left = deadline.map { $0 - ContinuousClock.now }
-            if let left, left <= .zero {
-                try? fd.close()
-                throw timeoutError
-            }
-            if try !Poll.wait(fd, forWriting: true, timeout: left) {
-                try? fd.close()
-                throw timeoutError
-            }
-            if finish(fd) { return fd }
-        }
     }
 }
 

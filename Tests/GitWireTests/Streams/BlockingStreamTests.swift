@@ -19,6 +19,42 @@ struct BlockingStreamTests {
         #expect(try a.input.readFully(3) == [1, 2, 3])
     }
 
+    /// Blocking waits run on the calling thread's private loop: the two directions of one socket
+    /// block on two threads at once (one writes while this one reads), and a blocking read made
+    /// inside a callback of the thread's own run loop works (it does not run that loop again).
+    @Test func directionsBlockOnTwoThreadsEvenInsideALoopCallback() throws {
+        let (a, b) = try ByteStreamPair.socketPair()
+        defer {
+            a.close()
+            b.close()
+        }
+        a.setTimeout(.seconds(60))
+        b.setTimeout(.seconds(60))
+        let payload = (0..<(4 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 11) }
+        nonisolated(unsafe) let (writer, echoInput, echoOutput) = (a.output, b.input, b.output)
+        let echo = Thread {
+            var echoed = 0
+            while echoed < payload.count, let chunk = try? echoInput.readFully(min(65536, payload.count - echoed)) {
+                echoed += chunk.count
+                guard (try? echoOutput.writeFully(chunk)) != nil else { return }
+            }
+        }
+        echo.start()
+        let sender = Thread { try? writer.writeFully(payload) }
+        sender.start()
+        let loop = try EpollRunLoop.current()
+        var received: [UInt8] = []
+        loop.addTimer(after: .zero) { _ in
+            while received.count < payload.count,
+                let chunk = try? a.input.readFully(min(65536, payload.count - received.count))
+            {
+                received += chunk
+            }
+        }
+        loop.run()
+        #expect(received == payload)
+    }
+
     @Test func tenMebibytesThroughSmallSocketBuffers() throws {
         let listener = try ListeningSocket(host: "127.0.0.1")
         let client = ByteStreamPair.connecting(toHost: "127.0.0.1", port: listener.address.port)

@@ -36,6 +36,21 @@ struct ChildProcessRunLoopTests {
         #expect(process.reap() == 0)
     }
 
+    /// `ChildProcess.run` (what `git credential` runs through) drives the child's three pipes on a
+    /// run loop: more than a pipe buffer in and out at once, standard error apart, output beyond
+    /// the limit read and dropped, and the exit code from the one reaping path.
+    @Test func runFeedsAndDrainsAChildOnALoop() throws {
+        let input = (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
+        let result = try ChildProcess.run(
+            ["sh", "-c", "cat; echo done >&2; exit 3"], input: input, limit: 4 << 20)
+        #expect(result.status == 3)
+        #expect(result.standardOutput == input)
+        #expect(result.standardError == Array("done\n".utf8))
+        let limited = try ChildProcess.run(["cat"], input: input, limit: 1000)
+        #expect(limited.status == 0)
+        #expect(limited.standardOutput == Array(input.prefix(1000)))
+    }
+
     /// A descriptor opened without close-on-exec by another part of the process (Foundation's
     /// pipes do this) does not leak into children: they start with standard input, output and
     /// error only.
