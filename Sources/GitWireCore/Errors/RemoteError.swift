@@ -41,10 +41,19 @@ public struct RemoteError: GitWireError, Hashable, Sendable {
 
     /// The error an `ERR <message>` packet carries, or nil if `line` is not one.
     public static func fromErrorPacket(_ line: PktLine) -> RemoteError? {
-        guard case .data(let payload) = line, payload.count >= 4,
-            payload[0] == UInt8(ascii: "E"), payload[1] == UInt8(ascii: "R"), payload[2] == UInt8(ascii: "R"),
-            payload[3] == UInt8(ascii: " ")
-        else { return nil }
-        return RemoteError(message: payload[4...])
+        guard case .data(let payload) = line else { return nil }
+        return fromErrorPayload(payload[...])
+    }
+
+    /// The error an `ERR <message>` packet carries, or nil if `line` is not one, for a packet as
+    /// the decoder hands it out.
+    public static func fromErrorPacket(_ line: PktLineView) -> RemoteError? {
+        guard case .data(let payload) = line else { return nil }
+        return fromErrorPayload(payload)
+    }
+
+    private static func fromErrorPayload(_ payload: ArraySlice<UInt8>) -> RemoteError? {
+        guard payload.starts(with: "ERR ".utf8) else { return nil }
+        return RemoteError(message: payload.dropFirst(4))
     }
 }

@@ -14,8 +14,11 @@ public struct FetchExchange: Exchange, Sendable {
 
     private enum State: Sendable {
         case listing(LsRemoteExchange)
-        case v0(FetchV0Negotiation, SideBandDemultiplexer)
-        case v2(FetchV2Negotiation, SideBandDemultiplexer)
+        /// v0/v1 or v2: acknowledgments and shallow lines until the pack begins.
+        case negotiating(any FetchNegotiation)
+        /// The pack, in side-band packets or (v0/v1 without side-band) raw; what the negotiation
+        /// learned waits for its end.
+        case pack(NegotiationRecord, SideBandDemultiplexer)
         case done
     }
 
@@ -60,8 +63,8 @@ public struct FetchExchange: Exchange, Sendable {
     public var activity: String {
         switch state {
         case .listing: return "reading the ref advertisement"
-        case .v0(let negotiation, _): return negotiation.reading == .pack ? "receiving the pack" : "negotiating"
-        case .v2(let negotiation, _): return negotiation.reading == .pack ? "receiving the pack" : "negotiating"
+        case .negotiating: return "negotiating"
+        case .pack: return "receiving the pack"
         case .done: return "closing the connection"
         }
     }
@@ -92,45 +95,56 @@ public struct FetchExchange: Exchange, Sendable {
             case .finish(let refs, _):
                 return try beginNegotiation(refs, emit: emit)
             }
-        case .v0(var negotiation, var demultiplexer):
+        case .negotiating(var negotiation):
             state = .done
-            if negotiation.reading == .pack {
-                return try receivePack(packet, &demultiplexer, emit: emit) {
-                    $0.record(negotiation)
-                } continuing: { demultiplexer in
-                    .v0(negotiation, demultiplexer)
-                }
-            }
             let packets = try negotiation.receive(packet, emit: emit)
-            state = .v0(negotiation, demultiplexer)
-            return packets.isEmpty ? .readMore : .send(packets)
-        case .v2(var negotiation, var demultiplexer):
-            state = .done
-            if negotiation.reading == .pack {
-                return try receivePack(packet, &demultiplexer, emit: emit) {
-                    $0.record(negotiation)
-                } continuing: { demultiplexer in
-                    .v2(negotiation, demultiplexer)
-                }
-            }
-            let packets = try negotiation.receive(packet, emit: emit)
-            state = .v2(negotiation, demultiplexer)
+            state =
+                negotiation.isReadingPack
+                ? .pack(negotiation.record, SideBandDemultiplexer()) : .negotiating(negotiation)
             // Every v2 request is a new one, with git's warning for the filter it leaves out.
-            if filterIgnored && !packets.isEmpty { emit(.warning("filtering not recognized by server, ignoring")) }
+            if filterIgnored && negotiation.requestsStandAlone && !packets.isEmpty {
+                emit(.warning("filtering not recognized by server, ignoring"))
+            }
             return packets.isEmpty ? .readMore : .send(packets)
+        case .pack:
+            return try receive(view: PktLineView(packet), emit: emit)
         case .done:
             throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
         }
     }
 
+    /// Handles one packet as the decoder hands it out: pack data goes on as a view of it.
+    public mutating func receive(view packet: PktLineView, emit: (FetchEvent) -> Void) throws
+        -> ExchangeStep<FetchOutcome>
+    {
+        guard case .pack(let record, var demultiplexer) = state else { return try receive(packet.line, emit: emit) }
+        state = .done
+        switch try demultiplexer.receive(view: packet) {
+        case .data(let bytes): emit(.packData(bytes))
+        case .progress(let bytes): emit(.progress(Array(bytes)))
+        case .keepAlive: break
+        case .end:
+            guard var result = outcome else { throw ProtocolError("no ref listing") }
+            result.record(record)
+            result.packByteCount = demultiplexer.dataByteCount
+            result.receivedPack = demultiplexer.dataByteCount > 0
+            outcome = result
+            return .finish(result, farewell: [])
+        }
+        state = .pack(record, demultiplexer)
+        return .readMore
+    }
+
     /// Whether the raw pack (no side-band) is being read.
     public var readsRawBytes: Bool {
-        guard !sideBand, case .v0(let negotiation, _) = state else { return false }
-        return negotiation.reading == .pack
+        guard !sideBand, case .pack = state else { return false }
+        return true
     }
 
     /// The next bytes of a pack sent without side-band: it ends with the connection.
-    public mutating func receive(raw bytes: [UInt8], emit: (FetchEvent) -> Void) throws -> ExchangeStep<FetchOutcome> {
+    public mutating func receive(raw bytes: ArraySlice<UInt8>, emit: (FetchEvent) -> Void) throws
+        -> ExchangeStep<FetchOutcome>
+    {
         guard readsRawBytes else { throw ProtocolError("unexpected bytes that are not pkt-lines") }
         rawPackByteCount += bytes.count
         emit(.packData(bytes))
@@ -140,8 +154,8 @@ public struct FetchExchange: Exchange, Sendable {
     /// The server closed the connection: an error unless the exchange had finished (or was
     /// reading a pack sent without side-band, which ends there).
     public mutating func receiveEnd(emit: (FetchEvent) -> Void) throws -> FetchOutcome {
-        if readsRawBytes, case .v0(let negotiation, _) = state, var result = outcome {
-            result.record(negotiation)
+        if readsRawBytes, case .pack(let record, _) = state, var result = outcome {
+            result.record(record)
             result.packByteCount = rawPackByteCount
             result.receivedPack = rawPackByteCount > 0
             outcome = result
@@ -151,35 +165,12 @@ public struct FetchExchange: Exchange, Sendable {
         switch state {
         case .listing(var listing):
             return FetchOutcome(listing: try listing.receiveEnd { emit(.ref($0)) })
-        case .v0, .v2:
+        case .negotiating, .pack:
             throw FetchError(.remote, "the remote end hung up unexpectedly while \(activity)")
         case .done:
             guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
             return outcome
         }
-    }
-
-    // MARK: Side-band
-
-    private mutating func receivePack(
-        _ packet: PktLine, _ demultiplexer: inout SideBandDemultiplexer, emit: (FetchEvent) -> Void,
-        finishing: (inout FetchOutcome) -> Void, continuing: (SideBandDemultiplexer) -> State
-    ) throws -> ExchangeStep<FetchOutcome> {
-        switch try demultiplexer.receive(packet) {
-        case .data(let bytes): emit(.packData(Array(bytes)))
-        case .progress(let bytes): emit(.progress(Array(bytes)))
-        case .keepAlive: break
-        case .end:
-            guard var result = outcome else { throw ProtocolError("no ref listing") }
-            finishing(&result)
-            result.packByteCount = demultiplexer.dataByteCount
-            result.receivedPack = demultiplexer.dataByteCount > 0
-            outcome = result
-            state = .done
-            return .finish(result, farewell: [])
-        }
-        state = continuing(demultiplexer)
-        return .readMore
     }
 
     // MARK: Wants
@@ -226,21 +217,22 @@ public struct FetchExchange: Exchange, Sendable {
                 negotiator: negotiator, head: try v2RequestHead(capabilities, format: format), wants: wants,
                 stateless: !connectionPersists, localShallow: Set(options.localShallow), format: format)
             let packets = negotiation.start()
-            state = .v2(negotiation, SideBandDemultiplexer())
+            state = .negotiating(negotiation)
             return .send(packets)
         }
-        let multiAck = capabilities.contains("multi_ack_detailed") ? 2 : capabilities.contains("multi_ack") ? 1 : 0
-        if !connectionPersists && multiAck == 1 {
+        let ackMode = FetchV0Negotiation.AckMode(capabilities)
+        if !connectionPersists && ackMode == .multiAck {
             throw FetchError(.usage, "the option '--stateless-rpc' requires 'multi_ack_detailed'")
         }
-        let noDone = multiAck == 2 && !connectionPersists && capabilities.contains("no-done")
+        let noDone = ackMode == .detailed && !connectionPersists && capabilities.contains("no-done")
         if filterIgnored { emit(.warning("filtering not recognized by server, ignoring")) }
         var negotiation = FetchV0Negotiation(
             negotiator: negotiator, stateless: !connectionPersists, deepen: options.deepens, noDone: noDone,
-            multiAck: multiAck, localShallow: Set(options.localShallow), format: format, wantCount: wants.count)
+            ackMode: ackMode, localShallow: Set(options.localShallow), format: format, wantCount: wants.count)
         let packets = negotiation.start(
-            request: v0Request(wants: wants, capabilities: capabilities, multiAck: multiAck, noDone: noDone))
-        state = .v0(negotiation, SideBandDemultiplexer())
+            request: v0Request(wants: wants, capabilities: capabilities, ackMode: ackMode, noDone: noDone))
+        state =
+            negotiation.isReadingPack ? .pack(negotiation.record, SideBandDemultiplexer()) : .negotiating(negotiation)
         return .send(packets)
     }
 
@@ -267,10 +259,11 @@ public struct FetchExchange: Exchange, Sendable {
     }
 
     /// The v0 request: wants (capabilities on the first), shallow and deepen lines, filter, flush.
-    private func v0Request(wants: [ObjectID], capabilities: Capabilities, multiAck: Int, noDone: Bool) -> [PktLine] {
+    private func v0Request(
+        wants: [ObjectID], capabilities: Capabilities, ackMode: FetchV0Negotiation.AckMode, noDone: Bool
+    ) -> [PktLine] {
         var words: [String] = []
-        if multiAck == 2 { words.append("multi_ack_detailed") }
-        if multiAck == 1 { words.append("multi_ack") }
+        if let capability = ackMode.capability { words.append(capability) }
         if noDone { words.append("no-done") }
         if capabilities.contains("side-band-64k") {
             words.append("side-band-64k")
@@ -351,21 +344,5 @@ public struct FetchExchange: Exchange, Sendable {
             lines.append(.data(Array("filter \(filter)".utf8)))
         }
         return lines
-    }
-}
-
-extension FetchOutcome {
-    fileprivate mutating func record(_ negotiation: FetchV0Negotiation) {
-        commonCommits = negotiation.common
-        shallow = negotiation.shallow
-        unshallow = negotiation.unshallow
-        statistics = negotiation.statistics
-    }
-
-    fileprivate mutating func record(_ negotiation: FetchV2Negotiation) {
-        commonCommits = negotiation.common
-        shallow = negotiation.shallow
-        unshallow = negotiation.unshallow
-        statistics = negotiation.statistics
     }
 }

@@ -5,7 +5,8 @@ public enum FetchEvent: Hashable, Sendable {
     /// Progress text from the server (side-band 2), raw: `\r` and `\n` as sent.
     case progress([UInt8])
     /// The next bytes of the pack, side-band framing removed: feed them to an indexer in order.
-    case packData([UInt8])
+    /// A view of the bytes received (not a copy): keep it only as long as needed.
+    case packData(ArraySlice<UInt8>)
     /// The server made this commit a shallow boundary of the local repository.
     case shallow(ObjectID)
     /// This commit is no longer a shallow boundary: its parents are in the pack.

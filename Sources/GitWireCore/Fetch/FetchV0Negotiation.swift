@@ -3,7 +3,7 @@
 /// ahead of the answers on a persistent connection, `multi_ack_detailed` acknowledgments, giving
 /// up after 256 haves without a new common commit, then `done`. On a stateless connection every
 /// request repeats the wants and the commits found common so far.
-struct FetchV0Negotiation: Sendable {
+struct FetchV0Negotiation: FetchNegotiation {
     /// What the next packet from the server should be.
     enum Reading: Sendable, Equatable {
         /// `shallow`/`unshallow` lines up to a flush, after a request that deepens.
@@ -25,6 +25,38 @@ struct FetchV0Negotiation: Sendable {
         case nak, ack, common, ready, `continue`
     }
 
+    /// How the server acknowledges haves: the `multi_ack` capabilities the request names (git's
+    /// `multi_ack` 0, 1 and 2).
+    enum AckMode: Sendable, Equatable {
+        /// One `ACK` for the first common commit, which ends the negotiation; else `NAK`s.
+        case single
+        /// `multi_ack`: `ACK <id> continue` for each common commit. After `done` the mode only
+        /// says that more acknowledgments may come before the final `ACK`.
+        case multiAck
+        /// `multi_ack_detailed`: `ACK <id> common`, `ACK <id> ready`, and `NAK` after each batch.
+        case detailed
+
+        /// The mode of the capabilities a server advertised.
+        init(_ capabilities: Capabilities) {
+            if capabilities.contains("multi_ack_detailed") {
+                self = .detailed
+            } else if capabilities.contains("multi_ack") {
+                self = .multiAck
+            } else {
+                self = .single
+            }
+        }
+
+        /// The capability the request names, if any.
+        var capability: String? {
+            switch self {
+            case .single: return nil
+            case .multiAck: return "multi_ack"
+            case .detailed: return "multi_ack_detailed"
+            }
+        }
+    }
+
     static let initialFlush = 16
     static let maxInVain = 256
 
@@ -32,7 +64,7 @@ struct FetchV0Negotiation: Sendable {
     private let stateless: Bool
     private let deepen: Bool
     private let noDone: Bool
-    private var multiAck: Int
+    private var ackMode: AckMode
 
     private var buffer: [PktLine] = []
     private var stateLength = 0
@@ -42,7 +74,8 @@ struct FetchV0Negotiation: Sendable {
     private var inVain = 0
     private var gotContinue = false
     private var gotReady = false
-    private var retval = -1
+    /// Whether the server acknowledged any have (git's `retval` of 0).
+    private var foundCommon = false
     /// How many more `ACK`/`NAK` lines the requests sent so far can draw: one for each `have`
     /// sent (the repeated ones of a stateless request included) and two for each flush or `done`
     /// (a `ready` and the `NAK`, or the final `ACK`). upload-pack (git's and JGit's) sends no more:
@@ -53,11 +86,9 @@ struct FetchV0Negotiation: Sendable {
     private(set) var reading = Reading.pack {
         didSet { if case .shallowList = reading { shallowInAnswer.reset() } }
     }
-    private(set) var statistics = FetchStatistics()
-    private(set) var common: [ObjectID] = []
-    private var commonSet: Set<ObjectID> = []
-    private(set) var shallow: [ObjectID] = []
-    private(set) var unshallow: [ObjectID] = []
+    private(set) var record = NegotiationRecord()
+    var isReadingPack: Bool { reading == .pack }
+    var requestsStandAlone: Bool { false }
     private var shallowSeen: Set<ObjectID> = []
     /// The shallow lines of the current answer (a stateless server repeats the list in every
     /// answer).
@@ -68,7 +99,7 @@ struct FetchV0Negotiation: Sendable {
     private let format: ObjectFormat
 
     init(
-        negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, multiAck: Int,
+        negotiator: DefaultNegotiator, stateless: Bool, deepen: Bool, noDone: Bool, ackMode: AckMode,
         localShallow: Set<ObjectID> = [], format: ObjectFormat, wantCount: Int = 1
     ) {
         shallowInAnswer = ShallowAnswer(wantCount: wantCount)
@@ -78,7 +109,7 @@ struct FetchV0Negotiation: Sendable {
         self.stateless = stateless
         self.deepen = deepen
         self.noDone = noDone
-        self.multiAck = multiAck
+        self.ackMode = ackMode
     }
 
     static func nextFlush(stateless: Bool, count: Int) -> Int {
@@ -139,13 +170,13 @@ struct FetchV0Negotiation: Sendable {
                     negotiate(into: &out)
                 }
             case .ack:
-                noteCommon(id)
+                record.noteCommon(id)
                 flushes = 0
-                multiAck = 0
-                retval = 0
+                ackMode = .single
+                foundCommon = true
                 finish(into: &out)
             case .common, .ready, .continue:
-                noteCommon(id)
+                record.noteCommon(id)
                 let wasCommon = negotiator.acknowledge(id)
                 if stateless && ack == .common && !wasCommon {
                     // The next request must tell the stateless server this commit is common.
@@ -155,7 +186,7 @@ struct FetchV0Negotiation: Sendable {
                 } else if !stateless || ack != .common {
                     inVain = 0
                 }
-                retval = 0
+                foundCommon = true
                 gotContinue = true
                 if ack == .ready { gotReady = true }
             }
@@ -167,14 +198,14 @@ struct FetchV0Negotiation: Sendable {
             case .nak:
                 flushes -= 1
             case .ack:
-                noteCommon(id)
+                record.noteCommon(id)
                 reading = .pack
                 return []
             case .common, .ready, .continue:
-                noteCommon(id)
-                multiAck = 1
+                record.noteCommon(id)
+                ackMode = .multiAck
             }
-            if flushes == 0 && multiAck == 0 { reading = .pack }
+            if flushes == 0 && ackMode == .single { reading = .pack }
         case .pack:
             throw ProtocolError("the negotiation is over")
         }
@@ -186,11 +217,11 @@ struct FetchV0Negotiation: Sendable {
     private mutating func negotiate(into out: inout [PktLine]) {
         while let id = negotiator.next() {
             buffer.append(Self.have(id))
-            statistics.havesSent += 1
+            record.countHaves(1)
             inVain += 1
             count += 1
             guard flushAt <= count else { continue }
-            statistics.rounds += 1
+            record.countRound()
             buffer.append(.flush)
             out += buffer
             owe(buffer)
@@ -213,8 +244,8 @@ struct FetchV0Negotiation: Sendable {
             out += buffer
             owe(buffer)
         }
-        if retval != 0 {
-            multiAck = 0
+        if !foundCommon {
+            ackMode = .single
             flushes += 1
         }
         if sendDone && stateless && deepen {
@@ -246,11 +277,7 @@ struct FetchV0Negotiation: Sendable {
     }
 
     private mutating func enterFinalAcks() {
-        reading = flushes != 0 || multiAck != 0 ? .finalAcks : .pack
-    }
-
-    private mutating func noteCommon(_ id: ObjectID) {
-        if commonSet.insert(id).inserted { common.append(id) }
+        reading = flushes != 0 || ackMode != .single ? .finalAcks : .pack
     }
 
     /// Takes a `shallow <id>` or `unshallow <id>` line; false if `packet` is neither.
@@ -261,13 +288,7 @@ struct FetchV0Negotiation: Sendable {
         guard try shallowInAnswer.isNew(id, line: line) else { return true }
         // Stateless servers repeat the list in every answer: report each commit once.
         guard shallowSeen.insert(id).inserted else { return true }
-        if isShallow {
-            shallow.append(id)
-            emit(.shallow(id))
-        } else {
-            unshallow.append(id)
-            emit(.unshallow(id))
-        }
+        record.noteShallow(id, isShallow: isShallow, emit: emit)
         return true
     }
 

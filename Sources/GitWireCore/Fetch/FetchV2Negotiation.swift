@@ -3,7 +3,7 @@
 /// next batch of haves (16, then doubling), and says `done` when there is nothing left to offer
 /// or 256 haves in a row found nothing new. The answer is an `acknowledgments` section, or (after
 /// `done` or `ready`) the `shallow-info`, `wanted-refs` and `packfile` sections.
-struct FetchV2Negotiation: Sendable {
+struct FetchV2Negotiation: FetchNegotiation {
     /// What the next packet from the server should be.
     enum Reading: Sendable, Equatable {
         /// The `acknowledgments` header.
@@ -37,11 +37,9 @@ struct FetchV2Negotiation: Sendable {
     private let stateless: Bool
 
     private(set) var reading = Reading.acknowledgmentsHeader
-    private(set) var statistics = FetchStatistics()
-    private(set) var common: [ObjectID] = []
-    private var commonSet: Set<ObjectID> = []
-    private(set) var shallow: [ObjectID] = []
-    private(set) var unshallow: [ObjectID] = []
+    private(set) var record = NegotiationRecord()
+    var isReadingPack: Bool { reading == .pack }
+    var requestsStandAlone: Bool { true }
     /// The repository's shallow commits: the only ones an `unshallow` line may name.
     private let localShallow: Set<ObjectID>
     /// The format of the object ids in acknowledgments and shallow lines.
@@ -69,7 +67,7 @@ struct FetchV2Negotiation: Sendable {
     mutating func start() -> [PktLine] { request() }
 
     private mutating func request() -> [PktLine] {
-        statistics.rounds += 1
+        record.countRound()
         var lines = head
         for id in wants {
             var payload = Array("want ".utf8)
@@ -77,15 +75,15 @@ struct FetchV2Negotiation: Sendable {
             payload.append(0x0a)
             lines.append(.data(payload))
         }
-        lines += common.map(FetchV0Negotiation.have)
-        acknowledgmentsLeft = common.count + 2
+        lines += record.common.map(FetchV0Negotiation.have)
+        acknowledgmentsLeft = record.common.count + 2
         var added = 0
         while added < havesToSend, let id = negotiator.next() {
             lines.append(FetchV0Negotiation.have(id))
             added += 1
         }
         acknowledgmentsLeft += added
-        statistics.havesSent += added
+        record.countHaves(added)
         havesToSend = FetchV0Negotiation.nextFlush(stateless: true, count: havesToSend)
         inVain += added
         if added == 0 || (seenAck && inVain >= Self.maxInVain) {
@@ -137,7 +135,7 @@ struct FetchV2Negotiation: Sendable {
             _ = negotiator.acknowledge(id)
             inVain = 0
             seenAck = true
-            if commonSet.insert(id).inserted { common.append(id) }
+            record.noteCommon(id)
         case .sectionHeader:
             if stateless && packet == .responseEnd { return [] }
             guard let text else { throw ProtocolError("expected 'packfile'", line: packet.encoded) }
@@ -164,13 +162,7 @@ struct FetchV2Negotiation: Sendable {
             let (id, isShallow) = try parseShallowLine(line, localShallow: localShallow, format: format)
             guard let id else { throw ProtocolError("expected shallow/unshallow", line: line) }
             guard try shallowNamed.isNew(id, line: line) else { return [] }
-            if isShallow {
-                shallow.append(id)
-                emit(.shallow(id))
-            } else {
-                unshallow.append(id)
-                emit(.unshallow(id))
-            }
+            record.noteShallow(id, isShallow: isShallow, emit: emit)
         case .wantedRefs:
             // gitwire never sends `want-ref`, so no line of this section answers anything it
             // asked (git dies on a line naming a ref it did not seek, `unexpected wanted-ref`,

@@ -8,9 +8,12 @@ public enum SideBandFrame: Hashable, Sendable {
     case error(ArraySlice<UInt8>)
 
     /// Splits a data pkt-line's payload into its band and content.
-    public init(payload: [UInt8]) throws {
+    public init(payload: [UInt8]) throws { try self.init(payload: payload[...]) }
+
+    /// Splits a data pkt-line's payload into its band and content, a view of the payload.
+    public init(payload: ArraySlice<UInt8>) throws {
         guard let band = payload.first else { throw ProtocolError("empty side-band packet") }
-        let content = payload[1...]
+        let content = payload.dropFirst()
         switch band {
         case 1: self = .data(content)
         case 2: self = .progress(content)

@@ -45,6 +45,12 @@ public struct SideBandDemultiplexer: Sendable {
     /// Handles one packet. Throws ``RemoteError`` for band 3, ``ProtocolError`` for an unknown band,
     /// an empty packet or a packet after the end.
     public mutating func receive(_ packet: PktLine) throws -> SideBandEvent {
+        try receive(view: PktLineView(packet))
+    }
+
+    /// Handles one packet as the decoder hands it out: pack data and progress stay views of its
+    /// payload. Throws as ``receive(_:)``.
+    public mutating func receive(view packet: PktLineView) throws -> SideBandEvent {
         guard !isDone else { throw ProtocolError("unexpected packet after the end of the side-band stream") }
         switch packet {
         case .flush:

@@ -22,6 +22,11 @@ public protocol Exchange {
     /// Handles one packet from the server; elements go to `emit`.
     mutating func receive(_ packet: PktLine, emit: (Element) -> Void) throws -> ExchangeStep<Output>
 
+    /// Handles one packet as the decoder hands it out, its payload a view of the bytes received
+    /// (what ``ExchangeCodec`` calls). By default the payload is copied into a ``PktLine`` for
+    /// ``receive(_:emit:)``; an exchange that passes large payloads on (a pack) takes the view.
+    mutating func receive(view packet: PktLineView, emit: (Element) -> Void) throws -> ExchangeStep<Output>
+
     /// The server closed the connection. Returns the output if that is a proper end, else throws.
     mutating func receiveEnd(emit: (Element) -> Void) throws -> Output
 
@@ -31,15 +36,20 @@ public protocol Exchange {
     var readsRawBytes: Bool { get }
 
     /// Takes raw bytes, once ``readsRawBytes`` is true. By default a ``ProtocolError``.
-    mutating func receive(raw bytes: [UInt8], emit: (Element) -> Void) throws -> ExchangeStep<Output>
+    mutating func receive(raw bytes: ArraySlice<UInt8>, emit: (Element) -> Void) throws -> ExchangeStep<Output>
 }
 
 extension Exchange {
     /// Pkt-lines to the end.
     public var readsRawBytes: Bool { false }
 
+    /// Copies the payload out and hands the packet to ``receive(_:emit:)``.
+    public mutating func receive(view packet: PktLineView, emit: (Element) -> Void) throws -> ExchangeStep<Output> {
+        try receive(packet.line, emit: emit)
+    }
+
     /// Refuses raw bytes.
-    public mutating func receive(raw bytes: [UInt8], emit: (Element) -> Void) throws -> ExchangeStep<Output> {
+    public mutating func receive(raw bytes: ArraySlice<UInt8>, emit: (Element) -> Void) throws -> ExchangeStep<Output> {
         throw ProtocolError("unexpected bytes that are not pkt-lines")
     }
 }

@@ -28,20 +28,29 @@ public struct ExchangeCodec<E: Exchange> {
     }
 
     /// Takes bytes from the server. Returns the bytes to send in reply (often none); ``output``
-    /// is set once the exchange finished.
+    /// is set once the exchange finished. The array is shared with the decoder, not copied.
     @inlinable
     public mutating func receive(_ bytes: [UInt8], emit: (E.Element) -> Void) throws -> [UInt8] {
+        try receive(bytes[...], emit: emit)
+    }
+
+    /// Takes bytes from the server, as the array form does: packets reach the exchange as
+    /// views of `bytes` (a packet split between two inputs is the one thing copied), so a reader
+    /// hands over the buffer it read into and does not change it afterwards.
+    @inlinable
+    public mutating func receive(_ bytes: ArraySlice<UInt8>, emit: (E.Element) -> Void) throws -> [UInt8] {
         guard finished == nil else { return [] }
         if driven.readsRawBytes { return try take(try driven.receive(raw: bytes, emit: emit)) }
         decoder.append(bytes)
         var reply: [UInt8] = []
-        while finished == nil, let packet = try decoder.next() {
-            observer?.observe(packet, direction: .received)
+        while finished == nil, let packet = try decoder.nextView() {
+            // Only a tracer sees a copy.
+            observer?.observe(packet.line, direction: .received)
             if let error = RemoteError.fromErrorPacket(packet) { throw error }
-            reply += try take(try driven.receive(packet, emit: emit))
+            reply += try take(try driven.receive(view: packet, emit: emit))
             if finished == nil && driven.readsRawBytes {
                 // The rest is not pkt-lines: what came with the last packet goes as it is.
-                let rest = decoder.takeRawBytes()
+                let rest = decoder.takeRawView()
                 if !rest.isEmpty { reply += try take(try driven.receive(raw: rest, emit: emit)) }
                 break
             }
@@ -73,6 +82,10 @@ public struct ExchangeCodec<E: Exchange> {
         finished = result
         return result
     }
+
+    /// Bytes received that the decoder copied (a packet split between two inputs), for tests and
+    /// benchmarks of the "at most one copy" promise.
+    package var copiedByteCount: Int { decoder.copiedByteCount }
 
     /// What the exchange is doing, for messages.
     public var activity: String { driven.activity }
