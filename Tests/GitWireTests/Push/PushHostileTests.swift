@@ -25,14 +25,18 @@ import Testing
         try run(["cp", script, "\(bin)/git-receive-pack"])
         let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
         let started = Date()
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try scenario.trackOrigin()
+        let tracking = try scenario.localTracking()
         let output = try gitwire(
-            ["push", "--timeout=2", scenario.served, "main"], in: scenario.local,
+            ["push", "--timeout=2", "origin", "main"], in: scenario.local,
             environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
         #expect(output.status == 128)
         #expect(
             output.errorText.contains("timed out after 2 s waiting for the remote's status report"),
             "\(output.errorText)")
         #expect(Date().timeIntervalSince(started) < 25)
+        #expect(try scenario.localTracking() == tracking)
         #expect(
             try scenario.serverState().refs
                 == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
@@ -52,8 +56,12 @@ import Testing
         """.write(toFile: "\(bin)/git-receive-pack", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(bin)/git-receive-pack")
         let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        // Pushed to a configured remote: its remote-tracking refs must not move.
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try scenario.trackOrigin()
+        let tracking = try scenario.localTracking()
         let output = try gitwire(
-            ["push", "--timeout=20", scenario.served, "main", "feature", "v1"], in: scenario.local,
+            ["push", "--timeout=20", "origin", "main", "feature", "v1"], in: scenario.local,
             environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
         #expect(output.status == 128)
         #expect(output.errorText.hasPrefix("fatal: "), "\(output.errorText)")
@@ -61,6 +69,7 @@ import Testing
             ["sending the pack", "hung up", "connection lost"].contains { output.errorText.contains($0) },
             "\(output.errorText)"
         )
+        #expect(try scenario.localTracking() == tracking)
         #expect(
             try scenario.serverState().refs
                 == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
