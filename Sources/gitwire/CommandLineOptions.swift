@@ -16,6 +16,9 @@ struct CommandOption<Command> {
         case toggle((inout Command, Bool) -> Void)
         /// A value, named `valueName` in the help.
         case value(valueName: String, (inout Command, String) throws -> Void)
+        /// A long option whose value is optional (`--name` or `--name=value`, never a following
+        /// word) and which `--no-<name>` undoes: `apply` gets the value or nil, and whether undone.
+        case optionalValue(valueName: String, (inout Command, String?, Bool) throws -> Void)
     }
 
     /// The one-letter name (`-q`), if any.
@@ -47,6 +50,15 @@ struct CommandOption<Command> {
         _ apply: @escaping (inout Command, String) throws -> Void
     ) -> Self {
         Self(short: short, long: long, kind: .value(valueName: valueName, apply), help: help)
+    }
+
+    /// A long option with an optional attached value (`--name[=value]`), which `--no-<name>`
+    /// undoes.
+    static func optionalValue(
+        _ long: String, valueName: String, help: String?,
+        _ apply: @escaping (inout Command, String?, Bool) throws -> Void
+    ) -> Self {
+        Self(short: nil, long: long, kind: .optionalValue(valueName: valueName, apply), help: help)
     }
 
     /// An option whose last value is kept in `path`.
@@ -109,6 +121,10 @@ struct CommandOption<Command> {
             kind = .toggle { outer, value in apply(&outer[keyPath: path], value) }
         case .value(let valueName, let apply):
             kind = .value(valueName: valueName) { outer, text in try apply(&outer[keyPath: path], text) }
+        case .optionalValue(let valueName, let apply):
+            kind = .optionalValue(valueName: valueName) { outer, text, undone in
+                try apply(&outer[keyPath: path], text, undone)
+            }
         }
         return CommandOption<Outer>(short: short, long: long, kind: kind, help: help)
     }
@@ -212,6 +228,7 @@ extension Subcommand {
             var names = [option.short.map { "-\($0)" }, option.long.map { "--\($0)" }].compactMap { $0 }
                 .joined(separator: ", ")
             if case .value(let valueName, _) = option.kind { names += " <\(valueName)>" }
+            if case .optionalValue(let valueName, _) = option.kind { names += "[=<\(valueName)>]" }
             rows.append((names, help))
         }
         text += "\n"
@@ -264,6 +281,11 @@ extension Subcommand {
                 case .value(_, let apply):
                     if negated { throw CommandLineError("option `no-\(option.long!)' isn't available") }
                     try apply(&command, try attached ?? nextValue(for: option.long!))
+                case .optionalValue(_, let apply):
+                    if negated && attached != nil {
+                        throw CommandLineError("option `no-\(option.long!)' takes no value")
+                    }
+                    try apply(&command, attached, negated)
                 }
             } else if word.hasPrefix("-") && word.count > 1 {
                 var rest = Substring(word.dropFirst())
@@ -279,6 +301,9 @@ extension Subcommand {
                         apply(&command, true)
                     case .value(_, let apply):
                         try apply(&command, rest.isEmpty ? try nextValue(for: String(letter)) : String(rest))
+                        rest = ""
+                    case .optionalValue(_, let apply):
+                        try apply(&command, rest.isEmpty ? nil : String(rest), false)
                         rest = ""
                     }
                 }
@@ -312,7 +337,7 @@ extension Subcommand {
             guard let long = option.long else { continue }
             candidates.append((option, false, long))
             switch option.kind {
-            case .flag, .toggle:
+            case .flag, .toggle, .optionalValue:
                 if !long.hasPrefix("no-") { candidates.append((option, true, "no-" + long)) }
             case .value:
                 break

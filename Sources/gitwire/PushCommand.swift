@@ -8,7 +8,9 @@ struct PushCommand: Subcommand {
     static let discussion = """
         Pushes from $GIT_DIR, or the repository found from the current directory. <repository> is \
         a URL, a path, or the name of a remote configured there (its remote-tracking refs are then \
-        updated after the push, as git updates them). Refspecs: [+]<src>[:<dst>], :<dst> deletes. \
+        updated after the push, as git updates them). Refspecs: [+]<src>[:<dst>], :<dst> deletes; \
+        <src> is a ref or a revision (HEAD~1, an abbreviated id). Without refspecs, push.default \
+        decides (simple, current, upstream, matching, nothing). \
         Prints git's summary on standard error (standard output with --porcelain); exit status 0, \
         1 when a ref was rejected, 128 on errors. Progress as git shows it on a terminal, or with \
         --progress. Stored deltas are sent as they are; other objects are searched for new \
@@ -27,6 +29,24 @@ struct PushCommand: Subcommand {
             .flag("d", "delete", \.delete, help: "Delete the refs named."),
             .flag(nil, "all", \.all, help: "Push every branch."),
             .flag(nil, "tags", \.tags, help: "Push every tag too."),
+            .flag(nil, "mirror", \.mirror, help: "Push every ref, forced, and delete the remote's others."),
+            .toggle(nil, "follow-tags", help: "Push the annotated tags the pushed commits reach.") {
+                $0.followTags = $1
+            },
+            .optionalValue(
+                "force-with-lease", valueName: "refname>[:<expect>",
+                help: "Update only while the remote's ref holds what is expected."
+            ) { command, value, undone in
+                if undone {
+                    command.leases = []
+                } else {
+                    command.leases.append(value ?? "")
+                }
+            },
+            .value(
+                nil, "receive-pack", valueName: "command", \.receivePack,
+                help: "The command that runs git-receive-pack on the remote."),
+            .value(nil, "exec", valueName: "command", \.receivePack, help: nil),
             .values("o", "push-option", valueName: "option", \.pushOptions, help: "A push option for the server."),
         ] + RemoteArguments.options(at: \.connection)
     }
@@ -49,6 +69,11 @@ struct PushCommand: Subcommand {
     var all = false
     var tags = false
     var pushOptions: [String] = []
+    var mirror = false
+    var followTags: Bool?
+    /// `--force-with-lease` values in order ("" for the bare option).
+    var leases: [String] = []
+    var receivePack: String?
     var connection = RemoteArguments()
     var repository = ""
     var refspecs: [String] = []
@@ -65,32 +90,78 @@ struct PushCommand: Subcommand {
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
         }
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
+        if mirror && all { throw UsageError("--all and --mirror are incompatible") }
+        if mirror && tags { throw UsageError("--mirror and --tags are incompatible") }
+        if all && tags { throw UsageError("--all and --tags are incompatible") }
         if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
-        let specs = try refspecs.map { text in
+        if mirror && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
+        var specs = try refspecs.map { text in
             if delete {
                 guard !text.contains(":") else { throw UsageError("--delete only accepts plain target ref names") }
                 return PushRefspec(source: nil, destination: text)
             }
             return try PushRefspec(text)
         }
-        if specs.isEmpty && !all && !tags {
-            throw UsageError("gitwire push needs refspecs, --all or --tags (it does not read push.default)")
+        let repositoryHandle = try Repository(gitDirectory: gitDirectory)
+        var leases: [PushLease] = []
+        for text in self.leases {
+            guard !text.isEmpty else {
+                leases.append(PushLease(ref: nil))
+                continue
+            }
+            guard let colon = text.firstIndex(of: ":") else {
+                leases.append(PushLease(ref: text))
+                continue
+            }
+            let expect = String(text[text.index(after: colon)...])
+            var expected: ObjectID?
+            if !expect.isEmpty {
+                guard let id = try repositoryHandle.resolveRevision(expect) else {
+                    Console.writeError("error: cannot parse expected object name '\(expect)'\n")
+                    return 129
+                }
+                expected = id
+            }
+            leases.append(PushLease(ref: String(text[..<colon]), expectation: .value(expected)))
+        }
+        var matching = false
+        if specs.isEmpty && !all && !tags && !mirror {
+            switch try Self.defaultRefspec(
+                configuration: configuration, repository: repositoryHandle, remoteName: repository)
+            {
+            case .matching: matching = true
+            case .refspec(let spec): specs = [spec]
+            }
         }
         let (remote, recording) = try connection.remote(url)
+        var pushing = remote
+        if let command = try receivePack ?? configuredReceivePack(configuration) {
+            if var local = pushing.transport as? LocalTransport {
+                local.receivePack = command
+                pushing.transport = local
+            } else if var ssh = pushing.transport as? SSHTransport {
+                ssh.receivePack = command
+                pushing.transport = ssh
+            }
+        }
         // git's rule: --progress or --no-progress decides; otherwise a terminal and no -q.
         let showsProgress = noProgress ? false : progress || (!quiet && Console.errorIsTerminal)
         let display = FetchDisplay(showsProgress: showsProgress)
-        let options = RepositoryPushOptions(
+        var options = RepositoryPushOptions(
             protocolVersion: try connection.version(), force: force, atomic: atomic, dryRun: dryRun,
             pushOptions: pushOptions, all: all, tags: tags, progress: showsProgress, quiet: quiet,
             trackingRefspecs: tracking
         )
+        options.leases = leases
+        options.mirror = mirror
+        options.matching = matching
+        options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
         let result: PushResult
         do {
             result = try recording.saving {
                 defer { display.finish() }
-                return try remote.pushBlocking(
+                return try pushing.pushBlocking(
                     from: gitDirectory, updates: specs, options: options, progress: display.handler)
             }
         } catch let error as PushMatchError {
@@ -119,6 +190,127 @@ struct PushCommand: Subcommand {
         return 1
     }
 
+    /// `remote.<name>.receivepack` when pushing to a configured remote.
+    private func configuredReceivePack(_ configuration: GitConfiguration) throws -> String? {
+        guard !repository.contains("/") && !repository.contains(":") else { return nil }
+        return try configuration.string("remote.\(repository).receivepack")
+    }
+
+    /// What a push with no refspec pushes: `push.default` as git reads it.
+    enum DefaultPush {
+        /// Branches of the same name on both sides (`:`).
+        case matching
+        /// One refspec.
+        case refspec(PushRefspec)
+    }
+
+    /// git's `setup_default_push_refspecs`: `push.default` (`simple` when unset), the current
+    /// branch and its upstream (`branch.<name>.remote`, `branch.<name>.merge`).
+    static func defaultRefspec(
+        configuration: GitConfiguration, repository: Repository, remoteName: String
+    ) throws -> DefaultPush {
+        let configured = try configuration.string("push.default")
+        let mode = configured ?? "simple"
+        switch mode {
+        case "matching": return .matching
+        case "nothing":
+            throw ReportedFailure(
+                text: Array(
+                    "fatal: You didn't specify any refspecs to push, and push.default is \"nothing\".\n".utf8))
+        case "simple", "upstream", "tracking", "current": break
+        default:
+            throw ReportedFailure(
+                text: Array(
+                    """
+                    error: malformed value for push.default: \(mode)
+                    error: must be one of nothing, matching, simple, upstream or current
+                    fatal: bad config variable 'push.default'
+
+                    """.utf8))
+        }
+        guard case .symbolic(let target) = try repository.refs.head(), target.hasPrefix("refs/heads/") else {
+            throw ReportedFailure(
+                text: Array(
+                    """
+                    fatal: You are not currently on a branch.
+                    To push the history leading to the current (detached HEAD)
+                    state now, use
+
+                        git push \(remoteName) HEAD:<name-of-remote-branch>
+
+
+                    """.utf8))
+        }
+        let branch = String(target.dropFirst("refs/heads/".count))
+        let branchRemote = try configuration.string("branch.\(branch).remote")
+        let sameRemote = remoteName == (branchRemote ?? "origin")
+        func upstream() throws -> String {
+            let merges = try configuration.all("branch.\(branch).merge").compactMap { $0 }
+            guard !merges.isEmpty, branchRemote != nil else {
+                throw ReportedFailure(
+                    text: Array(
+                        """
+                        fatal: The current branch \(branch) has no upstream branch.
+                        To push the current branch and set the remote as upstream, use
+
+                            git push --set-upstream \(remoteName) \(branch)
+
+                        To have this happen automatically for branches without a tracking
+                        upstream, see 'push.autoSetupRemote' in 'git help config'.
+
+
+                        """.utf8))
+            }
+            guard merges.count == 1 else {
+                throw ReportedFailure(
+                    text: Array(
+                        "fatal: The current branch \(branch) has multiple upstream branches, refusing to push.\n".utf8))
+            }
+            return merges[0]
+        }
+        switch mode {
+        case "upstream", "tracking":
+            guard sameRemote else {
+                throw ReportedFailure(
+                    text: Array(
+                        """
+                        fatal: You are pushing to remote '\(remoteName)', which is not the upstream of
+                        your current branch '\(branch)', without telling me what to push
+                        to update which remote branch.
+
+                        """.utf8))
+            }
+            return .refspec(PushRefspec(source: target, destination: try upstream()))
+        case "simple":
+            guard sameRemote else { break }
+            let merge = try upstream()
+            guard merge == target else {
+                let short = merge.hasPrefix("refs/heads/") ? String(merge.dropFirst("refs/heads/".count)) : merge
+                throw ReportedFailure(
+                    text: Array(
+                        """
+                        fatal: The upstream branch of your current branch does not match
+                        the name of your current branch.  To push to the upstream branch
+                        on the remote, use
+
+                            git push \(remoteName) HEAD:\(short)
+
+                        To push to the branch of the same name on the remote, use
+
+                            git push \(remoteName) HEAD
+                        \(configured == nil ? "\nTo choose either option permanently, see push.default in 'git help config'.\n" : "")
+                        To avoid automatically configuring an upstream branch when its name
+                        won't match the local branch, see option 'simple' of branch.autoSetupMerge
+                        in 'git help config'.
+
+
+                        """.utf8))
+            }
+        default: break
+        }
+        return .refspec(PushRefspec(source: target, destination: target))
+    }
+
     /// The ref lines git prints: updated refs first, then the rest, each in the results' order.
     static func summary(_ result: PushResult, url: String, porcelain: Bool) -> String {
         var text = ""
@@ -132,7 +324,16 @@ struct PushCommand: Subcommand {
     }
 
     private static func line(_ ref: PushRefResult, porcelain: Bool) -> String {
-        let (flag, summary, message, showsSource) = describe(ref)
+        let (flag, summary, message, describedSource) = describe(ref)
+        var showsSource = describedSource
+        var ref = ref
+        // git shows a refused deletion as coming from "(delete)".
+        if ref.source == nil && ref.new == nil && showsSource {
+            switch ref.status {
+            case .rejected, .atomicPushFailed: ref.source = "(delete)"
+            default: showsSource = false
+            }
+        }
         if porcelain {
             let names = showsSource && ref.source != nil ? "\(ref.source!):\(ref.destination)" : ":\(ref.destination)"
             return "\(flag)\t\(names)\t\(summary)\(message.map { " (\($0))" } ?? "")\n"

@@ -44,6 +44,30 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// One `--force-with-lease` option: which ref it guards and what value it expects there.
+public struct PushLease: Hashable, Sendable {
+    /// What the remote's ref is expected to hold.
+    public enum Expectation: Hashable, Sendable {
+        /// The value of the remote-tracking ref the remote's fetch refspecs map it to
+        /// (``RepositoryPushOptions/trackingRefspecs``); with none, the ref must not exist.
+        case tracking
+        /// This value; nil: the ref must not exist.
+        case value(ObjectID?)
+    }
+
+    /// The ref guarded, as git matches it against the remote's full names (`main`,
+    /// `heads/main`, `refs/heads/main`); nil: every ref no other lease names.
+    public var ref: String?
+    /// What it is expected to hold.
+    public var expectation: Expectation
+
+    /// A lease on `ref` (nil: every ref) expecting `expectation`.
+    public init(ref: String?, expectation: Expectation = .tracking) {
+        self.ref = ref
+        self.expectation = expectation
+    }
+}
+
 /// How a push is made.
 public struct RepositoryPushOptions: Hashable, Sendable {
     /// The protocol version asked for (v2 pushes with v0, as in git).
@@ -72,6 +96,20 @@ public struct RepositoryPushOptions: Hashable, Sendable {
     public var trackingRefspecs: [Refspec]
     /// The `agent=` value.
     public var agent: String
+    /// `--force-with-lease`: updates allowed only while the remote's refs have the values
+    /// expected (git's order: the first lease naming a ref decides for it, then a lease for
+    /// every ref, if given). A ref whose value is not the one expected is rejected as
+    /// "stale info"; one that is may be updated even when not a fast-forward.
+    public var leases: [PushLease] = []
+    /// `--follow-tags`: also push the annotated tags under `refs/tags/` the remote lacks that
+    /// point at commits reachable from what is pushed (or what the remote's refs hold).
+    public var followTags = false
+    /// `--mirror`: every local ref under `refs/` to the same name, forced, and the remote's refs
+    /// that the repository lacks deleted.
+    public var mirror = false
+    /// The refspec `:` (`push.default=matching`): every local branch the remote has a branch of
+    /// the same name for.
+    public var matching = false
 
     /// Options for a plain push.
     public init(
@@ -124,6 +162,8 @@ public struct PushRefResult: Hashable, Sendable {
         case alreadyExists = "already exists"
         /// A ref that does or would point at a non-commit.
         case needsForce = "needs force"
+        /// The remote's ref does not have the value a lease expected (`--force-with-lease`).
+        case stale = "stale info"
     }
 
     /// The local ref pushed (full name) or the source as given (an id); nil for a deletion.

@@ -58,6 +58,26 @@ final class RepositoryPush: @unchecked Sendable {
         if options.tags {
             specs += localRefs.filter { $0.name.hasPrefix("refs/tags/") }.map { PushRefspec(source: $0.name) }
         }
+        let remoteNames = Set(remoteRefs.map(\.name))
+        var direct: [Match] = []
+        if options.mirror {
+            // git's --mirror: every local ref, forced, and the remote's refs we lack deleted.
+            let localNames = Set(localRefs.map(\.name))
+            direct += localRefs.filter { $0.name.hasPrefix("refs/") }.map {
+                Match(source: $0.name, sourceID: $0.id, destination: $0.name, force: true)
+            }
+            direct += remoteRefs.filter { !localNames.contains($0.name) }.map {
+                Match(source: nil, sourceID: nil, destination: $0.name, force: true)
+            }
+        }
+        if options.matching {
+            direct += localRefs.filter { $0.name.hasPrefix("refs/heads/") && remoteNames.contains($0.name) }.map {
+                Match(source: $0.name, sourceID: $0.id, destination: $0.name, force: false)
+            }
+        }
+        for match in direct where !matches.contains(where: { $0.destination == match.destination }) {
+            matches.append(match)
+        }
         for spec in specs {
             if let match = try match(spec, localRefs: localRefs, remoteRefs: remoteRefs) {
                 if matches.contains(where: { $0.destination == match.destination }) {
@@ -74,6 +94,9 @@ final class RepositoryPush: @unchecked Sendable {
             }
         }
         guard matchErrors.isEmpty else { return [] }
+        if options.followTags {
+            matches += try missingTags(matches: matches, localRefs: localRefs, remoteRefs: remoteRefs)
+        }
 
         // git's order: the remote's refs as advertised, then new ones as matched.
         let position = Dictionary(remoteRefs.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -91,19 +114,26 @@ final class RepositoryPush: @unchecked Sendable {
             var result = PushRefResult(
                 source: match.source, destination: match.destination, old: old, new: match.sourceID, forced: false,
                 status: .ok)
-            if match.sourceID == nil {
-                result.status = deleteRefs ? .ok : .deletionNotSupported
-            } else if old == match.sourceID {
+            let isDeletion = match.sourceID == nil
+            // git's set_ref_status_for_push: up to date, then the lease, then the usual rules;
+            // force (the lease's too) turns a rejection into a forced update.
+            if !isDeletion && old == match.sourceID {
                 result.status = .upToDate
-            } else if let old, let new = match.sourceID {
-                if let rejection = try rejection(old: old, new: new, name: match.destination) {
-                    if match.force || options.force {
-                        result.forced = true
-                    } else {
-                        result.status = .rejected(rejection)
-                    }
-                }
+                results.append(result)
+                continue
             }
+            var force = match.force || options.force
+            var rejection: PushRefResult.Rejection?
+            if let expected = try leaseExpectation(for: match.destination) {
+                if expected != old { rejection = .stale } else { force = true }
+            }
+            if rejection == nil, let old, let new = match.sourceID {
+                rejection = try self.rejection(old: old, new: new, name: match.destination)
+            }
+            if let rejection {
+                if force { result.forced = true } else { result.status = .rejected(rejection) }
+            }
+            if result.status == .ok && isDeletion && !deleteRefs { result.status = .deletionNotSupported }
             results.append(result)
         }
         if results.contains(where: { if case .rejected = $0.status { true } else { false } }) {
@@ -119,6 +149,60 @@ final class RepositoryPush: @unchecked Sendable {
             PushCommand(name: $0.destination, old: $0.old ?? .zero(.sha1), new: $0.new ?? .zero(.sha1))
         }
         return commands
+    }
+
+    /// What `--force-with-lease` expects the remote's `name` to hold: nil when no lease covers
+    /// it; .some(nil) when it must not exist.
+    private func leaseExpectation(for name: String) throws -> ObjectID?? {
+        let lease =
+            options.leases.first { $0.ref.map { Self.refnameMatches($0, name) } ?? false }
+            ?? options.leases.first { $0.ref == nil }
+        guard let lease else { return nil }
+        switch lease.expectation {
+        case .value(let id): return .some(id)
+        case .tracking:
+            // The first fetch refspec that maps the name decides; an unreadable ref expects none.
+            guard let local = options.trackingRefspecs.lazy.compactMap({ $0.destination(for: name) }).first else {
+                return .some(nil)
+            }
+            return .some(try repository.refs.resolve(local))
+        }
+    }
+
+    /// Whether the short name `abbreviation` names the full `name` by git's `refname_match` rules.
+    static func refnameMatches(_ abbreviation: String, _ name: String) -> Bool {
+        [
+            abbreviation, "refs/\(abbreviation)", "refs/tags/\(abbreviation)", "refs/heads/\(abbreviation)",
+            "refs/remotes/\(abbreviation)", "refs/remotes/\(abbreviation)/HEAD",
+        ].contains(name)
+    }
+
+    /// git's `--follow-tags`: annotated tags under `refs/tags/` that neither the remote nor the
+    /// matches name, pointing at commits reachable from what is pushed or what the remote's other
+    /// refs hold.
+    private func missingTags(matches: [Match], localRefs: [RefRecord], remoteRefs: [Ref]) throws -> [Match] {
+        let named = Set(remoteRefs.map(\.name)).union(matches.map(\.destination))
+        var candidates: [(RefRecord, ObjectID)] = []
+        for ref in localRefs where ref.name.hasPrefix("refs/tags/") && !named.contains(ref.name) {
+            guard let object = try repository.objects.object(ref.id), object.type == .tag,
+                let commit = try peeledCommit(ref.id)
+            else { continue }
+            candidates.append((ref, commit))
+        }
+        guard !candidates.isEmpty else { return [] }
+        let pushed = Set(matches.map(\.destination))
+        var tips = matches.compactMap(\.sourceID)
+        tips += remoteRefs.filter { !pushed.contains($0.name) }.compactMap(\.objectID)
+        let graph = DatabaseCommitGraph(objects: repository.objects)
+        var seen: Set<ObjectID> = []
+        var stack = try tips.compactMap { try peeledCommit($0) }
+        while let next = stack.popLast() {
+            guard seen.insert(next).inserted, let summary = graph.commit(next) else { continue }
+            stack += summary.parents
+        }
+        return candidates.filter { seen.contains($0.1) }.map {
+            Match(source: $0.0.name, sourceID: $0.0.id, destination: $0.0.name, force: false)
+        }
     }
 
     /// Why git would refuse to update `name` from `old` to `new` without force, if it would.
@@ -182,7 +266,7 @@ final class RepositoryPush: @unchecked Sendable {
             } else if text == "HEAD" || text == "@", let id = try resolveHead() {
                 source = text
                 sourceID = id
-            } else if text.utf8.count == 40, let id = ObjectID(text), repository.objects.contains(id) {
+            } else if let id = try RevisionResolver(repository: repository, refs: localRefs).resolve(text) {
                 source = text
                 sourceID = id
             } else {

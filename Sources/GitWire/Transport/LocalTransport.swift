@@ -7,6 +7,9 @@ public struct LocalTransport: Transport {
     /// The command that serves `git-upload-pack` (a program on `PATH`, or a shell command to which
     /// the quoted path is appended).
     public let uploadPack: String
+    /// The command that serves `git-receive-pack` for a push (`--receive-pack`, `--exec`,
+    /// `remote.<name>.receivepack`), run as ``uploadPack`` is.
+    public var receivePack = "git-receive-pack"
     /// What becomes of the program's standard error (this process's standard error by default);
     /// its last lines explain a failure either way (``RemoteProgramError``).
     public var programErrorOutput: ProgramErrorOutput = .standardError
@@ -27,7 +30,9 @@ public struct LocalTransport: Transport {
 
     private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess, ByteInputStream?) {
         guard !request.path.hasBytePrefix("-") else { throw StrangePathnameError(path: request.path) }
-        let command = request.service == .uploadPack ? uploadPack : request.service.rawValue
+        let command =
+            request.service == .uploadPack
+            ? uploadPack : request.service == .receivePack ? receivePack : request.service.rawValue
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
         environment["GIT_PROTOCOL"] = .some(request.gitProtocolEnvironment)

@@ -35,6 +35,9 @@ public struct SSHTransport: Transport {
     public let port: Int?
     /// The command run on the server for `git-upload-pack` (the quoted path is appended).
     public let uploadPack: String
+    /// The command that serves `git-receive-pack` for a push (`--receive-pack`, `--exec`,
+    /// `remote.<name>.receivepack`), run as ``uploadPack`` is.
+    public var receivePack = "git-receive-pack"
     /// Force IPv4 (`-4`) or IPv6 (`-6`); nil lets ssh choose.
     public let addressFamily: AddressFamily?
     /// The ssh program and how it is run, read from the environment when the transport is made.
@@ -108,7 +111,9 @@ public struct SSHTransport: Transport {
             let status = try ChildProcess.runSilently(probe, environment: environment, timeout: probeTimeout)
             variant = status == 0 ? .ssh : .simple
         }
-        let service = request.service == .uploadPack ? uploadPack : request.service.rawValue
+        let service =
+            request.service == .uploadPack
+            ? uploadPack : request.service == .receivePack ? receivePack : request.service.rawValue
         let remoteCommand = "\(service) \(LocalTransport.shellQuoted(request.path))"
         return (command.prefix + (try options(for: variant, request)) + [target, remoteCommand], variant)
     }

@@ -25,14 +25,18 @@ import Testing
         try run(["cp", script, "\(bin)/git-receive-pack"])
         let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
         let started = Date()
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try scenario.trackOrigin()
+        let tracking = try scenario.localTracking()
         let output = try gitwire(
-            ["push", "--timeout=2", scenario.served, "main"], in: scenario.local,
+            ["push", "--timeout=2", "origin", "main"], in: scenario.local,
             environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
         #expect(output.status == 128)
         #expect(
             output.errorText.contains("timed out after 2 s waiting for the remote's status report"),
             "\(output.errorText)")
         #expect(Date().timeIntervalSince(started) < 25)
+        #expect(try scenario.localTracking() == tracking)
         #expect(
             try scenario.serverState().refs
                 == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
@@ -52,8 +56,12 @@ import Testing
         """.write(toFile: "\(bin)/git-receive-pack", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(bin)/git-receive-pack")
         let path = "\(bin):\(ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")"
+        // Pushed to a configured remote: its remote-tracking refs must not move.
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try scenario.trackOrigin()
+        let tracking = try scenario.localTracking()
         let output = try gitwire(
-            ["push", "--timeout=20", scenario.served, "main", "feature", "v1"], in: scenario.local,
+            ["push", "--timeout=20", "origin", "main", "feature", "v1"], in: scenario.local,
             environment: reproducibleGitEnvironment.merging(["PATH": path]) { $1 })
         #expect(output.status == 128)
         #expect(output.errorText.hasPrefix("fatal: "), "\(output.errorText)")
@@ -61,8 +69,54 @@ import Testing
             ["sending the pack", "hung up", "connection lost"].contains { output.errorText.contains($0) },
             "\(output.errorText)"
         )
+        #expect(try scenario.localTracking() == tracking)
         #expect(
             try scenario.serverState().refs
                 == (try git(["for-each-ref", "--format=%(objectname) %(refname)"], in: scenario.template).text))
+    }
+
+    /// git-receive-pack behind a filter that drops every capability from its advertisement but
+    /// `delete-refs`, `ofs-delta` and `agent`: no report-status, no side-band. Both clients
+    /// then trust the exit (a declining hook's refusal is not known) as git does.
+    @Test("a receive-pack without report-status or side-band: the push trusts the exit, as git's")
+    func noReportStatus() throws {
+        let scenario = try PushScenario()
+        let filter = scenario.directory.appending("plain-receive-pack")
+        try """
+        #!/usr/bin/env python3
+        import os, signal, subprocess, sys, threading
+        signal.alarm(60)
+        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        def forward():
+            while True:
+                data = os.read(0, 65536)
+                if not data:
+                    break
+                child.stdin.write(data)
+                child.stdin.flush()
+            child.stdin.close()
+        threading.Thread(target=forward, daemon=True).start()
+        out = child.stdout
+        length = int(out.read(4), 16)
+        payload = out.read(length - 4) if length else b""
+        if b"\\0" in payload:
+            refs, caps = payload.split(b"\\0", 1)
+            kept = [c for c in caps.strip().split(b" ") if c in (b"delete-refs", b"ofs-delta") or c.startswith(b"agent=")]
+            payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
+        sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
+        sys.stdout.flush()
+        while True:
+            data = out.read1(65536)
+            if not data:
+                break
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        sys.exit(child.wait())
+        """.write(toFile: filter, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: filter)
+        try scenario.expectSameAsGit(["--receive-pack=\(filter)", scenario.served, "main", "feature", ":old", "v1"])
+        try scenario.expectSameAsGit(["--receive-pack=\(filter)", "--porcelain", scenario.served, "feature:main"])
+        try scenario.hook("pre-receive", "echo 'pre-receive: declined'; exit 1")
+        try scenario.expectSameAsGit(["--receive-pack=\(filter)", scenario.served, "main"])
     }
 }

@@ -37,6 +37,24 @@ final class PushScenario: @unchecked Sendable {
             in: local)
     }
 
+    /// The local repository's `origin` remote-tracking refs as a fetch from the template sets
+    /// them, with `origin/main` moved back (stale) so that leases by default see it out of date.
+    func trackOrigin() throws {
+        for line in try git(["for-each-ref", "--format=%(refname)", "refs/remotes"], in: local).text.split(
+            separator: "\n")
+        {
+            try git(["update-ref", "-d", String(line)], in: local)
+        }
+        for line in try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads"], in: template).text
+            .split(separator: "\n")
+        {
+            let parts = line.split(separator: " ")
+            let name = "refs/remotes/origin/" + parts[1].dropFirst("refs/heads/".count)
+            try git(["update-ref", name, String(parts[0])], in: local)
+        }
+        try git(["update-ref", "refs/remotes/origin/main", "main~7"], in: local)
+    }
+
     func commit(_ index: Int) throws {
         let text = (0..<(index * 3)).map { "line \($0 % 11) of file \(index % 4)\n" }.joined()
         try text.write(toFile: "\(local)/file\(index % 4).txt", atomically: true, encoding: .utf8)
@@ -67,14 +85,23 @@ final class PushScenario: @unchecked Sendable {
 
     /// Pushes with git, then (on a fresh copy) with gitwire, with `arguments` (options, the URL,
     /// refspecs); expects the same output, exit status and server refs, and a server fsck clean.
-    func expectSameAsGit(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `prepare` runs before each push (in the local repository: its remote-tracking refs and
+    /// configuration as the case needs them); the local remote-tracking refs after each push are
+    /// compared too.
+    func expectSameAsGit(
+        _ arguments: [String], environment: [String: String] = [:], prepare: () throws -> Void = {}
+    ) throws {
         try reset()
+        try prepare()
         let fromGit = try git(["push"] + arguments, in: local, environment: environment, check: false)
         let gitState = try serverState()
+        let gitTracking = try localTracking()
         try reset()
+        try prepare()
         let fromGitwire = try gitwire(
             ["push"] + arguments, in: local, environment: reproducibleGitEnvironment.merging(environment) { $1 })
         let state = try serverState()
+        #expect(try localTracking() == gitTracking, "\(arguments)")
         // git 2.39 passes the server's control characters through; gitwire masks them.
         let gitError = String(decoding: maskedControls(fromGit.standardError), as: UTF8.self)
         #expect(fromGitwire.errorText == gitError, "\(arguments)")
@@ -82,6 +109,11 @@ final class PushScenario: @unchecked Sendable {
         #expect(fromGitwire.status == fromGit.status, "\(arguments)")
         #expect(state.refs == gitState.refs, "\(arguments)")
         #expect(state.fsck == 0, "\(arguments)")
+    }
+
+    /// The local repository's remote-tracking refs.
+    func localTracking() throws -> String {
+        try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"], in: local).text
     }
 
     private func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
@@ -127,6 +159,83 @@ final class PushScenario: @unchecked Sendable {
     func daemon(_ push: PushCase) throws {
         let (scenario, daemon) = try Self.daemonScenario.get()
         try scenario.expectSameAsGit(push.options + [daemon.url("served.git")] + push.refspecs)
+    }
+
+    @Test(
+        "--force-with-lease (remote-tracking default, explicit, stale), --follow-tags, --mirror, revisions as sources",
+        arguments: [
+            ["--force-with-lease", "origin", "main"],
+            ["--force-with-lease", "origin", "main", "feature:old"],
+            ["--force-with-lease=main", "origin", "feature:main"],
+            ["--force-with-lease=main:main~6", "origin", "main"],
+            ["--force-with-lease=old:main~6", "origin", "feature:old"],
+            ["--force-with-lease=old:", "origin", "feature:old"],
+            ["--force-with-lease=old:main~2", "--force", "origin", "feature:old"],
+            ["--force-with-lease=gone:main", "origin", ":gone"],
+            ["--force-with-lease=gone:main", "--porcelain", "origin", ":gone"],
+            ["--force-with-lease=main:no-such-thing", "origin", "main"],
+            ["--no-force-with-lease", "origin", "feature:old"],
+            ["--follow-tags", "origin", "main"],
+            ["--follow-tags", "origin", "main~9:refs/heads/early"],
+            ["--mirror", "origin"],
+            ["--mirror", "--porcelain", "--dry-run", "origin"],
+            ["origin", "HEAD~1:refs/heads/x", "main~3^{commit}:refs/heads/y", "v1^{}:refs/heads/z", "main~1:old"],
+            ["origin", "no-such~1:refs/heads/x"],
+        ])
+    func leasesTagsMirror(_ arguments: [String]) throws {
+        let (scenario, _) = try Self.trackingScenario.get()
+        try scenario.expectSameAsGit(arguments) { try scenario.trackOrigin() }
+    }
+
+    @Test("an abbreviated object id as a refspec's source, as git's")
+    func abbreviatedSource() throws {
+        let (scenario, _) = try Self.trackingScenario.get()
+        let short = try gitText(["rev-parse", "--short", "main~2"], in: scenario.local)
+        try scenario.expectSameAsGit(["origin", "\(short):refs/heads/short"]) { try scenario.trackOrigin() }
+    }
+
+    @Test(
+        "push.default without refspecs: simple, current, upstream, matching, nothing; detached HEAD",
+        arguments: ["simple", "current", "upstream", "matching", "nothing", nil] as [String?])
+    func pushDefault(_ mode: String?) throws {
+        let (scenario, _) = try Self.trackingScenario.get()
+        for upstream in [nil, "origin/main", "origin/old"] as [String?] {
+            for target in ["origin", scenario.served] {
+                try scenario.expectSameAsGit([target]) {
+                    try scenario.trackOrigin()
+                    try git(["config", "--unset-all", "push.default"], in: scenario.local, check: false)
+                    if let mode { try git(["config", "push.default", mode], in: scenario.local) }
+                    try git(["branch", "--unset-upstream"], in: scenario.local, check: false)
+                    if let upstream { try git(["branch", "--set-upstream-to=\(upstream)"], in: scenario.local) }
+                }
+            }
+        }
+        try scenario.expectSameAsGit(["origin"]) {
+            try scenario.trackOrigin()
+            try git(["checkout", "--quiet", "--detach"], in: scenario.local)
+        }
+        try git(["checkout", "--quiet", "main"], in: scenario.local)
+    }
+
+    @Test("--receive-pack and --exec name the program run for the push, as git's")
+    func receivePackOption() throws {
+        let scenario = try PushScenario()
+        let wrapper = scenario.directory.appending("wrapped-receive-pack")
+        try """
+        #!/bin/sh
+        echo "wrapped receive-pack ran" >&2
+        exec git-receive-pack "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        try scenario.expectSameAsGit(["--receive-pack=\(wrapper)", "file://\(scenario.served)", "main"])
+        try scenario.expectSameAsGit(["--exec=\(wrapper)", scenario.served, "feature"])
+        try scenario.expectSameAsGit(["--receive-pack=\(wrapper) --bogus-option", scenario.served, "feature"])
+    }
+
+    static let trackingScenario = Result { () throws -> (PushScenario, Int) in
+        let scenario = try PushScenario()
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        return (scenario, 0)
     }
 
     @Test("hooks: pre-receive declining, update rejecting one ref with escape sequences")
