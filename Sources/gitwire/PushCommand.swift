@@ -8,7 +8,9 @@ struct PushCommand: Subcommand {
     static let discussion = """
         Pushes from $GIT_DIR, or the repository found from the current directory. <repository> is \
         a URL, a path, or the name of a remote configured there (its remote-tracking refs are then \
-        updated after the push, as git updates them). Refspecs: [+]<src>[:<dst>], :<dst> deletes; \
+        updated after the push, as git updates them); without one, branch.<name>.pushRemote, \
+        remote.pushDefault, branch.<name>.remote, the only remote or origin, as git chooses. \
+        Refspecs: [+]<src>[:<dst>], :<dst> deletes; \
         <src> is a ref or a revision (HEAD~1, an abbreviated id). Without refspecs, push.default \
         decides (simple, current, upstream, matching, nothing). \
         Prints git's summary on standard error (standard output with --porcelain); exit status 0, \
@@ -34,7 +36,7 @@ struct PushCommand: Subcommand {
                 $0.followTags = $1
             },
             .optionalValue(
-                "force-with-lease", valueName: "refname>[:<expect>",
+                "force-with-lease", valueName: "refname>:<expect",
                 help: "Update only while the remote's ref holds what is expected."
             ) { command, value, undone in
                 if undone {
@@ -53,7 +55,9 @@ struct PushCommand: Subcommand {
 
     static var arguments: [CommandArgument<Self>] {
         [
-            .required("repository", \.repository, help: "The remote: a URL, a path or a configured remote's name."),
+            .optional(
+                "repository", \.repository,
+                help: "The remote: a URL, a path or a configured remote's name (default: the branch's push remote)."),
             .repeating("refspecs", \.refspecs, help: "Refspecs ([+]<src>[:<dst>], :<dst>)."),
         ]
     }
@@ -75,26 +79,27 @@ struct PushCommand: Subcommand {
     var leases: [String] = []
     var receivePack: String?
     var connection = RemoteArguments()
-    var repository = ""
+    var repository: String?
     var refspecs: [String] = []
 
     func execute() throws -> Int32 {
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
-        var url = repository
-        var tracking: [Refspec] = []
-        if !repository.contains("/") && !repository.contains(":"),
-            let configured = try configuration.remoteURLs(named: repository), let first = configured.urls.first
-        {
-            url = configured.pushURLs.first ?? first
-            tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
-        }
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
         if mirror && all { throw UsageError("--all and --mirror are incompatible") }
         if mirror && tags { throw UsageError("--mirror and --tags are incompatible") }
         if all && tags { throw UsageError("--all and --tags are incompatible") }
         if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
         if mirror && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
+        let repository = try self.repository ?? Self.defaultDestination(configuration, gitDirectory: gitDirectory)
+        var url = repository
+        var tracking: [Refspec] = []
+        if !repository.contains("/") && !repository.contains(":"),
+            let configured = try configuration.remoteURLs(named: repository)
+        {
+            url = configured.pushURLs.first ?? configured.urls.first ?? repository
+            tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
+        }
         var specs = try refspecs.map { text in
             if delete {
                 guard !text.contains(":") else { throw UsageError("--delete only accepts plain target ref names") }
@@ -135,7 +140,7 @@ struct PushCommand: Subcommand {
         }
         let (remote, recording) = try connection.remote(url)
         var pushing = remote
-        if let command = try receivePack ?? configuredReceivePack(configuration) {
+        if let command = try receivePack ?? Self.configuredReceivePack(configuration, remote: repository) {
             if var local = pushing.transport as? LocalTransport {
                 local.receivePack = command
                 pushing.transport = local
@@ -191,9 +196,45 @@ struct PushCommand: Subcommand {
     }
 
     /// `remote.<name>.receivepack` when pushing to a configured remote.
-    private func configuredReceivePack(_ configuration: GitConfiguration) throws -> String? {
-        guard !repository.contains("/") && !repository.contains(":") else { return nil }
-        return try configuration.string("remote.\(repository).receivepack")
+    private static func configuredReceivePack(_ configuration: GitConfiguration, remote: String) throws -> String? {
+        guard !remote.contains("/") && !remote.contains(":") else { return nil }
+        return try configuration.string("remote.\(remote).receivepack")
+    }
+
+    /// The remote a push names none: git's `pushremote_get(NULL)`, that is
+    /// `branch.<name>.pushRemote` of the branch `HEAD` names, else `remote.pushDefault`, else the
+    /// remote fetch would use (`branch.<name>.remote`, the only remote, `origin`); when none is
+    /// configured and the fallback has no URL, git's "No configured push destination".
+    static func defaultDestination(_ configuration: GitConfiguration, gitDirectory: String) throws -> String {
+        var currentBranch: String?
+        if case .symbolic(let target)? = try? Repository(gitDirectory: gitDirectory).refs.head(),
+            target.hasPrefix("refs/heads/")
+        {
+            currentBranch = String(target.dropFirst("refs/heads/".count))
+        }
+        // A name configured is used even without a URL (git then takes it for a path).
+        var name = try currentBranch.flatMap { try configuration.string("branch.\($0).pushRemote") }
+        if name == nil { name = try configuration.string("remote.pushDefault") }
+        if name == nil { name = try currentBranch.flatMap { try configuration.string("branch.\($0).remote") } }
+        if let name { return name }
+        let chosen = try ConfiguredRemote.defaultName(configuration: configuration, currentBranch: currentBranch)
+        guard try configuration.remoteURLs(named: chosen) != nil else {
+            throw ReportedFailure(
+                text: Array(
+                    """
+                    fatal: No configured push destination.
+                    Either specify the URL from the command-line or configure a remote repository using
+
+                        git remote add <name> <url>
+
+                    and then push using the remote name
+
+                        git push <name>
+
+
+                    """.utf8))
+        }
+        return chosen
     }
 
     /// What a push with no refspec pushes: `push.default` as git reads it.

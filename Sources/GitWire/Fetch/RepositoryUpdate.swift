@@ -275,6 +275,10 @@ final class RepositoryUpdate: @unchecked Sendable {
         }
         let url = Self.fetchHeadURL(displayURL)
         var changes: [RefChange] = []
+        // The updates this pass makes, applied together at its end (one look at the ref store
+        // for all of them, as git's transaction reads its loose-ref cache once; one apply for
+        // each ref looked at every loose ref each time, quadratic in the refs fetched).
+        var queued: [RefUpdate] = []
         for status in FetchHeadStatus.allCases {
             for entry in entries {
                 if let local = entry.localName, refused.contains(local) {
@@ -299,7 +303,7 @@ final class RepositoryUpdate: @unchecked Sendable {
                     fetchHead.append("\(entry.remoteID.hex)\t\(marker)\t\(note)\(url)")
                 }
                 if let local = entry.localName {
-                    var change = try update(entry, local: local, peeler: &peeler, graph: graph, pending: &pending)
+                    var change = try update(entry, local: local, peeler: &peeler, graph: graph, queued: &queued)
                     change.phase = phase
                     changes.append(change)
                 } else if options.writeFetchHead || options.dryRun {
@@ -311,13 +315,20 @@ final class RepositoryUpdate: @unchecked Sendable {
                 }
             }
         }
+        if options.atomic {
+            pending += queued
+        } else if !queued.isEmpty {
+            let failures = try repository.refs.apply(
+                queued, atomic: false, objectType: { [presence] in presence.type($0) }, reflog: reflog)
+            attach(failures, to: &changes)
+        }
         return changes
     }
 
     /// git's `update_local_ref`.
     private func update(
         _ entry: FetchMapEntry, local: String, peeler: inout TagPeeler, graph: DatabaseCommitGraph,
-        pending: inout [RefUpdate]
+        queued: inout [RefUpdate]
     ) throws -> RefChange {
         let old = entry.localOldID
         let new = entry.remoteID
@@ -357,13 +368,7 @@ final class RepositoryUpdate: @unchecked Sendable {
         guard !options.dryRun else { return change }
         let update = RefUpdate(
             name: local, newID: new, expectedOldID: checkOld ? old : nil, logMessage: "\(reflogAction): \(message)")
-        if options.atomic {
-            pending.append(update)
-        } else {
-            let failures = try repository.refs.apply(
-                [update], atomic: false, objectType: { [presence] in presence.type($0) }, reflog: reflog)
-            change.error = failures.first
-        }
+        queued.append(update)
         return change
     }
 

@@ -217,6 +217,35 @@ final class PushScenario: @unchecked Sendable {
         try git(["checkout", "--quiet", "main"], in: scenario.local)
     }
 
+    @Test("no repository named: the branch's push remote as git chooses it, or git's fatal without one")
+    func defaultDestination() throws {
+        let scenario = try PushScenario()
+        // No remote at all: "No configured push destination."
+        try scenario.expectSameAsGit([])
+        try scenario.expectSameAsGit(["--all"])
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        try git(["remote", "add", "second", scenario.served], in: scenario.local)
+        // origin; then remote.pushDefault; then branch.main.pushRemote over it; then
+        // branch.main.remote alone (no push remote) with push.default=current.
+        let settings: [[(String, String)]] = [
+            [],
+            [("remote.pushDefault", "second")],
+            [("remote.pushDefault", "origin"), ("branch.main.pushRemote", "second")],
+            [("branch.main.remote", "second"), ("push.default", "current")],
+            [("remote.pushDefault", "missing")],
+        ]
+        for pairs in settings {
+            try scenario.expectSameAsGit([]) {
+                for key in ["remote.pushDefault", "branch.main.pushRemote", "branch.main.remote", "push.default"] {
+                    try git(["config", "--unset-all", key], in: scenario.local, check: false)
+                }
+                for (key, value) in pairs { try git(["config", key, value], in: scenario.local) }
+                try git(["fetch", "--quiet", "origin"], in: scenario.local)
+                try git(["fetch", "--quiet", "second"], in: scenario.local)
+            }
+        }
+    }
+
     @Test("--receive-pack and --exec name the program run for the push, as git's")
     func receivePackOption() throws {
         let scenario = try PushScenario()
