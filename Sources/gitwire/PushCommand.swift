@@ -92,7 +92,8 @@ struct PushCommand: Subcommand {
         if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
         if mirror && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
         let repository = try self.repository ?? Self.defaultDestination(configuration, gitDirectory: gitDirectory)
-        var url = repository
+        // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
+        var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
         var tracking: [Refspec] = []
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)

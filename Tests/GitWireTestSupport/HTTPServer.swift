@@ -39,7 +39,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// request (for tests of where credentials go); `loggedHeaders`: every value of these headers
     /// each request carried, as ` Name=[v1|v2]` (`Proxy-Authorization` decoded).
     public init(
-        root: String, secure: Bool = false, lifetime: Int = 900, address: String = "127.0.0.1",
+        root: String, secure: Bool = false, lifetime: Int = 3600, address: String = "127.0.0.1",
         username: String = "gitwire", password: String = "s3cret-pw", logsAuthorization: Bool = false,
         loggedHeaders: [String] = []
     ) throws {

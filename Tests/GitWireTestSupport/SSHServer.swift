@@ -18,7 +18,7 @@ public final class SSHServer: @unchecked Sendable {
     public let environment: [String: String]
 
     /// Starts sshd, retrying on port collisions, and waits until it answers.
-    public init(lifetime: Int = 900) throws {
+    public init(lifetime: Int = 3600) throws {
         let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-sshd")
         let base = directory.path

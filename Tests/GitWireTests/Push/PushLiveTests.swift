@@ -246,6 +246,13 @@ final class PushScenario: @unchecked Sendable {
         }
     }
 
+    @Test("a URL named on the command line is rewritten by url.<base>.pushInsteadOf, as git rewrites it")
+    func pushInsteadOfOnTheCommandLine() throws {
+        let scenario = try PushScenario()
+        try git(["config", "url.file://\(scenario.root)/.pushInsteadOf", "elsewhere:"], in: scenario.local)
+        try scenario.expectSameAsGit(["elsewhere:served.git", "main", "feature"])
+    }
+
     @Test("--receive-pack and --exec name the program run for the push, as git's")
     func receivePackOption() throws {
         let scenario = try PushScenario()
