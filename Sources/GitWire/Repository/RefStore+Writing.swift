@@ -4,7 +4,7 @@ extension RefStore {
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
         let file = path(of: name)
-        if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: file))
         let lock = try RefLock(file, content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
@@ -253,7 +253,7 @@ extension RefStore {
                 }
             }
             // Taken and dropped, as git does: another process's lock fails the deletion.
-            guard FileSystem.isDirectory(Self.parent(of: path)) else { continue }
+            guard FileSystem.isDirectory(FileSystem.parentDirectory(of: path)) else { continue }
             do {
                 try RefLock(path, content: []).rollback()
             } catch let error as LockHeldError {
@@ -338,7 +338,7 @@ extension RefStore {
         }
         let content = unchanged ? [] : update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
         do {
-            try FileSystem.makeDirectories(Self.parent(of: path))
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
             do {
                 return try RefLock(path, content: content)
             } catch {
