@@ -171,10 +171,7 @@ extension RefStore {
         }
         for (lock, update) in locks where update.newID == nil {
             do {
-                try lock.commitDeletion()
-                state.remove(update.name)
-                removeEmptyParents(of: update.name)
-                reflog?.remove(update.name)
+                try commitDeletion(lock, of: update.name, state: &state, reflog: reflog)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -187,6 +184,15 @@ extension RefStore {
     /// be is reported and kept), `packed-refs` rewritten without the locked ones, then their loose
     /// files removed.
     /// Logs a made update as git does: in the ref's log, and in `HEAD`'s when `HEAD` names it.
+    /// Deletes the loose ref `name` through its `lock`, then forgets it: its name, the empty
+    /// directories it leaves, its reflog.
+    private func commitDeletion(_ lock: RefLock, of name: String, state: inout RefNames, reflog: Reflog?) throws {
+        try lock.commitDeletion()
+        state.remove(name)
+        removeEmptyParents(of: name)
+        reflog?.remove(name)
+    }
+
     private func log(_ update: RefUpdate, old: ObjectID?, in reflog: Reflog?) throws {
         guard let reflog, let message = update.logMessage else { return }
         try reflog.append(update.name, old: old, new: update.newID, message: message)
@@ -234,10 +240,7 @@ extension RefStore {
         }
         for (lock, update) in locks {
             do {
-                try lock.commitDeletion()
-                state.remove(update.name)
-                removeEmptyParents(of: update.name)
-                reflog?.remove(update.name)
+                try commitDeletion(lock, of: update.name, state: &state, reflog: reflog)
             } catch {
                 failures.append(RefUpdateError(name: update.name, reason: .cannotCommit("\(error)")))
             }
