@@ -222,7 +222,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif kind == "control-text":
-            self.send_text(500, "\x1b]0;TITLE\x07\x1b[31mred\x1b[0m\rover\n")
+            self.send_text(500, "\x1b]0;TITLE\x07\x1b[31mred\x1b[0m\rover\u009b2Jcsi\n")
         elif kind in ("gzip-bomb-post", "gzip-bomb-advertisement"):
             _, filler, size, repo = rest.strip("/").split("/", 3)
             mebibytes = int(size)

@@ -86,11 +86,9 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     private var currentIsDiscovery = false
     private var preamble: SmartHTTPPreamble?
     private var headSent = false
-    private var recording = Session(transport: "http", service: "", path: "", protocolVersion: .v0)
+    private var recording: SessionAssembly
     private var discovered = false
     private var finished = false
-    private var budget: RecordingBudget
-    private var failure: (any Error)?
     private let onFinish: (HTTPProxyConnection) -> Void
     /// Answer bytes waiting for the client beyond which the upstream transfer is suspended.
     private static let clientBacklogLimit = 1 << 20
@@ -103,9 +101,12 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         self.upstream = upstream
         self.credential = credential
         self.loop = loop
-        self.budget = RecordingBudget(limit: limit)
+        self.recording = SessionAssembly(
+            Session(
+                transport: upstream.lowercased().hasPrefix("https:") ? "https" : "http", service: "", path: "",
+                protocolVersion: .v0),
+            limit: limit)
         self.onFinish = onFinish
-        recording.transport = upstream.lowercased().hasPrefix("https:") ? "https" : "http"
         client.input.delegate = self
         client.output.delegate = self
         client.schedule(in: loop)
@@ -113,9 +114,9 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
 
     /// The recorded session; its header comes from the first discovery request.
     func session() throws -> Session {
-        if let failure { throw failure }
+        let session = try recording.result()
         guard discovered else { throw ProtocolError("the client made no smart HTTP discovery request") }
-        return recording
+        return session
     }
 
     func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
@@ -146,12 +147,10 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     /// Records `bytes` from `direction` if the session has room for them; otherwise fails the
     /// recording and closes everything. Returns whether they were recorded.
     private func record(_ bytes: [UInt8], from direction: Session.Direction) -> Bool {
-        guard budget.take(bytes.count) else {
-            failure = RecordingLimitError(limit: budget.limit)
+        guard recording.record(bytes, from: direction) else {
             closeAll()
             return false
         }
-        recording.append(bytes, from: direction)
         return true
     }
 
@@ -165,15 +164,15 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         let protocolHeader = request.header("Git-Protocol")
         if currentIsDiscovery && !discovered {
             discovered = true
-            recording.path = String(path.dropLast("/info/refs".count))
-            recording.service = query.hasPrefix("service=") ? String(query.dropFirst(8)) : ""
+            recording.session.path = String(path.dropLast("/info/refs".count))
+            recording.session.service = query.hasPrefix("service=") ? String(query.dropFirst(8)) : ""
             if let protocolHeader, protocolHeader.hasPrefix("version="),
                 let number = Int(protocolHeader.dropFirst(8)), let version = ProtocolVersion(rawValue: number)
             {
-                recording.protocolVersion = version
+                recording.session.protocolVersion = version
             }
         }
-        if currentIsDiscovery, let service = Service(rawValue: recording.service) {
+        if currentIsDiscovery, let service = Service(rawValue: recording.session.service) {
             preamble = SmartHTTPPreamble(service: service)
         }
         var body = request.body
@@ -181,9 +180,9 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         if gzipped {
             do {
                 // What the session still has room for, and one byte more to tell "too much".
-                body = try gunzip(body, limit: budget.remaining + 1)
+                body = try gunzip(body, limit: recording.remaining + 1)
             } catch is GzipExpansionError {
-                failure = RecordingLimitError(limit: budget.limit)
+                recording.failLimit()
                 closeAll()
                 return
             } catch {
@@ -194,7 +193,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         var line = "\(request.method) \(request.target)"
         if let protocolHeader { line += " git-protocol=\(protocolHeader)" }
         if gzipped { line += " content-encoding=gzip" }
-        recording.appendHTTP(line, from: .client)
+        recording.recordHTTP(line, from: .client)
 
         let forwarded =
             ["Content-Type", "Accept", "Git-Protocol", "Content-Encoding", "Authorization", "Pragma"]
@@ -210,7 +209,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     func transfer(_ transfer: HTTPTransfer, didReceive head: HTTPResponseHead) {
         guard transfer === current else { return }
         let contentType = head.value(of: "Content-Type")
-        recording.appendHTTP("\(head.status) \(contentType ?? "-")", from: .server)
+        recording.recordHTTP("\(head.status) \(contentType ?? "-")", from: .server)
         if head.status != 200 { preamble = nil }
         var lines = ["HTTP/1.1 \(head.status) \(Self.reason(head.status))"]
         for name in ["Content-Type", "Location", "WWW-Authenticate", "Cache-Control", "Expires", "Pragma"] {
@@ -275,8 +274,8 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         finished = true
         current?.cancel()
         current = nil
-        recording.appendEnd(from: .server)
-        recording.appendEnd(from: .client)
+        recording.recordEnd(from: .server)
+        recording.recordEnd(from: .client)
         client.input.close()
         client.output.closeAfterWriting()
         loop.addTimer(after: .seconds(5)) { [client] _ in client.close() }

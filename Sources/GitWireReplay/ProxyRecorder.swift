@@ -80,20 +80,60 @@ public struct RecordingLimitError: GitWireError, Hashable, Sendable {
     }
 }
 
-/// The bytes a recording proxy's connection has recorded, within its limit.
-struct RecordingBudget {
-    /// The most bytes the session may hold.
+/// A session being recorded, within a byte limit: the one way a ``Session`` is assembled, by
+/// ``SessionRecorder`` (for ``RecordingTransport``) and by both recording proxies' connections.
+/// Bytes are counted against the limit as they are recorded; the first bytes that would pass it
+/// are not recorded and fail the session with ``RecordingLimitError``.
+struct SessionAssembly {
+    /// What has been recorded; its header (service, path, version, host) is the recorder's to set.
+    var session: Session
+    /// The most bytes the session may hold (both directions).
     let limit: Int
     /// Bytes recorded so far.
     private(set) var used = 0
+    /// Why the session is incomplete, once it is.
+    private(set) var failure: RecordingLimitError?
+
+    /// An empty recording of `session`'s connection, of at most `limit` bytes.
+    init(_ session: Session, limit: Int = .max) {
+        self.session = session
+        self.limit = limit
+    }
 
     /// The bytes left.
     var remaining: Int { limit - used }
 
-    /// Counts `count` more bytes; false (counting nothing) when they would pass the limit.
-    mutating func take(_ count: Int) -> Bool {
-        guard count <= remaining else { return false }
-        used += count
+    /// Records bytes `direction` sent; false (recording nothing, and failing the session) when
+    /// they would pass the limit.
+    mutating func record(_ bytes: [UInt8], from direction: Session.Direction) -> Bool {
+        guard failure == nil, bytes.count <= remaining else {
+            failLimit()
+            return false
+        }
+        used += bytes.count
+        session.append(bytes, from: direction)
         return true
+    }
+
+    /// Records an HTTP request or status line `direction` sent.
+    mutating func recordHTTP(_ line: String, from direction: Session.Direction) {
+        session.appendHTTP(line, from: direction)
+    }
+
+    /// Records that `direction` closed its side.
+    mutating func recordEnd(from direction: Session.Direction) {
+        session.appendEnd(from: direction)
+    }
+
+    /// Fails the session for bytes that would pass the limit but were never offered whole (a
+    /// gzip body that expands beyond what is left).
+    mutating func failLimit() {
+        failure = RecordingLimitError(limit: limit)
+    }
+
+    /// The recorded session, or the error that left it incomplete.
+    func result() throws -> Session {
+        if let failure { throw failure }
+        return session
     }
 }

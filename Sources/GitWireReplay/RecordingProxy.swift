@@ -52,13 +52,11 @@ extension RecordingProxy: Sendable {}
 final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
     private let client: ByteStreamPair
     private let upstream: ByteStreamPair
-    private var events = Session(transport: "git", service: "", path: "", protocolVersion: .v0)
+    private var recording: SessionAssembly
     private var clientEnded = false
     private var upstreamEnded = false
     private var finished = false
     private let onFinish: (any ProxiedConnection) -> Void
-    private var budget: RecordingBudget
-    private var failure: (any Error)?
 
     init(
         client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop, limit: Int,
@@ -66,7 +64,8 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
     ) {
         self.client = client
         self.upstream = upstream
-        self.budget = RecordingBudget(limit: limit)
+        self.recording = SessionAssembly(
+            Session(transport: "git", service: "", path: "", protocolVersion: .v0), limit: limit)
         self.onFinish = onFinish
         for stream in [client.input, client.output, upstream.input, upstream.output] as [ByteStream] {
             stream.delegate = self
@@ -85,13 +84,12 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
 
     /// The recorded session, with the header taken from the client's request line.
     func session() throws -> Session {
-        if let failure { throw failure }
+        var session = try recording.result()
         var decoder = PktLineDecoder()
-        decoder.append(events.bytes(from: .client))
+        decoder.append(session.bytes(from: .client))
         guard let first = try decoder.next()?.payload, let request = DaemonRequestLine(payload: first) else {
             throw ProtocolError("the client did not send a git:// request line")
         }
-        var session = events
         session.service = request.service
         session.path = request.path
         session.host = request.host
@@ -105,15 +103,13 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
         case .hasBytesAvailable:
             guard let input = stream as? ByteInputStream else { return }
             guard let bytes = try? input.read(), !bytes.isEmpty else { return }
-            guard budget.take(bytes.count) else {
-                failure = RecordingLimitError(limit: budget.limit)
+            guard recording.record(bytes, from: fromClient ? .client : .server) else {
                 closeAll()
                 return
             }
-            events.append(bytes, from: fromClient ? .client : .server)
             try? (fromClient ? upstream.output : client.output).write(bytes)
         case .endEncountered:
-            events.appendEnd(from: fromClient ? .client : .server)
+            recording.recordEnd(from: fromClient ? .client : .server)
             if fromClient { clientEnded = true } else { upstreamEnded = true }
             (fromClient ? upstream.output : client.output).closeAfterWriting()
             if clientEnded && upstreamEnded { closeAll() }

@@ -3,35 +3,35 @@ import GitWire
 /// Collects the sessions of a ``RecordingTransport`` (the recording proxies write theirs to
 /// fixture files as each connection ends), safe to use from any thread.
 public final class SessionRecorder: Sendable {
-    private let state = Locked<[Session]>([])
+    private let state = Locked<[SessionAssembly]>([])
 
     /// An empty recorder.
     public init() {}
 
     /// The sessions so far, in the order their connections opened.
-    public var sessions: [Session] { state.withLock { $0 } }
+    public var sessions: [Session] { state.withLock { $0.map(\.session) } }
 
     /// Starts a session; returns its number for ``record(_:from:in:)``.
     func begin(_ session: Session) -> Int {
         state.withLock { sessions in
-            sessions.append(session)
+            sessions.append(SessionAssembly(session))
             return sessions.count - 1
         }
     }
 
     /// Adds bytes `direction` sent to session `index`.
     func record(_ bytes: [UInt8], from direction: Session.Direction, in index: Int) {
-        state.withLock { $0[index].append(bytes, from: direction) }
+        state.withLock { _ = $0[index].record(bytes, from: direction) }
     }
 
     /// Adds an HTTP request or status line `direction` sent to session `index`.
     func recordHTTP(_ line: String, from direction: Session.Direction, in index: Int) {
-        state.withLock { $0[index].appendHTTP(line, from: direction) }
+        state.withLock { $0[index].recordHTTP(line, from: direction) }
     }
 
     /// Records that `direction` closed its side of session `index`.
     func recordEnd(from direction: Session.Direction, in index: Int) {
-        state.withLock { $0[index].appendEnd(from: direction) }
+        state.withLock { $0[index].recordEnd(from: direction) }
     }
 }
 

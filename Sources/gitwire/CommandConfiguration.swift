@@ -112,8 +112,8 @@ enum CommandConfiguration {
                 if isGitDirectory(resolved) { return resolved }
             }
             if isGitDirectory(directory) { return directory }
-            guard directory != "/", let slash = directory.lastIndex(of: "/") else { return nil }
-            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+            guard directory != "/", directory.contains("/") else { return nil }
+            directory = FileSystem.parentDirectory(of: directory)
         }
     }
 

@@ -83,8 +83,8 @@ struct PackObjectsCommand: Subcommand {
             if FileSystem.exists("\(directory)/HEAD") && FileSystem.isDirectory("\(directory)/objects") {
                 return directory
             }
-            guard let slash = directory.lastIndex(of: "/"), directory != "/" else { break }
-            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+            guard directory != "/", directory.contains("/") else { break }
+            directory = FileSystem.parentDirectory(of: directory)
         }
         throw UsageError("not a git repository (or any of the parent directories): .git")
     }

@@ -296,7 +296,7 @@ final class DeltaTreeResolver {
     /// Appends `data` to the spill file; returns where it went.
     private func spill(_ data: [UInt8]) throws -> Range<Int64> {
         if spillFile == nil {
-            let made = try File.createTemporary(in: Self.directory(of: plan.packPath), prefix: "tmp_spill_")
+            let made = try File.createTemporary(in: FileSystem.parentDirectory(of: plan.packPath), prefix: "tmp_spill_")
             // Unlinked at once: nothing is left behind, however the process ends.
             try FileSystem.remove(made.path)
             spillFile = made
@@ -330,8 +330,4 @@ final class DeltaTreeResolver {
         try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, whole: wholeInflater)
     }
 
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
 }

@@ -72,12 +72,7 @@ public final class ObjectDatabase: ObjectSource {
         }
         for pack in packs {
             let index = pack.index
-            var low = 0
-            var high = index.count
-            while low < high {
-                let middle = (low + high) / 2
-                if index.id(at: middle) < id { low = middle + 1 } else { high = middle }
-            }
+            let low = partitionPoint(in: 0..<index.count) { index.id(at: $0) < id }
             for position in [low - 1, low, low + 1] where position >= 0 && position < index.count {
                 extend(with: index.id(at: position))
             }

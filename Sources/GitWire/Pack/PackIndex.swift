@@ -80,15 +80,12 @@ public struct PackIndex: Sendable {
     public func position(of id: ObjectID) -> Int? {
         guard id.format == format else { return nil }
         let bucket = Int(id.firstByte)
-        var low = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: Self.headerLength + (bucket - 1) * 4))
-        var high = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))
-        while low < high {
-            let middle = (low + high) / 2
-            let candidate = self.id(at: middle)
-            if candidate == id { return middle }
-            if candidate < id { low = middle + 1 } else { high = middle }
-        }
-        return nil
+        let first = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: Self.headerLength + (bucket - 1) * 4))
+        let end = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))
+        // A fan-out table that goes down (a damaged index) holds no such name.
+        guard first < end else { return nil }
+        let position = partitionPoint(in: first..<end) { self.id(at: $0) < id }
+        return position < end && self.id(at: position) == id ? position : nil
     }
 
     /// The pack offset of `id`, or nil if the pack does not hold it.

@@ -33,7 +33,7 @@ public final class PackIndexer {
         switch destination {
         case .file(let path):
             _ = try Self.indexPath(forPack: path)
-            directory = Self.directory(of: path)
+            directory = FileSystem.parentDirectory(of: path)
         case .directory(let path):
             directory = path
         }
@@ -159,7 +159,7 @@ public final class PackIndexer {
         case .received(_, .directory(let directory)): finalPackPath = "\(directory)/pack-\(packChecksum.hex).pack"
         }
         let finalIndexPath = try options.indexPath ?? Self.indexPath(forPack: finalPackPath)
-        let index = try File.createTemporary(in: Self.directory(of: finalIndexPath), prefix: "tmp_idx_")
+        let index = try File.createTemporary(in: FileSystem.parentDirectory(of: finalIndexPath), prefix: "tmp_idx_")
         temporaryPaths.append(index.path)
         try PackIndexWriter.write(
             ids: table.ids, crc32s: table.crc32s, offsets: table.offsets, order: order, packChecksum: packChecksum,
@@ -215,8 +215,4 @@ public final class PackIndexer {
         return String(path.dropLast(5)) + ".idx"
     }
 
-    private static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
 }

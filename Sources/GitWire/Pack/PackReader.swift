@@ -105,16 +105,18 @@ public final class PackReader: ObjectSource {
 
     /// Reads and inflates the entry at `offset`.
     private func readEntry(at offset: UInt64) throws -> (PackEntryHeader, [UInt8]) {
-        var low = 0
-        var high = boundaries.count - 1
-        while low < high {
-            let middle = (low + high) / 2
-            if boundaries[middle] <= offset { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0, boundaries[low - 1] == offset else {
+        guard let end = entryEnd(startingAt: offset) else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        return try PackEntryReading.read(offset..<boundaries[low], of: file, format: index.format, with: inflater)
+        return try PackEntryReading.read(offset..<end, of: file, format: index.format, with: inflater)
+    }
+
+    /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);
+    /// nil if no entry starts there.
+    func entryEnd(startingAt offset: UInt64) -> UInt64? {
+        let next = partitionPoint(in: 0..<max(boundaries.count - 1, 0)) { boundaries[$0] <= offset }
+        guard next > 0, boundaries[next - 1] == offset else { return nil }
+        return boundaries[next]
     }
 }
 

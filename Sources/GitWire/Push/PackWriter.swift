@@ -442,14 +442,7 @@ extension PackReader {
     /// parsed header; nil when the pack does not hold it.
     func entry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>)? {
         guard let start = index.offset(of: id) else { return nil }
-        var low = 0
-        var high = boundaries.count - 1
-        while low < high {
-            let middle = (low + high) / 2
-            if boundaries[middle] <= start { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0, boundaries[low - 1] == start else { throw PackError(offset: start, .packChangedOnDisk) }
-        let end = boundaries[low]
+        guard let end = entryEnd(startingAt: start) else { throw PackError(offset: start, .packChangedOnDisk) }
         let first = try file.read(at: Int64(start), count: Int(min(end - start, UInt64(PackEntryHeader.maximumLength))))
         guard let header = try PackEntryHeader.parse(first[...], at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)

@@ -90,15 +90,8 @@ extension ObjectDatabase {
         let wanted = Array(prefix.utf8)
         for pack in packs {
             let index = pack.index
-            var low = 0
-            var high = index.count
-            while low < high {
-                let middle = (low + high) / 2
-                if index.id(at: middle).hexBytes.lexicographicallyPrecedes(wanted) {
-                    low = middle + 1
-                } else {
-                    high = middle
-                }
+            var low = partitionPoint(in: 0..<index.count) {
+                index.id(at: $0).hexBytes.lexicographicallyPrecedes(wanted)
             }
             while low < index.count, found.count < limit, index.id(at: low).hexBytes.starts(with: wanted) {
                 found.insert(index.id(at: low))

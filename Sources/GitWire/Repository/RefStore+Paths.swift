@@ -35,11 +35,6 @@ extension RefStore {
         }
     }
 
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return String(path[..<slash])
-    }
-
     /// Refuses names git would refuse (`..`, control characters, `.lock` components, ...), so a
     /// server's ref name can never reach outside `refs/`.
     static func checkName(_ name: String) throws {

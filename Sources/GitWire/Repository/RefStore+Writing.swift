@@ -4,7 +4,7 @@ extension RefStore {
     public func setSymbolicRef(_ name: String = "HEAD", to target: String) throws {
         try Self.checkName(target)
         let file = path(of: name)
-        if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: file))
         let lock = try RefLock(file, content: Array("ref: \(target)\n".utf8))
         try lock.commit()
     }
@@ -171,10 +171,7 @@ extension RefStore {
         }
         for (lock, update) in locks where update.newID == nil {
             do {
-                try lock.commitDeletion()
-                state.remove(update.name)
-                removeEmptyParents(of: update.name)
-                reflog?.remove(update.name)
+                try commitDeletion(lock, of: update.name, state: &state, reflog: reflog)
             } catch {
                 commitError = commitError ?? RefUpdateError(name: update.name, reason: .cannotCommit("\(error)"))
             }
@@ -187,6 +184,15 @@ extension RefStore {
     /// be is reported and kept), `packed-refs` rewritten without the locked ones, then their loose
     /// files removed.
     /// Logs a made update as git does: in the ref's log, and in `HEAD`'s when `HEAD` names it.
+    /// Deletes the loose ref `name` through its `lock`, then forgets it: its name, the empty
+    /// directories it leaves, its reflog.
+    private func commitDeletion(_ lock: RefLock, of name: String, state: inout RefNames, reflog: Reflog?) throws {
+        try lock.commitDeletion()
+        state.remove(name)
+        removeEmptyParents(of: name)
+        reflog?.remove(name)
+    }
+
     private func log(_ update: RefUpdate, old: ObjectID?, in reflog: Reflog?) throws {
         guard let reflog, let message = update.logMessage else { return }
         try reflog.append(update.name, old: old, new: update.newID, message: message)
@@ -234,10 +240,7 @@ extension RefStore {
         }
         for (lock, update) in locks {
             do {
-                try lock.commitDeletion()
-                state.remove(update.name)
-                removeEmptyParents(of: update.name)
-                reflog?.remove(update.name)
+                try commitDeletion(lock, of: update.name, state: &state, reflog: reflog)
             } catch {
                 failures.append(RefUpdateError(name: update.name, reason: .cannotCommit("\(error)")))
             }
@@ -253,7 +256,7 @@ extension RefStore {
                 }
             }
             // Taken and dropped, as git does: another process's lock fails the deletion.
-            guard FileSystem.isDirectory(Self.parent(of: path)) else { continue }
+            guard FileSystem.isDirectory(FileSystem.parentDirectory(of: path)) else { continue }
             do {
                 try RefLock(path, content: []).rollback()
             } catch let error as LockHeldError {
@@ -338,7 +341,7 @@ extension RefStore {
         }
         let content = unchanged ? [] : update.newID.map { Array("\($0.hex)\n".utf8) } ?? []
         do {
-            try FileSystem.makeDirectories(Self.parent(of: path))
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: path))
             do {
                 return try RefLock(path, content: content)
             } catch {

@@ -53,7 +53,7 @@ struct Reflog: Sendable {
     func append(_ name: String, old: ObjectID?, new: ObjectID?, message: String) throws {
         guard logs(name) else { return }
         let file = path(name)
-        if let slash = file.lastIndex(of: "/") { try FileSystem.makeDirectories(String(file[..<slash])) }
+        try FileSystem.makeDirectories(FileSystem.parentDirectory(of: file))
         let zero = ObjectID.zero((new ?? old)?.format ?? .sha1)
         let oldHex = (old ?? zero).hex
         let newHex = (new ?? zero).hex

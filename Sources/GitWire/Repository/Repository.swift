@@ -91,25 +91,20 @@ public final class Repository {
         while FileSystem.isSymbolicLink(target), let next = FileSystem.symbolicLinkTarget(target) {
             links += 1
             guard links <= 40 else { throw SystemCallError("Invalid path '\(link)'", .tooManyLinks) }
-            target = next.hasPrefix("/") ? next : parent(of: target) + "/" + next
+            target = next.hasPrefix("/") ? next : FileSystem.parentDirectory(of: target) + "/" + next
         }
-        let directory = parent(of: target)
+        let directory = FileSystem.parentDirectory(of: target)
         if !FileSystem.isDirectory(directory) {
             // The first directory on the way that is missing, named as git names it.
             var reached = directory.hasPrefix("/") ? "" : try FileSystem.currentDirectory()
             for component in directory.split(separator: "/") where component != "." {
-                reached = component == ".." ? parent(of: reached) : reached + "/" + component
+                reached = component == ".." ? FileSystem.parentDirectory(of: reached) : reached + "/" + component
                 guard FileSystem.isDirectory(reached) else {
                     throw SystemCallError("Invalid path '\(reached)'", .noSuchFile)
                 }
             }
         }
         try FileSystem.makeDirectory(target)
-    }
-
-    private static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// git's template for `info/exclude`.

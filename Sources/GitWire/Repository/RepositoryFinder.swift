@@ -149,7 +149,7 @@ struct RepositoryFinder {
     mutating func open(_ given: String) throws -> RepositoryLocation {
         let path = absolute(given, from: start)
         if let target = try readGitFile(path) {
-            return try located(gitDirectory: target, gitFile: path, discoveredIn: Self.parent(of: path))
+            return try located(gitDirectory: target, gitFile: path, discoveredIn: FileSystem.parentDirectory(of: path))
         }
         let dotGit = (path == "/" ? "" : path) + "/.git"
         if let target = try readGitFile(dotGit) {
@@ -163,7 +163,8 @@ struct RepositoryFinder {
             // gives it one (unless the repository says it is bare).
             let name = path.split(separator: "/").last.map(String.init)
             return try located(
-                gitDirectory: path, gitFile: nil, discoveredIn: name == ".git" ? Self.parent(of: path) : nil)
+                gitDirectory: path, gitFile: nil,
+                discoveredIn: name == ".git" ? FileSystem.parentDirectory(of: path) : nil)
         }
         throw RepositoryDiscoveryError(.notARepository(given))
     }
@@ -185,11 +186,6 @@ struct RepositoryFinder {
         return RepositoryLocation(
             gitDirectory: gitDirectory, commonDirectory: commonDirectory(of: gitDirectory), workTree: workTree,
             gitFile: gitFile)
-    }
-
-    private static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     // MARK: git's checks

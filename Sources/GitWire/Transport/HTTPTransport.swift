@@ -377,13 +377,13 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         }
     }
 
-    /// The error body as git shows it: only `text/plain`, control characters replaced, trailing
-    /// white space dropped.
+    /// The error body as git shows it: only `text/plain`, control characters masked (see
+    /// `maskedForTerminal`), trailing white space dropped.
     private func serverMessage(_ head: HTTPResponseHead) -> String? {
         guard SmartHTTP.contentType(head.value(of: "Content-Type"), is: "text/plain"), !errorBody.isEmpty else {
             return nil
         }
-        var text = displayedServerText(errorBody)
+        var text = String(decoding: maskedForTerminal(errorBody), as: UTF8.self)
         while let last = text.last, last.isWhitespace { text.removeLast() }
         return text.isEmpty ? nil : text
     }
@@ -434,15 +434,6 @@ extension SmartHTTP.Location {
         query.password = credential.password
         return query
     }
-}
-
-/// Server text (an error page) as git shows it: printable characters, tabs and line breaks
-/// kept, any other control character shown as `?`, so a server cannot drive the terminal.
-func displayedServerText(_ bytes: [UInt8]) -> String {
-    let kept = bytes.map { byte -> UInt8 in
-        byte == 0x0a || byte == 0x09 || byte >= 0x20 && byte != 0x7f ? byte : UInt8(ascii: "?")
-    }
-    return String(decoding: kept, as: UTF8.self)
 }
 
 extension String {

@@ -129,13 +129,8 @@ struct DefaultNegotiator: Sendable {
                     }
                     commits.insert(.complete, on: parent)
                     // After the entries of the same time, as `commit_list_insert_by_date`.
-                    var low = head
-                    var high = list.count
-                    while low < high {
-                        let middle = (low + high) / 2
-                        if list[middle].time < commit.committerTime { high = middle } else { low = middle + 1 }
-                    }
-                    list.insert((parent, commit.committerTime), at: low)
+                    let place = partitionPoint(in: head..<list.count) { list[$0].time >= commit.committerTime }
+                    list.insert((parent, commit.committerTime), at: place)
                 }
             }
         }

@@ -1,7 +1,8 @@
 /// Object names of one format, stored compactly for the pack indexer's per-object tables: three
 /// words a SHA-1 name (24 bytes, what a name took before ``ObjectID`` carried its format), four a
-/// SHA-256 name, where an array of ``ObjectID`` takes 40 bytes a name. Measured on a
-/// 164,488-object pack, the plain array cost 3.9 MiB more peak memory in `index-pack`.
+/// SHA-256 name, where an array of ``ObjectID`` takes 40 bytes a name: the indexer keeps one name
+/// per object, so the difference is paid once per object of the pack (Documentation/Performance.md,
+/// "Measured choices in the code").
 package struct ObjectIDArray: RandomAccessCollection, MutableCollection, Sendable {
     /// The format of every name.
     package let format: ObjectFormat
@@ -125,7 +126,7 @@ package struct ObjectIDSet: Sequence, Sendable {
     ///
     /// An array rather than any sequence: the generic version was called unspecialized from the
     /// pack indexer's threads (an iterator through witness tables and allocations for every
-    /// batch), which made a SHA-1 clone of 200k objects 10% slower in CPU than before.
+    /// batch; its cost is in Documentation/Performance.md).
     @inlinable
     package mutating func formUnion(_ ids: [ObjectID]) {
         for index in ids.indices { insert(ids[index]) }

@@ -68,12 +68,7 @@ package final class DeltaResolutionPlan: Sendable {
     /// The offset deltas based on entry `index`, as a range of ``offsetChildren``.
     package func offsetChildren(of index: Int32) -> Range<Int> {
         guard Int(index) < offsets.count else { return 0..<0 }
-        var low = 0
-        var high = offsetChildren.count
-        while low < high {
-            let middle = (low + high) / 2
-            if offsetChildren[middle].base < index { low = middle + 1 } else { high = middle }
-        }
+        let low = partitionPoint(in: 0..<offsetChildren.count) { offsetChildren[$0].base < index }
         var end = low
         while end < offsetChildren.count && offsetChildren[end].base == index { end += 1 }
         return low..<end

@@ -45,13 +45,8 @@ package struct PackEntryTable: Sendable {
 
     /// The index of the entry at `offset`, or nil if no entry starts there.
     package func index(ofOffset offset: UInt64) -> Int? {
-        var low = 0
-        var high = offsets.count
-        while low < high {
-            let middle = (low + high) / 2
-            if offsets[middle] < offset { low = middle + 1 } else { high = middle }
-        }
-        return low < offsets.count && offsets[low] == offset ? low : nil
+        let position = partitionPoint(in: 0..<offsets.count) { offsets[$0] < offset }
+        return position < offsets.count && offsets[position] == offset ? position : nil
     }
 }
 
@@ -202,12 +197,7 @@ package struct ReferenceDeltaLinks: RandomAccessCollection, Sendable {
     /// The positions of the links whose base `order` says is the key (0), in links sorted so that
     /// those before it (-1) come first.
     private static func range<Link>(_ links: [Link], order: (Link) -> Int) -> Range<Int> {
-        var low = 0
-        var high = links.count
-        while low < high {
-            let middle = (low + high) / 2
-            if order(links[middle]) < 0 { low = middle + 1 } else { high = middle }
-        }
+        let low = partitionPoint(in: 0..<links.count) { order(links[$0]) < 0 }
         var end = low
         while end < links.count && order(links[end]) == 0 { end += 1 }
         return low..<end

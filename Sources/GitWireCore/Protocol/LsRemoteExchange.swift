@@ -64,8 +64,9 @@ public struct LsRemoteExchange: Exchange, Sendable {
 
     private let options: LsRemoteOptions
     private var state = State.discovering
-    /// The v0/v1 parser, kept out of `state` and changed in place: copying it out of the enum and
-    /// back for every ref line (a `Ref` in it, with two object ids) cost 5% of ls-remote's time.
+    /// The v0/v1 parser, kept out of `state` and changed in place: otherwise it is copied out of
+    /// the enum and back for every ref line (a `Ref` in it, with two object ids; the cost is in
+    /// Documentation/Performance.md).
     private var advertisementParser = RefAdvertisementParser()
     private var refs: [Ref] = []
     private var sawAnything = false

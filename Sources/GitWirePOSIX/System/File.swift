@@ -149,6 +149,13 @@ package final class File {
 
 /// File-system calls by path.
 package enum FileSystem {
+    /// The directory that holds `path`, as `dirname` names it for the paths gitwire makes: the
+    /// part before the last `/` (`/` itself for a name at the root), `.` for a path without one.
+    package static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// Renames `from` to `to`, replacing `to`.
     package static func rename(_ from: String, to: String) throws {
         _ = try retryingInterrupts("rename \(from) to \(to)") { Glibc.rename(from, to) }
@@ -172,9 +179,7 @@ package enum FileSystem {
         to path: String, permissions: UInt32, temporaryPrefix: String,
         _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void
     ) throws {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let file = try File.createTemporary(in: directory, prefix: temporaryPrefix)
+        let file = try File.createTemporary(in: parentDirectory(of: path), prefix: temporaryPrefix)
         do {
             try produce { try file.write($0) }
             try file.setPermissions(permissions)
@@ -230,7 +235,7 @@ package enum FileSystem {
     package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
         if isDirectory(path) { return }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try makeDirectories(String(path[..<slash]), mode: mode)
+            try makeDirectories(parentDirectory(of: path), mode: mode)
         }
         try makeDirectory(path, mode: mode)
     }

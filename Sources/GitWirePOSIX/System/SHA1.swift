@@ -157,9 +157,9 @@ public struct UncheckedSHA1: Sendable {
 }
 
 /// Objects named together: their headers and contents are hashed with collision detection, up to
-/// sixteen side by side with AVX-512 (about three times the throughput of one object at a time
-/// on the SHA extensions, when the batch holds many objects of similar sizes), one after the
-/// other on CPUs without it. The digests are those of ``ObjectID/of(type:data:format:)``. With
+/// sixteen side by side with AVX-512 (faster than one object at a time on the SHA extensions when
+/// the batch holds many objects of similar sizes; see Documentation/Performance.md, "index-pack"),
+/// one after the other on CPUs without it. The digests are those of ``ObjectID/of(type:data:format:)``. With
 /// SHA-256 the objects are named one after the other (on the SHA extensions where present).
 package struct ObjectHashBatch {
     /// The format of the names.

@@ -270,9 +270,17 @@ struct HTTPTransportTests {
                 // git passes the escape sequences through; gitwire shows them as `?`.
                 #expect(expected.errorText.contains("\u{1b}"))
                 #expect(
-                    ours.errorText == "remote: ?]0;TITLE??[31mred?[0m?over\n" + expected.errorText.split(
+                    ours.errorText == "remote: ?]0;TITLE??[31mred?[0m?over?2Jcsi\n" + expected.errorText.split(
                         separator: "\n"
                     ).last! + "\n")
+                // The library's error holds the text masked by the same rules: C0 controls and
+                // C1 controls (U+009B is CSI on some terminals) alike.
+                do {
+                    _ = try Remote(url, timeout: .seconds(30)).lsRemoteBlocking()
+                    Issue.record("a 500 was taken for an answer")
+                } catch let error as HTTPError {
+                    #expect(error.serverMessage == "?]0;TITLE??[31mred?[0m?over?2Jcsi")
+                }
             } else {
                 #expect(ours.errorText == expected.errorText, "\(kind)")
             }
