@@ -1,3 +1,5 @@
+import GitWireCore
+
 /// One connection to a git service, driven by a run loop: bytes out through ``send(_:)``, bytes
 /// in, the end and failures through a ``ConnectionHandler``. Every call and every event happens
 /// on the loop's thread.
@@ -18,7 +20,7 @@ public protocol Connection: AnyObject {
     /// as far as the caller can tell).
     var queuedByteCount: Int { get }
     /// The last lines the program behind the connection (ssh, `git-upload-pack`) wrote on its
-    /// standard error, for the error that explains a failure (see ``RemoteProgramError``); empty
+    /// standard error, for the error that explains a failure (see GitWire's `RemoteProgramError`); empty
     /// by default. A connection that wraps another passes the other's on.
     var standardErrorLines: [String] { get }
 }
