@@ -3,6 +3,10 @@ import GitWireCore
 /// One connection to a git service, driven by a run loop: bytes out through ``send(_:)``, bytes
 /// in, the end and failures through a ``ConnectionHandler``. Every call and every event happens
 /// on the loop's thread.
+///
+/// The `git://`, ssh and local transports' connections are the loop-driven descriptor channel
+/// itself (the one the byte streams are a face over): what it reads reaches the handler in the
+/// same loop callback, with no stream or delegate in between.
 public protocol Connection: AnyObject {
     /// Packets the transport itself sends first, before the exchange's own (the git:// request
     /// line); empty for most transports.
