@@ -459,7 +459,7 @@ extension StreamChannel: Connection {
     package func send(_ bytes: [UInt8]) {
         let writer = writeEnd ?? self
         guard !isClosed, !hasFailed, !writer.closesWhenDrained, writer.openStreams > 0 else {
-            if !isClosed { connectionFail(StreamError.closed) }
+            if !isClosed { connectionFail(StreamError.closed, stopsReading: false) }
             return
         }
         guard !bytes.isEmpty else { return }
@@ -518,7 +518,8 @@ extension StreamChannel: Connection {
         switch flushQueue() {
         case .blocked: return
         case .failed(let error):
-            if let owner { owner.connectionFail(error) } else { connectionFail(error) }
+            // What the peer sent before it stopped taking bytes is still read.
+            (owner ?? self).connectionFail(error, stopsReading: false)
         case .drained:
             if closesWhenDrained {
                 closeWriting()
@@ -572,15 +573,16 @@ extension StreamChannel: Connection {
         if end === errorEnd {
             standardErrorEnded()
         } else {
-            connectionFail(error)
+            connectionFail(error, stopsReading: false)
         }
     }
 
     /// The connection failed: the handler hears it in the loop, after the child's standard error.
-    private func connectionFail(_ error: any Error) {
+    /// Reading stops unless only writing failed (`stopsReading` false).
+    private func connectionFail(_ error: any Error, stopsReading: Bool = true) {
+        if stopsReading { isReading = false }
         guard !hasFailed, !isClosed else { return }
         hasFailed = true
-        isReading = false
         guard let loop else { return }
         loop.updateInterest(self)
         loop.enqueue { [weak self] in
