@@ -30,8 +30,8 @@ public struct GitDaemonTransport: Transport {
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
-        let pair = ByteStreamPair.connecting(toHost: host, port: port, connectTimeout: timeout, resolver: resolver)
-        return StreamConnection(
-            pair: pair, process: nil, greeting: [request.daemonRequest(host: hostHeader)], loop: loop)
+        StreamChannel.connection(
+            toHost: host, port: port, connectTimeout: timeout, resolver: resolver,
+            greeting: [request.daemonRequest(host: hostHeader)], loop: loop)
     }
 }

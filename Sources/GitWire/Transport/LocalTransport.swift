@@ -28,7 +28,7 @@ public struct LocalTransport: Transport {
         "GIT_COMMON_DIR",
     ]
 
-    private func spawn(_ request: ServiceRequest) throws -> (ByteStreamPair, ChildProcess, ByteInputStream?) {
+    private func spawn(_ request: ServiceRequest, in loop: EpollRunLoop) throws -> StreamChannel {
         guard !request.path.hasBytePrefix("-") else { throw StrangePathnameError(path: request.path) }
         let command =
             request.service == .uploadPack
@@ -36,9 +36,9 @@ public struct LocalTransport: Transport {
         var environment: [String: String?] = [:]
         for name in Self.repositoryVariables { environment[name] = .some(nil) }
         environment["GIT_PROTOCOL"] = .some(request.gitProtocolEnvironment)
-        return try ByteStreamPair.spawning(
-            Self.arguments(command: command, path: request.path), environment: environment,
-            captureStandardError: true)
+        return try StreamChannel.connection(
+            spawning: Self.arguments(command: command, path: request.path), environment: environment,
+            errorOutput: programErrorOutput, loop: loop)
     }
 
     /// What git runs: `<command> '<path>'` through `sh -c` when the command holds anything the
@@ -69,9 +69,6 @@ public struct LocalTransport: Transport {
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
-        let (pair, process, standardError) = try spawn(request)
-        return StreamConnection(
-            pair: pair, process: process, standardError: standardError, errorOutput: programErrorOutput, greeting: [],
-            loop: loop)
+        try spawn(request, in: loop)
     }
 }

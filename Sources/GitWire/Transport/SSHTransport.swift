@@ -79,11 +79,8 @@ public struct SSHTransport: Transport {
         // As git: `GIT_PROTOCOL` only for OpenSSH, which is told to send it.
         var environment: [String: String?] = [:]
         if variant == .ssh, let value = request.gitProtocolEnvironment { environment["GIT_PROTOCOL"] = .some(value) }
-        let (pair, process, standardError) = try ByteStreamPair.spawning(
-            arguments, environment: environment, captureStandardError: true)
-        return StreamConnection(
-            pair: pair, process: process, standardError: standardError, errorOutput: programErrorOutput, greeting: [],
-            loop: loop)
+        return try StreamChannel.connection(
+            spawning: arguments, environment: environment, errorOutput: programErrorOutput, loop: loop)
     }
 
     /// The command line git runs for `request`: the program (or `sh -c` with `GIT_SSH_COMMAND`),

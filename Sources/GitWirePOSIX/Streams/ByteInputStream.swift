@@ -23,14 +23,13 @@ public final class ByteInputStream: ByteStream {
         while true {
             let result: IOResult<[UInt8]>
             do {
-                result = try descriptor.read(maxCount: max(1, maxLength))
+                result = try channel.readOnce(maxCount: maxLength)
             } catch {
                 fail(error)
                 throw error
             }
             switch result {
             case .done(let bytes):
-                if channel.isTCPClient && !bytes.isEmpty { Socket.requestQuickAck(descriptor) }
                 if bytes.isEmpty {
                     status = .atEnd
                     if let loop = runLoop {

@@ -5,10 +5,8 @@ import GitWireCore
 /// Scheduled, ``write(_:)`` queues: bytes leave as the descriptor takes them, in order, and
 /// `hasSpaceAvailable` comes once after opening and again each time the queue empties.
 public final class ByteOutputStream: ByteStream {
-    private var queue: [[UInt8]] = []
-    private var queueHeadOffset = 0
     /// Bytes queued and not yet written.
-    public private(set) var queuedByteCount = 0
+    public var queuedByteCount: Int { channel.queuedBytes }
     private var closesWhenDrained = false
 
     package override var isReading: Bool { false }
@@ -34,8 +32,7 @@ public final class ByteOutputStream: ByteStream {
         if status == .closed || status == .error { try checkUsable() }
         guard !bytes.isEmpty else { return }
         let wasEmpty = queuedByteCount == 0
-        queue.append(bytes)
-        queuedByteCount += bytes.count
+        channel.enqueue(bytes)
         if status == .open && wasEmpty {
             flushQueued(in: loop, announce: false)
         }
@@ -73,23 +70,13 @@ public final class ByteOutputStream: ByteStream {
     /// Writes queued bytes until the descriptor is full or the queue is empty; an emptied queue
     /// is announced with `hasSpaceAvailable` unless `announce` is false.
     package func flushQueued(in loop: EpollRunLoop, announce: Bool = true) {
-        guard let descriptor = channel.descriptor, status == .open else { return }
-        while let head = queue.first {
-            let result: IOResult<Int>
-            do {
-                result = try descriptor.write(head[queueHeadOffset...], isSocket: channel.isSocket)
-            } catch {
-                discardQueued()
-                fail(error)
-                return
-            }
-            guard case .done(let written) = result else { return }
-            queuedByteCount -= written
-            queueHeadOffset += written
-            if queueHeadOffset == head.count {
-                queue.removeFirst()
-                queueHeadOffset = 0
-            }
+        guard channel.descriptor != nil, status == .open else { return }
+        switch channel.flushQueue() {
+        case .blocked: return
+        case .failed(let error):
+            fail(error)
+            return
+        case .drained: break
         }
         if closesWhenDrained {
             close()
@@ -109,13 +96,7 @@ public final class ByteOutputStream: ByteStream {
     }
 
     override public func close() {
-        discardQueued()
+        channel.discardQueued()
         super.close()
-    }
-
-    private func discardQueued() {
-        queue.removeAll()
-        queuedByteCount = 0
-        queueHeadOffset = 0
     }
 }

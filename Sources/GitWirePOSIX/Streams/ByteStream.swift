@@ -7,7 +7,9 @@ import GitWireCore
 /// ``delegate`` hears of what happens through ``ByteStreamDelegate/stream(_:handle:)``.
 /// Unscheduled, its calls block (each wait bounded by ``timeout``): they run the same stream on a
 /// private run loop of the calling thread until what they wait for has happened, so both ways
-/// share one implementation of connecting, reading and writing. Streams belong to one thread.
+/// share one implementation of connecting, reading and writing: the descriptor channel that is
+/// also the ``Connection`` of the `git://`, ssh and local transports. A stream is a face over that
+/// channel. Streams belong to one thread.
 public class ByteStream {
     package let channel: StreamChannel
     /// Where the stream is in its life.

@@ -9,7 +9,7 @@ public final class EpollRunLoop {
     public let handle: RunLoopHandle
     private var sources: [UInt64: any LoopSource] = [:]
     private var nextToken: UInt64 = 1
-    private var pendingEvents: [(ByteStream, ByteStreamEvent)] = []
+    private var pendingEvents: [() -> Void] = []
     private var timers = TimerQueue()
     private var timerSequence: UInt64 = 0
     private var stopRequested = false
@@ -160,7 +160,13 @@ public final class EpollRunLoop {
 
     /// Queues `event` for `stream`'s delegate; it is delivered in this loop's next iteration.
     package func enqueue(_ event: ByteStreamEvent, for stream: ByteStream) {
-        pendingEvents.append((stream, event))
+        pendingEvents.append { [unowned self] in self.deliver(event, to: stream) }
+    }
+
+    /// Queues `work` (a channel's event for its connection); it runs in this loop's next
+    /// iteration, in order with the streams' events.
+    package func enqueue(_ work: @escaping () -> Void) {
+        pendingEvents.append(work)
     }
 
     /// Calls the delegate now, if the stream is still scheduled here and not closed.
@@ -173,7 +179,7 @@ public final class EpollRunLoop {
         while !pendingEvents.isEmpty {
             let batch = pendingEvents
             pendingEvents.removeAll()
-            for (stream, event) in batch { deliver(event, to: stream) }
+            for work in batch { work() }
         }
     }
 

@@ -1,7 +1,20 @@
 import GitWireCore
 
-/// The descriptor behind one or two streams (a socket is read and written through one
-/// descriptor; a pipe end carries one stream), with its connect state and its place in a run loop.
+/// The one object between a run loop and what uses a descriptor: it connects (a TCP connect,
+/// its host looked up off the loop), reads, queues and writes, and closes. It is a
+/// ``Connection`` itself — the connection of the git://, local and ssh transports, whose handler
+/// (the exchange engine) hears each read's bytes straight from the channel — and it is what the
+/// public streams (``ByteInputStream``, ``ByteOutputStream``) are a face over.
+///
+/// A socket is one channel, read and written through one descriptor. A child process is one
+/// channel too: it reads the child's standard output and writes, through a second channel that
+/// reports to it, the child's standard input; a third one reads its standard error. That error
+/// output is read on the loop as it comes: each piece goes to the ``ProgramErrorOutput``
+/// (this process's standard error by default, as git's children write there), and its last lines
+/// are kept for the error that explains a failure (``standardErrorLines``). When the child's
+/// output ends or breaks, the end reaches the handler only once its standard error has ended
+/// too (or after a short grace), so the explanation is there when the exchange fails. Closing
+/// reaps the child on the loop.
 package final class StreamChannel: LoopSource {
     private(set) var descriptor: FileDescriptor?
     package let isSocket: Bool
@@ -13,7 +26,7 @@ package final class StreamChannel: LoopSource {
     private var connectTimer: RunLoopTimer?
     /// Keeps the loop running while a host lookup is on a resolver thread.
     private var lookupKeepAlive: RunLoopTimer?
-    /// Streams not yet closed.
+    /// Directions (streams, or a connection's reading and writing) not yet closed.
     private var openStreams: Int
     private var isAborting = false
     /// Scheduled streams, held while they are in the loop.
@@ -22,20 +35,115 @@ package final class StreamChannel: LoopSource {
     package weak var loop: EpollRunLoop?
     package var registration = LoopRegistration()
 
+    // Bytes queued for writing (by a scheduled output stream or the connection).
+    private var queue: [[UInt8]] = []
+    private var queueHeadOffset = 0
+    /// Bytes queued and not yet written.
+    package private(set) var queuedBytes = 0
+    /// Whether this direction closes once its queue is written.
+    private var closesWhenDrained = false
+
+    // The connection, on the channel that is one.
+    /// Packets sent first (the git:// request line).
+    package let greeting: [PktLine]
+    private let isConnection: Bool
+    private var handler: (any ConnectionHandler)?
+    private var isStarted = false
+    private var isClosed = false
+    private var isConnectionOpen = false
+    private var hasFailed = false
+    /// Whether the loop should watch for readability on the connection's behalf.
+    private var isReading = false
+    /// A child's standard input, when it is not this channel's descriptor.
+    private var writeEnd: StreamChannel?
+    /// A child's standard error, while it is being read.
+    private var errorEnd: StreamChannel?
+    /// The connection a child's standard input or error channel reports to.
+    private weak var owner: StreamChannel?
+    private var process: ChildProcess?
+    private var errorOutput = ProgramErrorOutput.standardError
+    private var errorLines = StandardErrorLines()
+    /// The end or failure of the output, held until the standard error has ended.
+    private var heldEnd: (() -> Void)?
+    private var graceTimer: RunLoopTimer?
+    /// Keeps the connection (and the reading of the child's standard error) alive after
+    /// ``close()`` until that standard error ends.
+    private var keptAlive: StreamChannel?
+
+    /// How long an end waits for the child's standard error to end too (a grandchild may hold it
+    /// open).
+    static let standardErrorGrace: Duration = .seconds(2)
+
     /// A channel over an open descriptor, used by `streams` streams.
     package init(descriptor: FileDescriptor, streams: Int) {
         self.descriptor = descriptor
         self.isSocket = descriptor.isSocket
         self.isTCPClient = false
         self.openStreams = streams
+        self.greeting = []
+        self.isConnection = false
     }
 
-    /// A TCP channel that connects when first opened.
-    package init(connector: TCPConnector) {
+    /// A TCP channel that connects when first opened; a ``Connection`` that sends `greeting` first
+    /// if `isConnection`.
+    package init(connector: TCPConnector, greeting: [PktLine] = [], isConnection: Bool = false) {
         self.connector = connector
         self.isSocket = true
         self.isTCPClient = true
         self.openStreams = 2
+        self.greeting = greeting
+        self.isConnection = isConnection
+    }
+
+    /// The connection of a child process: reads `output`, writes `input` through a channel of its
+    /// own, reads `standardError` if given, and reaps the process when closed.
+    private init(
+        process: ChildProcess, output: FileDescriptor, input: FileDescriptor, standardError: FileDescriptor?,
+        errorOutput: ProgramErrorOutput
+    ) {
+        self.descriptor = output
+        self.isSocket = false
+        self.isTCPClient = false
+        self.openStreams = 1
+        self.greeting = []
+        self.isConnection = true
+        self.process = process
+        self.errorOutput = errorOutput
+        let writeEnd = StreamChannel(descriptor: input, streams: 1)
+        self.writeEnd = writeEnd
+        self.errorEnd = standardError.map { StreamChannel(descriptor: $0, streams: 1) }
+        for end in [writeEnd, errorEnd].compactMap({ $0 }) {
+            end.owner = self
+            end.keptByOwner = true
+        }
+    }
+
+    /// A connection to a TCP `host` and `port`, connecting (bounded by `connectTimeout`) once
+    /// started, that sends `greeting` before the exchange's packets.
+    package static func connection(
+        toHost host: String, port: Int, connectTimeout: Duration?, resolver: any HostResolver, greeting: [PktLine],
+        loop: EpollRunLoop
+    ) -> StreamChannel {
+        let channel = StreamChannel(
+            connector: TCPConnector(host: host, port: port, timeout: connectTimeout, resolver: resolver),
+            greeting: greeting, isConnection: true)
+        channel.loop = loop
+        return channel
+    }
+
+    /// A connection to a child process started from `arguments` (a nil in `environment` removes
+    /// that variable): its standard output is read, its standard input written, its standard
+    /// error read into `errorOutput` and ``standardErrorLines``.
+    package static func connection(
+        spawning arguments: [String], environment: [String: String?], errorOutput: ProgramErrorOutput,
+        loop: EpollRunLoop
+    ) throws -> StreamChannel {
+        let (process, pipes) = try ChildProcess.spawn(arguments, environment: environment, captureStandardError: true)
+        let channel = StreamChannel(
+            process: process, output: pipes.standardOutput, input: pipes.standardInput,
+            standardError: pipes.standardError, errorOutput: errorOutput)
+        channel.loop = loop
+        return channel
     }
 
     deinit { try? descriptor?.close() }
@@ -111,13 +219,18 @@ package final class StreamChannel: LoopSource {
         connectTimer?.invalidate()
         connectTimer = nil
         loop.updateInterest(self)
-        scheduledInput?.channelDidOpen()
-        scheduledOutput?.channelDidOpen()
+        if isConnection {
+            connectionDidOpen(in: loop)
+        } else {
+            scheduledInput?.channelDidOpen()
+            scheduledOutput?.channelDidOpen()
+        }
     }
 
     package func loopCannotWatch(_ error: any Error) { fail(error) }
 
-    /// Marks the channel failed: its streams get `errorOccurred`.
+    /// Marks the channel failed: its streams get `errorOccurred`, its connection's handler
+    /// `didFail`.
     package func fail(_ error: any Error) {
         lookupKeepAlive?.invalidate()
         lookupKeepAlive = nil
@@ -129,18 +242,91 @@ package final class StreamChannel: LoopSource {
             try? descriptor.close()
             self.descriptor = nil
         }
-        scheduledInput?.fail(error)
-        scheduledOutput?.fail(error)
+        if let owner {
+            owner.endFailed(self, error)
+        } else if isConnection {
+            connectionFail(error)
+        } else {
+            scheduledInput?.fail(error)
+            scheduledOutput?.fail(error)
+        }
         if let loop { loop.updateInterest(self) }
+    }
+
+    // MARK: Reading and writing
+
+    /// Reads what is there, up to `maxCount` bytes (at least one); an empty result is the end.
+    package func readOnce(maxCount: Int) throws -> IOResult<[UInt8]> {
+        guard let descriptor, !isConnecting else { throw StreamError.notOpen }
+        let result = try descriptor.read(maxCount: max(1, maxCount))
+        if isTCPClient, case .done(let bytes) = result, !bytes.isEmpty { Socket.requestQuickAck(descriptor) }
+        return result
+    }
+
+    /// Queues `bytes` to be written in order.
+    package func enqueue(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        queue.append(bytes)
+        queuedBytes += bytes.count
+    }
+
+    /// What ``flushQueue()`` got to.
+    package enum FlushOutcome {
+        /// Every queued byte is written.
+        case drained
+        /// The descriptor is full; the rest waits for writability.
+        case blocked
+        /// Writing failed; the queue is discarded.
+        case failed(any Error)
+    }
+
+    /// Writes queued bytes until the descriptor is full or the queue is empty.
+    package func flushQueue() -> FlushOutcome {
+        guard let descriptor, !isConnecting else { return .blocked }
+        while let head = queue.first {
+            let result: IOResult<Int>
+            do {
+                result = try descriptor.write(head[queueHeadOffset...], isSocket: isSocket)
+            } catch {
+                discardQueued()
+                return .failed(error)
+            }
+            guard case .done(let written) = result else { return .blocked }
+            queuedBytes -= written
+            queueHeadOffset += written
+            if queueHeadOffset == head.count {
+                queue.removeFirst()
+                queueHeadOffset = 0
+            }
+        }
+        return .drained
+    }
+
+    /// Drops every queued byte.
+    package func discardQueued() {
+        queue.removeAll()
+        queuedBytes = 0
+        queueHeadOffset = 0
     }
 
     // MARK: Run loop
 
     package var watchedDescriptor: FileDescriptor? { descriptor }
 
+    /// Whether the connection (or the connection this channel reports to) drives the channel,
+    /// rather than streams.
+    private var isDriven: Bool { isConnection || owner != nil || keptByOwner }
+    /// Set on a child's standard input or error channel for its whole life.
+    private var keptByOwner = false
+
     package var desiredInterest: EpollEvents {
         if isConnecting { return descriptor == nil ? [] : .writable }
         var interest: EpollEvents = []
+        if isDriven {
+            if isReading { interest.insert(.readable) }
+            if queuedBytes > 0 && (isConnectionOpen || !isConnection) { interest.insert(.writable) }
+            return interest
+        }
         if let input = scheduledInput, input.wantsReadiness { interest.insert(.readable) }
         if let output = scheduledOutput, output.wantsReadiness { interest.insert(.writable) }
         return interest
@@ -159,11 +345,16 @@ package final class StreamChannel: LoopSource {
             return
         }
         let trouble = events.contains(.hangUp) || events.contains(.error)
-        if let output = scheduledOutput, output.wantsReadiness, events.contains(.writable) || trouble {
-            output.flushQueued(in: loop)
-        }
-        if let input = scheduledInput, input.wantsReadiness, events.contains(.readable) || trouble {
-            loop.deliver(.hasBytesAvailable, to: input)
+        if isDriven {
+            if queuedBytes > 0, events.contains(.writable) || trouble { flushDriven(in: loop, announce: true) }
+            if isReading, events.contains(.readable) || trouble { readDriven(in: loop) }
+        } else {
+            if let output = scheduledOutput, output.wantsReadiness, events.contains(.writable) || trouble {
+                output.flushQueued(in: loop)
+            }
+            if let input = scheduledInput, input.wantsReadiness, events.contains(.readable) || trouble {
+                loop.deliver(.hasBytesAvailable, to: input)
+            }
         }
         if registration.token != 0 { loop.updateInterest(self) }
     }
@@ -193,8 +384,8 @@ package final class StreamChannel: LoopSource {
         if isSocket, let descriptor { Socket.setResetOnClose(descriptor) }
     }
 
-    /// One of the channel's streams closed. A socket's write side is shut down so the peer sees
-    /// the end; the descriptor closes when no stream is left.
+    /// One of the channel's streams (or directions) closed. A socket's write side is shut down so
+    /// the peer sees the end; the descriptor closes when no stream is left.
     package func streamDidClose(reading: Bool) {
         openStreams -= 1
         if openStreams <= 0 {
@@ -207,8 +398,248 @@ package final class StreamChannel: LoopSource {
             descriptor = nil
             connector = nil
             isConnecting = false
+            isReading = false
+            discardQueued()
         } else if !reading, isSocket, !isAborting, let descriptor, connector == nil {
             Socket.shutdown(descriptor, reading: false, writing: true)
+        }
+    }
+}
+
+// MARK: - The connection
+
+extension StreamChannel: Connection {
+    /// The last lines the child wrote on its standard error.
+    package var standardErrorLines: [String] { errorLines.lines }
+
+    /// Bytes queued by ``send(_:)`` and not yet written.
+    package var queuedByteCount: Int { (writeEnd ?? self).queuedBytes }
+
+    /// Joins the loop given when the connection was made and opens: a TCP connect starts, a
+    /// child's pipes are open at once. `connectionDidOpen` follows in the loop.
+    package func start(handler: any ConnectionHandler) {
+        guard let loop, !isStarted, !isClosed else { return }
+        isStarted = true
+        self.handler = handler
+        loop.register(self)
+        if let writeEnd {
+            writeEnd.loop = loop
+            loop.register(writeEnd)
+        }
+        if let errorEnd {
+            errorEnd.loop = loop
+            errorEnd.isReading = true
+            loop.register(errorEnd)
+        }
+        if connector == nil {
+            connectionDidOpen(in: loop)
+        } else {
+            startConnecting(in: loop)
+        }
+    }
+
+    private func connectionDidOpen(in loop: EpollRunLoop) {
+        guard !isClosed, !hasFailed else { return }
+        isConnectionOpen = true
+        isReading = true
+        loop.updateInterest(self)
+        loop.enqueue { [weak self] in
+            guard let self, !self.isClosed else { return }
+            self.handler?.connectionDidOpen(self)
+        }
+        let writer = writeEnd ?? self
+        if writer.queuedBytes > 0 {
+            loop.updateInterest(writer)
+        } else {
+            writer.announceDrain(in: loop)
+        }
+    }
+
+    /// Queues `bytes`; they are written at once if the descriptor takes them, else as it does.
+    package func send(_ bytes: [UInt8]) {
+        let writer = writeEnd ?? self
+        guard !isClosed, !hasFailed, !writer.closesWhenDrained, writer.openStreams > 0 else {
+            if !isClosed { connectionFail(StreamError.closed, stopsReading: false) }
+            return
+        }
+        guard !bytes.isEmpty else { return }
+        let wasEmpty = writer.queuedBytes == 0
+        writer.enqueue(bytes)
+        guard isConnectionOpen, let loop else { return }
+        if wasEmpty { writer.flushDriven(in: loop, announce: false) }
+        loop.updateInterest(writer)
+    }
+
+    /// Closes the connection; bytes already queued (a farewell flush) still go out, for up to
+    /// five seconds if the peer is slow to take them. A child is reaped on the loop, and its
+    /// standard error read on until it ends (for as long as the child is given to end).
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        handler = nil
+        heldEnd = nil
+        isReading = false
+        let loop = self.loop
+        let writer = writeEnd ?? self
+        // The reading direction closes now (a child's standard output at once; a socket closes
+        // when its writing direction has too), the writing one once its queue is written.
+        streamDidClose(reading: true)
+        if writer.queuedBytes == 0 || !isConnectionOpen || loop == nil || writer.openStreams <= 0 {
+            writer.closeWriting()
+        } else {
+            writer.closesWhenDrained = true
+            loop?.addTimer(after: .seconds(5)) { _ in writer.closeWriting() }
+        }
+        guard let loop else {
+            errorEnd?.closeWriting()
+            errorEnd = nil
+            process?.reap()
+            return
+        }
+        process?.reap(in: loop)
+        if errorEnd != nil {
+            keptAlive = self
+            graceTimer?.invalidate()
+            graceTimer = loop.addTimer(after: .seconds(6)) { [weak self] _ in self?.standardErrorEnded() }
+        }
+    }
+
+    /// Closes the writing direction (once): its queue is dropped.
+    private func closeWriting() {
+        guard openStreams > 0 else { return }
+        closesWhenDrained = false
+        discardQueued()
+        streamDidClose(reading: false)
+    }
+
+    /// Writes what is queued; an emptied queue closes the direction if it is closing, or is
+    /// announced (`connectionDidDrain`) when `announce` is true.
+    private func flushDriven(in loop: EpollRunLoop, announce: Bool) {
+        switch flushQueue() {
+        case .blocked: return
+        case .failed(let error):
+            // What the peer sent before it stopped taking bytes is still read.
+            (owner ?? self).connectionFail(error, stopsReading: false)
+        case .drained:
+            if closesWhenDrained {
+                closeWriting()
+            } else if announce {
+                announceDrain(in: loop)
+            }
+        }
+    }
+
+    private func announceDrain(in loop: EpollRunLoop) {
+        loop.enqueue { [weak self] in
+            guard let self, let connection = self.owner ?? (self.isConnection ? self : nil), !connection.isClosed
+            else { return }
+            connection.handler?.connectionDidDrain(connection)
+        }
+    }
+
+    /// Reads once what is there: bytes go to the handler now; the end and failures follow in
+    /// the loop. A child's standard error goes to ``readStandardError()``.
+    private func readDriven(in loop: EpollRunLoop) {
+        if let owner {
+            owner.readStandardError()
+            return
+        }
+        guard isConnection else {
+            // A child's standard error whose connection is gone.
+            isReading = false
+            streamDidClose(reading: true)
+            return
+        }
+        do {
+            guard case .done(let bytes) = try readOnce(maxCount: 64 * 1024) else { return }
+            if bytes.isEmpty {
+                isReading = false
+                loop.enqueue { [weak self] in
+                    self?.afterStandardError { [weak self] in
+                        guard let self else { return }
+                        self.handler?.connectionDidEnd(self)
+                    }
+                }
+            } else {
+                handler?.connection(self, didReceive: bytes)
+            }
+        } catch {
+            connectionFail(error)
+        }
+    }
+
+    /// A child's standard input or error channel failed.
+    private func endFailed(_ end: StreamChannel, _ error: any Error) {
+        if end === errorEnd {
+            standardErrorEnded()
+        } else {
+            connectionFail(error, stopsReading: false)
+        }
+    }
+
+    /// The connection failed: the handler hears it in the loop, after the child's standard error.
+    /// Reading stops unless only writing failed (`stopsReading` false).
+    private func connectionFail(_ error: any Error, stopsReading: Bool = true) {
+        if stopsReading { isReading = false }
+        guard !hasFailed, !isClosed else { return }
+        hasFailed = true
+        guard let loop else { return }
+        loop.updateInterest(self)
+        loop.enqueue { [weak self] in
+            self?.afterStandardError { [weak self] in
+                guard let self else { return }
+                self.handler?.connection(self, didFail: error)
+            }
+        }
+    }
+
+    private func readStandardError() {
+        guard let errorEnd else { return }
+        let bytes: [UInt8]
+        do {
+            guard case .done(let read) = try errorEnd.readOnce(maxCount: 64 * 1024) else { return }
+            bytes = read
+        } catch {
+            bytes = []
+        }
+        if bytes.isEmpty {
+            standardErrorEnded()
+            return
+        }
+        errorLines.append(bytes)
+        errorOutput.forward?(bytes)
+    }
+
+    private func standardErrorEnded() {
+        if let errorEnd {
+            errorEnd.isReading = false
+            errorEnd.streamDidClose(reading: true)
+        }
+        errorEnd = nil
+        errorLines.finish()
+        graceTimer?.invalidate()
+        graceTimer = nil
+        let held = heldEnd
+        heldEnd = nil
+        held?()
+        keptAlive = nil
+    }
+
+    /// Runs `deliver` once the child's standard error has ended (at once without one), or after
+    /// ``standardErrorGrace``.
+    private func afterStandardError(_ deliver: @escaping () -> Void) {
+        guard errorEnd != nil, let loop else {
+            deliver()
+            return
+        }
+        guard heldEnd == nil else { return }
+        heldEnd = deliver
+        graceTimer = loop.addTimer(after: Self.standardErrorGrace) { [weak self] _ in
+            guard let self else { return }
+            self.graceTimer = nil
+            let held = self.heldEnd
+            self.heldEnd = nil
+            held?()
         }
     }
 }

@@ -1,6 +1,12 @@
+import GitWireCore
+
 /// One connection to a git service, driven by a run loop: bytes out through ``send(_:)``, bytes
 /// in, the end and failures through a ``ConnectionHandler``. Every call and every event happens
 /// on the loop's thread.
+///
+/// The `git://`, ssh and local transports' connections are the loop-driven descriptor channel
+/// itself (the one the byte streams are a face over): what it reads reaches the handler in the
+/// same loop callback, with no stream or delegate in between.
 public protocol Connection: AnyObject {
     /// Packets the transport itself sends first, before the exchange's own (the git:// request
     /// line); empty for most transports.
@@ -18,7 +24,7 @@ public protocol Connection: AnyObject {
     /// as far as the caller can tell).
     var queuedByteCount: Int { get }
     /// The last lines the program behind the connection (ssh, `git-upload-pack`) wrote on its
-    /// standard error, for the error that explains a failure (see ``RemoteProgramError``); empty
+    /// standard error, for the error that explains a failure (see GitWire's `RemoteProgramError`); empty
     /// by default. A connection that wraps another passes the other's on.
     var standardErrorLines: [String] { get }
 }
