@@ -23,8 +23,9 @@ Routes (ROOT is --root, a folder of repositories):
                          expands to <MiB> MiB of <filler>
     gzip-bomb-advertisement/<filler>/<MiB>/<repo>   the real advertisement followed by <MiB>
                          MiB of <filler>, all gzip-encoded; POSTs served normally
-    gzip-bomb-refs/<MiB>/<repo>   the real v0 advertisement with <MiB> MiB of ref lines before
-                         its closing flush, all gzip-encoded: an enormous advertisement
+    gzip-bomb-refs/<MiB>/<repo>   the real v0 advertisement (upload-pack's or, when asked,
+                         receive-pack's) with <MiB> MiB of ref lines before its closing flush,
+                         all gzip-encoded: an enormous advertisement
         fillers: flush ("0000" packets), keepalive ("packfile" then empty band-1 packets),
                  ref (one ref line over and over, then a flush), zero (NUL bytes)
     trickle/<seconds>/<repo>   the real v0 advertisement one packet every <seconds>, then
@@ -255,7 +256,10 @@ class Handler(BaseHTTPRequestHandler):
             _, size, repo = rest.strip("/").split("/", 2)
             if self.command == "GET":
                 _, _, data = self.backend_output("/" + repo, query, body, protocol=False)
-                self.send_gzip_bomb(advertisement, data[:-4], "ref", int(size))
+                content_type = advertisement
+                if "service=git-receive-pack" in query:
+                    content_type = "application/x-git-receive-pack-advertisement"
+                self.send_gzip_bomb(content_type, data[:-4], "ref", int(size))
             else:
                 self.backend("/" + repo, query, body)
         elif kind == "trickle":
