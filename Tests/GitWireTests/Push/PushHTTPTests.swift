@@ -97,4 +97,26 @@ import Testing
             measured.peakMemory < peakMemoryBound(40 << 20),
             "peak \(mebibytes(measured.peakMemory)) for a push of a 32 MiB pack")
     }
+
+    @Test("an advertisement of a million refs: only the refs the push needs are held")
+    func hugeAdvertisement() throws {
+        let scenario = try PushScenario()
+        try scenario.reset()
+        let server = try HTTPServer(root: scenario.root)
+        // The real advertisement with 80 MiB of made-up ref lines (84 bytes each: about a
+        // million refs) before its flush, gzip-encoded; the POST goes to the real receive-pack.
+        let url = server.url("/hostile/gzip-bomb-refs/80/served.git")
+        let measured = try measuringPeakMemory(
+            [gitwireExecutable, "-C", scenario.local, "push", "-q", url, "main"],
+            environment: reproducibleGitEnvironment, killAfter: 900)
+        #expect(measured.output.status == 0, "\(measured.output.errorText)")
+        #expect(
+            try gitText(["rev-parse", "main"], in: scenario.served) == gitText(["rev-parse", "main"], in: scenario.local))
+        #expect(try scenario.serverState().fsck == 0)
+        print("peak \(mebibytes(measured.peakMemory)) for a push against an advertisement of a million refs")
+        // Held (and copied into the plan's sets), a million refs took about 480 MiB.
+        #expect(
+            measured.peakMemory < peakMemoryBound(100 << 20),
+            "peak \(mebibytes(measured.peakMemory)) against an advertisement of a million refs")
+    }
 }
