@@ -33,9 +33,12 @@ final class RepositoryPush: @unchecked Sendable {
 
     func makeExchange() -> PushExchange {
         let box = Transferred(self)
-        let keeping = options.mirror ? nil : (try? RemoteRefFilter(repository: repository, refspecs: refspecs)).map {
-            filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
-        }
+        let keeping =
+            options.mirror
+            ? nil
+            : (try? RemoteRefFilter(repository: repository, refspecs: refspecs)).map {
+                filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
+            }
         return PushExchange(options: exchangeOptions, keeping: keeping) { listing in try box.value.plan(listing) }
     }
 

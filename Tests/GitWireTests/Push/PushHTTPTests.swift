@@ -52,8 +52,9 @@ import Testing
         let environment = Self.credentialEnvironment(
             server, extra: large ? [("http.postBuffer", "128k")] : [])
         var marks: [Int] = []
-        try scenario.expectSameAsGit([server.url("/auth/served.git"), "main", "feature", "v1"], environment: environment)
-        {
+        try scenario.expectSameAsGit(
+            [server.url("/auth/served.git"), "main", "feature", "v1"], environment: environment
+        ) {
             marks.append(server.loggedRequests().count)
         }
         let lines = server.loggedRequests()
@@ -89,7 +90,8 @@ import Testing
         #expect(measured.output.status == 0, "\(measured.output.errorText)")
         #expect(try scenario.serverState().fsck == 0)
         #expect(
-            try gitText(["rev-parse", "main"], in: scenario.served) == gitText(["rev-parse", "main"], in: scenario.local))
+            try gitText(["rev-parse", "main"], in: scenario.served)
+                == gitText(["rev-parse", "main"], in: scenario.local))
         #expect(server.loggedRequests().contains { $0.hasPrefix("POST") && $0.contains("body=chunked") })
         // Held whole, the 32 MiB pack alone (twice: the body and libcurl's copy) would exceed this.
         print("peak \(mebibytes(measured.peakMemory)) for a push of a 32 MiB pack over HTTP")
@@ -111,7 +113,8 @@ import Testing
             environment: reproducibleGitEnvironment, killAfter: 900)
         #expect(measured.output.status == 0, "\(measured.output.errorText)")
         #expect(
-            try gitText(["rev-parse", "main"], in: scenario.served) == gitText(["rev-parse", "main"], in: scenario.local))
+            try gitText(["rev-parse", "main"], in: scenario.served)
+                == gitText(["rev-parse", "main"], in: scenario.local))
         #expect(try scenario.serverState().fsck == 0)
         print("peak \(mebibytes(measured.peakMemory)) for a push against an advertisement of a million refs")
         // Held (and copied into the plan's sets), a million refs took about 480 MiB.
