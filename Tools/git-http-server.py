@@ -23,8 +23,9 @@ Routes (ROOT is --root, a folder of repositories):
                          expands to <MiB> MiB of <filler>
     gzip-bomb-advertisement/<filler>/<MiB>/<repo>   the real advertisement followed by <MiB>
                          MiB of <filler>, all gzip-encoded; POSTs served normally
-    gzip-bomb-refs/<MiB>/<repo>   the real v0 advertisement with <MiB> MiB of ref lines before
-                         its closing flush, all gzip-encoded: an enormous advertisement
+    gzip-bomb-refs/<MiB>/<repo>   the real v0 advertisement (upload-pack's or, when asked,
+                         receive-pack's) with <MiB> MiB of ref lines before its closing flush,
+                         all gzip-encoded: an enormous advertisement
         fillers: flush ("0000" packets), keepalive ("packfile" then empty band-1 packets),
                  ref (one ref line over and over, then a flush), zero (NUL bytes)
     trickle/<seconds>/<repo>   the real v0 advertisement one packet every <seconds>, then
@@ -34,7 +35,8 @@ A request for an absolute http:// URL (the server used as an HTTP proxy) is serv
 path asked directly, and logged as PROXY <url>.
 
 Prints the port it listens on (one line; or writes it to --port-file) once it accepts
-connections; --log records each request's method, path, git headers and status (never credentials,
+connections; --log records each request's method, path, git headers and status (with --log-framing,
+how its body came and whether an Authorization header came, yes or no; never credentials,
 unless --log-authorization asks for the Authorization header each request carried, decoded, which
 tests of hostile servers use to see which credentials reached which origin; --log-header NAME adds
 every value of header NAME each request carried, which tests of http.extraHeader use to see which
@@ -69,6 +71,8 @@ class Handler(BaseHTTPRequestHandler):
             self.headers.get("Git-Protocol", "-"), self.headers.get("User-Agent", "-"), status)
         if self.server.log_authorization:
             line += " authorization=%s host=%s" % (self.decoded_authorization(), self.headers.get("Host", "-"))
+        if self.server.log_framing:
+            line += " body=%s authorization=%s" % (getattr(self, "framing", "none"), "yes" if self.headers.get("Authorization") else "no")
         for name in self.server.log_headers:
             values = self.headers.get_all(name) or []
             if name.lower() == "proxy-authorization":
@@ -135,10 +139,19 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def read_body(self):
+        body = self.read_framed_body()
+        if self.framing == "length" and body == b"0000":
+            self.framing = "flush"
+        return body
+
+    def read_framed_body(self):
         length = self.headers.get("Content-Length")
+        self.framing = "none"
         if length is not None:
+            self.framing = "length"
             return self.rfile.read(int(length))
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.framing = "chunked"
             data = b""
             while True:
                 size = int(self.rfile.readline().strip().split(b";")[0], 16)
@@ -150,6 +163,7 @@ class Handler(BaseHTTPRequestHandler):
         return b""
 
     def route(self):
+        self.framing = "none"
         target = self.path
         if target.startswith("http://"):
             # A request for an absolute URL: this server is being used as an HTTP proxy (tests of
@@ -242,7 +256,10 @@ class Handler(BaseHTTPRequestHandler):
             _, size, repo = rest.strip("/").split("/", 2)
             if self.command == "GET":
                 _, _, data = self.backend_output("/" + repo, query, body, protocol=False)
-                self.send_gzip_bomb(advertisement, data[:-4], "ref", int(size))
+                content_type = advertisement
+                if "service=git-receive-pack" in query:
+                    content_type = "application/x-git-receive-pack-advertisement"
+                self.send_gzip_bomb(content_type, data[:-4], "ref", int(size))
             else:
                 self.backend("/" + repo, query, body)
         elif kind == "trickle":
@@ -448,6 +465,9 @@ def main():
                         help="the user information /cross-userinfo/ puts in its Location")
     parser.add_argument("--log-authorization", action="store_true",
                         help="log the Authorization header of each request, decoded")
+    parser.add_argument("--log-framing", action="store_true",
+                        help="log how each request's body came (body=length, chunked, flush: a body of "
+                             "just \"0000\", or none) and whether it carried an Authorization header (never its value)")
     parser.add_argument("--log-header", action="append", default=[],
                         help="log every value of this request header (repeatable)")
     parser.add_argument("--certificate", help="PEM certificate chain; serve HTTPS")
@@ -469,6 +489,7 @@ def main():
     server.log_lock = threading.Lock()
     server.log_authorization = options.log_authorization
     server.log_headers = options.log_header
+    server.log_framing = options.log_framing
     server.location_user = options.location_user
     server.secure = bool(options.certificate)
     if options.certificate:

@@ -37,11 +37,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Serves the repositories under `root` on `address`; `/auth/` and its kin accept
     /// `username`:`password`. `logsAuthorization`: the log shows which credentials came with each
     /// request (for tests of where credentials go); `loggedHeaders`: every value of these headers
-    /// each request carried, as ` Name=[v1|v2]` (`Proxy-Authorization` decoded).
+    /// each request carried, as ` Name=[v1|v2]` (`Proxy-Authorization` decoded); `logsFraming`:
+    /// how each body came (` body=length`, `chunked`, `flush` for a body of just `0000`, `none`)
+    /// and whether an `Authorization` header came (` authorization=yes`/`no`, never its value).
     public init(
         root: String, secure: Bool = false, lifetime: Int = 3600, address: String = "127.0.0.1",
         username: String = "gitwire", password: String = "s3cret-pw", logsAuthorization: Bool = false,
-        loggedHeaders: [String] = []
+        loggedHeaders: [String] = [], logsFraming: Bool = false
     ) throws {
         let lifetime = scaledForSlowRuns(seconds: lifetime)
         directory = try TemporaryDirectory(prefix: "gitwire-http")
@@ -57,6 +59,7 @@ public final class HTTPServer: @unchecked Sendable {
             "--address", address,
         ]
         if logsAuthorization { arguments.append("--log-authorization") }
+        if logsFraming { arguments.append("--log-framing") }
         for header in loggedHeaders { arguments += ["--log-header", header] }
         if secure {
             let authority = try Self.makeCertificates(in: base)

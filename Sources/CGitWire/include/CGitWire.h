@@ -84,6 +84,8 @@ enum : int {
     CGW_CURLOPT_HTTPGET = 80,
     CGW_CURLOPT_WRITEFUNCTION = 20011,
     CGW_CURLOPT_WRITEDATA = 10001,
+    CGW_CURLOPT_READFUNCTION = 20012,
+    CGW_CURLOPT_READDATA = 10009,
     CGW_CURLOPT_HEADERFUNCTION = 20079,
     CGW_CURLOPT_HEADERDATA = 10029,
     CGW_CURLOPT_NOPROXY = 10177,
@@ -136,6 +138,9 @@ enum : int {
     CGW_CURL_ERROR_SIZE = 256,
     /* What a write callback returns to stop the transfer's reading until cgw_curl_easy_unpause. */
     CGW_CURL_WRITEFUNC_PAUSE = 0x10000001,
+    /* What a read callback returns to abandon the transfer (CURLE_ABORTED_BY_CALLBACK). */
+    CGW_CURL_READFUNC_ABORT = 0x10000000,
+    CGW_CURLE_ABORTED_BY_CALLBACK = 42,
 };
 
 int cgw_curl_load(char *error, size_t error_size);

@@ -1,7 +1,8 @@
 /// Wraps a push's connection so that the pack follows the commands: once ``writer`` is set, the
 /// next bytes sent (the commands) are followed by the pack, streamed as the peer takes it (never
-/// more than about ``highWater`` bytes queued) on a connection that persists, or joined to the
-/// commands as one request over smart HTTP. A failure while the pack is going out is reported as
+/// more than about ``highWater`` bytes queued) on a connection that persists, or over smart HTTP
+/// in the commands' request: whole with `Content-Length` when it fits in `http.postBuffer`,
+/// otherwise chunked as it is made, after git's probe request. A failure while the pack is going out is reported as
 /// a lost connection "while sending the pack".
 final class PackStreamingConnection: Connection, ConnectionHandler {
     private let inner: any Connection
@@ -11,6 +12,8 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
     var writer: PackWriter?
     private var streaming = false
     private var sentPack = false
+    /// Why the pack could not be made while a chunked request was sending it.
+    private var packError: (any Error)?
     /// Queued bytes below which more of the pack is produced.
     static let highWater = 1 << 20
     /// Called with each piece of the pack as it is queued (progress).
@@ -37,7 +40,45 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
             pump()
             return
         }
-        // One request: the commands and the whole pack.
+        // One request: the commands and the pack. As git's remote-curl does, the body is
+        // gathered in a buffer of http.postBuffer bytes; if it ends with room for one more
+        // packet to spare it goes whole, otherwise what was gathered starts a chunked request
+        // and the rest of the pack follows as it is made.
+        guard let streamed = inner as? any StreamedRequestConnection else { return sendWhole(bytes, writer) }
+        let fits = streamed.postBuffer - Self.largePacketMaximum
+        var body = bytes
+        do {
+            while body.count <= fits {
+                guard let chunk = try writer.read(maxBytes: 256 << 10) else {
+                    finishPack()
+                    return inner.send(body)
+                }
+                onPackBytes?(chunk.count)
+                body += chunk
+            }
+        } catch {
+            return fail(error)
+        }
+        finishPack()
+        streamed.sendStreamed(body) { [weak self] in
+            guard let self, let writer = self.writer else { return nil }
+            do {
+                guard let chunk = try writer.read(maxBytes: 256 << 10) else { return nil }
+                self.onPackBytes?(chunk.count)
+                return chunk
+            } catch {
+                // Told to the handler when the request fails for it (not from inside libcurl).
+                self.packError = error
+                throw error
+            }
+        }
+    }
+
+    /// git's `LARGE_PACKET_MAX`: the room git's buffer keeps for one more packet.
+    static let largePacketMaximum = 65520
+
+    /// The commands and the whole pack as one request (a connection that cannot stream one).
+    private func sendWhole(_ bytes: [UInt8], _ writer: PackWriter) {
         var body = bytes
         do {
             while let chunk = try writer.read() {
@@ -103,6 +144,11 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
     }
 
     func connection(_ connection: any Connection, didFail error: any Error) {
+        if let packError {
+            self.packError = nil
+            handler?.connection(self, didFail: packError)
+            return
+        }
         if streaming, let error = error as? SystemCallError,
             error.errno == .connectionReset || error.errno == .brokenPipe
         {

@@ -9,6 +9,12 @@ public struct HTTPOptions: Sendable {
     public var usesCredentialHelper: Bool
     /// Bodies larger than this are sent gzip-compressed (`Content-Encoding: gzip`), as git does.
     public var gzipThreshold: Int
+    /// `http.postBuffer`: a push's request body that fits in this many bytes, less room for one
+    /// more packet (65,520 bytes, as git keeps), goes whole with `Content-Length`; a larger one
+    /// goes with `Transfer-Encoding: chunked` as the pack is made, after git's probe request (a
+    /// `POST` of a flush packet) has settled authentication. 1 MiB by default, never below
+    /// 65,520 (git raises smaller values to that). Requests of a fetch are small and go whole.
+    public var postBuffer: Int = 1 << 20
     /// Hears warnings git prints on stderr (`redirecting to <url>`); called on the loop's thread.
     public var warning: (@Sendable (String) -> Void)?
     /// Header lines sent with every request to the repository's origin (`http.extraHeader`, how

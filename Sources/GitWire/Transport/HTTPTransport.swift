@@ -36,7 +36,7 @@ public struct HTTPTransport: Transport {
 /// credential is offered with the schemes the server named, so libcurl sends a Basic one with
 /// the first request from then on (git narrows libcurl the same way), and a `POST` answered 401
 /// is sent again once the credential helpers have answered.
-final class HTTPConnection: Connection, HTTPTransferDelegate {
+final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferDelegate {
     let greeting: [PktLine] = []
     private let request: ServiceRequest
     private let options: HTTPOptions
@@ -52,7 +52,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private var sent: SentRequest?
     private var currentIsDiscovery = false
     private var discovered = false
-    private var queued: [[UInt8]] = []
+    private var queued: [QueuedRequest] = []
+    /// The probe (a `POST` of a flush packet) is under way: its answer is read and dropped, then
+    /// the streamed request it was sent for goes.
+    private var probing: QueuedRequest?
     private var isClosed = false
     private var preamble: SmartHTTPPreamble
     /// Where the discovery answer's advertisement ends (its first flush after the preamble).
@@ -70,6 +73,8 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         var location: SmartHTTP.Location
         var headers: [String]
         var body: [UInt8]
+        /// The rest of a body streamed after ``body`` (chunked): sent once, never again.
+        var source: (() throws -> [UInt8]?)?
         var credential: HTTPCredential?
         /// Redirects of this request followed so far (`POST`s, with ``HTTPRedirects/always``).
         var redirects = 0
@@ -109,8 +114,22 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
 
     func send(_ bytes: [UInt8]) {
         guard !isClosed, !bytes.isEmpty else { return }
-        queued.append(bytes)
+        queued.append(QueuedRequest(body: bytes, rest: nil))
         if current == nil && discovered { startNextRequest() }
+    }
+
+    var postBuffer: Int { options.postBuffer }
+
+    func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?) {
+        guard !isClosed else { return }
+        queued.append(QueuedRequest(body: prefix, rest: rest))
+        if current == nil && discovered { startNextRequest() }
+    }
+
+    /// A request the exchange sent: its body, whole or begun (then `rest` makes the remainder).
+    private struct QueuedRequest {
+        var body: [UInt8]
+        var rest: (() throws -> [UInt8]?)?
     }
 
     func close() {
@@ -120,6 +139,7 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         current?.cancel()
         current = nil
         queued = []
+        probing = nil
     }
 
     private var protocolHeader: [String] {
@@ -139,6 +159,18 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             method: request.method, url: request.location.url, headers: request.headers, body: request.body,
             credential: request.credential, authSchemes: schemes, userAgent: options.userAgent,
             connectTimeout: timeout, tls: options.tls)
+        if let source = request.source {
+            // The part already made goes first, then the rest as the source makes it.
+            var prefix = Optional(request.body)
+            transfer.bodySource = HTTPBodySource {
+                if let first = prefix {
+                    prefix = nil
+                    if !first.isEmpty { return first }
+                }
+                return try source()
+            }
+            transfer.body = []
+        }
         // The extra headers were configured for the repository's URL: like a credential, they go
         // to its origin only, never where a redirect leads elsewhere.
         if request.location.origin == location.origin { transfer.secretHeaders = options.extraHeaders }
@@ -158,15 +190,33 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
 
     private func startNextRequest() {
         guard !queued.isEmpty, let session else { return }
-        let body = queued.removeFirst()
+        let next = queued.removeFirst()
         currentIsDiscovery = false
-        var headers = [
+        let types = [
             "Content-Type: \(SmartHTTP.requestType(request.service))",
             "Accept: \(SmartHTTP.resultType(request.service))",
-            "Expect:",
         ]
-        var payload = body
-        if body.count > options.gzipThreshold, let compressed = try? gzip(body) {
+        if next.rest != nil {
+            // git's probe_rpc: a small request first, so that authentication is settled before
+            // a body that cannot be sent twice goes out.
+            probing = next
+            do {
+                start(
+                    SentRequest(
+                        method: .post, location: try session.serviceLocation, headers: types + protocolHeader,
+                        body: Array("0000".utf8)),
+                    announced: true)
+            } catch {
+                fail(error)
+            }
+            return
+        }
+        var headers = types + ["Expect:"]
+        var payload = next.body
+        // Only a fetch's requests are compressed (git's gzip_request); a push's go as they are.
+        if request.service == .uploadPack, next.body.count > options.gzipThreshold,
+            let compressed = try? gzip(next.body)
+        {
             headers.append("Content-Encoding: gzip")
             payload = compressed
         }
@@ -181,13 +231,35 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         }
     }
 
+    /// The probe was answered 200: the streamed request goes now, with the credential it settled.
+    private func startStreamedRequest(_ next: QueuedRequest) {
+        guard let session, let rest = next.rest else { return }
+        let headers = [
+            "Content-Type: \(SmartHTTP.requestType(request.service))",
+            "Accept: \(SmartHTTP.resultType(request.service))",
+            "Expect:", "Transfer-Encoding: chunked",
+        ]
+        do {
+            start(
+                SentRequest(
+                    method: .post, location: try session.serviceLocation, headers: headers + protocolHeader,
+                    body: next.body, source: rest),
+                announced: true)
+        } catch {
+            fail(error)
+        }
+    }
+
     /// Tells an observing handler what is about to be sent: the path and the git headers.
     private func announce(_ method: String, url: String, headers: [String]) {
         guard let observer = handler as? any HTTPConnectionObserver else { return }
         let path = SmartHTTP.pathAndQuery(of: url)
         let notable = headers.compactMap { header -> String? in
             let lowered = header.lowercased()
-            guard lowered.hasPrefix("git-protocol:") || lowered.hasPrefix("content-encoding:") else { return nil }
+            guard
+                lowered.hasPrefix("git-protocol:") || lowered.hasPrefix("content-encoding:")
+                    || lowered.hasPrefix("transfer-encoding:")
+            else { return nil }
             return lowered.replacingFirstColonSpace()
         }
         observer.connection(self, willSendHTTPRequest: ([method, path] + notable).joined(separator: " "))
@@ -207,8 +279,10 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         if head.authSchemesOffered != 0 && (head.status == 401 || sent.credential != nil) {
             authSchemes = (sent.location.origin, head.authSchemesOffered)
         }
+        // A streamed body cannot be sent again: its redirect is an error like any other status.
         let follows =
-            options.followRedirects == .always || (options.followRedirects == .initial && currentIsDiscovery)
+            sent.source == nil
+            && (options.followRedirects == .always || (options.followRedirects == .initial && currentIsDiscovery))
         if follows, [301, 302, 303, 307, 308].contains(head.status), let target = head.value(of: "Location") {
             // Followed once this answer's body is read (the connection stays reusable).
             redirect = target
@@ -235,6 +309,9 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
                 fail(error)
                 return
             }
+        } else if probing != nil {
+            // The probe's answer is read and dropped (git looks at its status only).
+            return
         } else if !SmartHTTP.contentType(contentType, is: SmartHTTP.resultType(request.service)) {
             fail(HTTPError(.unexpectedContentType(contentType), url: displayURL))
             return
@@ -282,6 +359,11 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
             return
         }
         approveIfAccepted(sent)
+        if redirect == nil, let next = probing {
+            probing = nil
+            startStreamedRequest(next)
+            return
+        }
         if let redirect, !currentIsDiscovery {
             followPostRedirect(sent, to: redirect)
             return
@@ -355,6 +437,9 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
     private func failed(_ head: HTTPResponseHead, sent: SentRequest) {
         let message = serverMessage(head)
         switch head.status {
+        case 401 where sent.source != nil:
+            // Refused although the probe was let through: the body cannot be sent twice.
+            fail(HTTPError(.authenticationFailed, url: displayURL, serverMessage: message))
         case 401:
             guard var session else { return }
             let action = session.unauthorized(at: sent.location, helperAllowed: options.usesCredentialHelper)
@@ -409,6 +494,7 @@ final class HTTPConnection: Connection, HTTPTransferDelegate {
         current?.cancel()
         current = nil
         queued = []
+        probing = nil
         let handler = self.handler
         self.handler = nil
         handler?.connection(self, didFail: error)
@@ -442,4 +528,14 @@ extension String {
         guard let colon = firstIndex(of: ":") else { return self }
         return self[..<colon] + "=" + self[index(after: colon)...].drop { $0 == " " }
     }
+}
+
+/// A connection that can send one request whose body is made while it goes (smart HTTP's
+/// chunked `POST`), for a push's pack.
+protocol StreamedRequestConnection: Connection {
+    /// `http.postBuffer`: bodies that fit (less one packet's room) go whole through ``send(_:)``.
+    var postBuffer: Int { get }
+    /// Sends one request: `prefix`, then what `rest` makes, with `Transfer-Encoding: chunked`,
+    /// after a probe request (git's) has settled authentication.
+    func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?)
 }

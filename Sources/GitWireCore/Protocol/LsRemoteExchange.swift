@@ -69,6 +69,9 @@ public struct LsRemoteExchange: Exchange, Sendable {
     /// Documentation/Performance.md).
     private var advertisementParser = RefAdvertisementParser()
     private var refs: [Ref] = []
+    /// Which advertised refs (v0/v1) are kept in the listing and emitted; nil: all. A push keeps
+    /// only those it needs, so that an enormous advertisement is not held.
+    package var keeps: (@Sendable (Ref) -> Bool)?
     private var sawAnything = false
     /// Whether to say goodbye with a flush: not over stateless RPC, where nothing ends a conversation.
     private var connectionPersists = true
@@ -113,6 +116,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
             }
         case .advertisement(let version):
             try advertisementParser.receive(packet) { ref in
+                guard keeps?(ref) ?? true else { return }
                 refs.append(ref)
                 emit(ref)
             }

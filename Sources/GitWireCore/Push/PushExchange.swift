@@ -33,12 +33,20 @@ public struct PushExchange: Exchange, Sendable {
     /// A push with `options`. `plan` sees the remote's refs and returns the updates to send, in
     /// the order they go (git's: the remote's refs in advertisement order, then new ones); an
     /// empty plan sends nothing. It may throw to stop the push before anything is sent.
-    public init(options: PushOptions = PushOptions(), plan: @escaping @Sendable (RefListing) throws -> [PushCommand]) {
+    ///
+    /// `keeping`, when given, says which advertised refs `plan` needs: the others are dropped as
+    /// they are read (not held, not in the listing, not emitted), so that a server advertising
+    /// millions of refs costs only what the push needs.
+    public init(
+        options: PushOptions = PushOptions(), keeping: (@Sendable (Ref) -> Bool)? = nil,
+        plan: @escaping @Sendable (RefListing) throws -> [PushCommand]
+    ) {
         self.options = options
         self.plan = plan
-        state = .listing(
-            LsRemoteExchange(
-                options: LsRemoteOptions(protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent)))
+        var listing = LsRemoteExchange(
+            options: LsRemoteOptions(protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent))
+        listing.keeps = keeping
+        state = .listing(listing)
     }
 
     /// "reading the ref advertisement", "waiting for the remote's status report"…

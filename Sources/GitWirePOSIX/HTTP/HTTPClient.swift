@@ -16,8 +16,11 @@ package struct HTTPRequest: Sendable {
     package var url: String
     /// Extra header lines, `Name: value`; `Name:` removes a header libcurl would add.
     package var headers: [String]
-    /// The body of a `POST`.
+    /// The body of a `POST`, sent with `Content-Length` (unless ``bodySource`` is set).
     package var body: [UInt8]
+    /// A body produced while it is sent, instead of ``body``: pulled piece by piece as libcurl
+    /// takes it (the caller adds `Transfer-Encoding: chunked`); never held whole.
+    package var bodySource: HTTPBodySource?
     /// The user name and password to offer, bound to the origin they were given for.
     package var credential: HTTPCredential?
     /// Which authentication schemes to offer the credential with (libcurl's `CURLAUTH_*` bits);
@@ -251,7 +254,13 @@ package final class HTTPTransfer {
             }
         }
         if let headerList { try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_HTTPHEADER, headerList)) }
-        if request.method == .post {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        if request.method == .post, request.bodySource != nil {
+            // No size given: libcurl sends what the read callback gives as it gives it.
+            try set(CGW_CURLOPT_POST, 1)
+            try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_READFUNCTION, curlRead))
+            try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_READDATA, me))
+        } else if request.method == .post {
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
             request.body.withUnsafeBytes { copy.copyMemory(from: $0) }
             bodyCopy = copy
@@ -261,7 +270,6 @@ package final class HTTPTransfer {
         } else {
             try set(CGW_CURLOPT_HTTPGET, 1)
         }
-        let me = Unmanaged.passUnretained(self).toOpaque()
         try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_WRITEFUNCTION, curlWrite))
         try check(cgw_curl_easy_setopt_pointer(easy, CGW_CURLOPT_WRITEDATA, me))
         try check(cgw_curl_easy_setopt_data_callback(easy, CGW_CURLOPT_HEADERFUNCTION, curlHeader))
@@ -403,6 +411,61 @@ private let curlWrite: cgw_curl_data_callback = { data, size, count, user in
     }
     transfer.markDirty()
     return total
+}
+
+/// A request body made while it is sent: libcurl's read callback pulls the next piece from
+/// ``next`` whenever it has sent the last, on the run loop's thread. `next` must not start or
+/// cancel transfers (it runs inside libcurl); it returns nil at the end, or throws to abandon the
+/// request: the transfer then fails (libcurl's "aborted by callback") and ``failure`` says why.
+package final class HTTPBodySource: @unchecked Sendable {
+    private let next: () throws -> [UInt8]?
+    private var piece: [UInt8] = []
+    private var offset = 0
+    private var ended = false
+    /// Why the body was abandoned, if `next` threw.
+    package private(set) var failure: (any Error)?
+    /// Bytes handed to libcurl so far.
+    package private(set) var sentByteCount = 0
+
+    /// A body whose pieces `next` makes, in order.
+    package init(_ next: @escaping () throws -> [UInt8]?) { self.next = next }
+
+    /// Copies up to `capacity` bytes of the body to `destination`: 0 at its end, nil to abandon.
+    fileprivate func fill(_ destination: UnsafeMutablePointer<CChar>, capacity: Int) -> Int? {
+        guard failure == nil else { return nil }
+        while offset == piece.count && !ended {
+            do {
+                if let more = try next() {
+                    piece = more
+                    offset = 0
+                } else {
+                    ended = true
+                    piece = []
+                    offset = 0
+                }
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        let count = min(capacity, piece.count - offset)
+        guard count > 0 else { return 0 }
+        piece.withUnsafeBytes { bytes in
+            UnsafeMutableRawPointer(destination).copyMemory(from: bytes.baseAddress! + offset, byteCount: count)
+        }
+        offset += count
+        sentByteCount += count
+        return count
+    }
+}
+
+private let curlRead: cgw_curl_data_callback = { data, size, count, user in
+    guard let user, let data else { return Int(CGW_CURL_READFUNC_ABORT) }
+    let transfer = Unmanaged<HTTPTransfer>.fromOpaque(user).takeUnretainedValue()
+    guard !transfer.isFinished, let source = transfer.request.bodySource,
+        let copied = source.fill(data, capacity: size * count)
+    else { return Int(CGW_CURL_READFUNC_ABORT) }
+    return copied
 }
 
 private let curlHeader: cgw_curl_data_callback = { data, size, count, user in
