@@ -4,12 +4,15 @@
 #   bash Tools/sanitize.sh address [swift test options...]   # AddressSanitizer, .build-asan
 #   bash Tools/sanitize.sh thread  [swift test options...]   # ThreadSanitizer, .build-tsan
 #
-# e.g. `bash Tools/sanitize.sh thread --filter 'RunLoop|Remote'` for a subset. The build and the
-# run are niced (the machine is shared). Everything the tests start from the build (the gitwire
-# command, the test helper) is instrumented too. A run passes only if every test passes and no
-# sanitizer report appears anywhere in the output: the tests compare the command's standard error
-# with git's, and this script also looks through the whole log, so a report from a child process
-# cannot slip by. The log is kept in <build directory>/sanitize.log.
+# With no options it runs the whole suite (`bash Tools/sanitize.sh thread`: over an hour on a
+# loaded 2-core machine); e.g. `bash Tools/sanitize.sh thread --filter 'RunLoop|Remote'` for a
+# subset. The build and the run are niced (the machine is shared). Everything the tests start from
+# the build (the gitwire command, the test helper) is instrumented too. A run passes only if every
+# test passes and no sanitizer report appears: every instrumented process, the test process and
+# each child it starts, writes its reports to files of its own under
+# <build directory>/sanitizer-reports (`log_path`), which this script reads after the run, so a
+# report from a child whose standard error a test discards cannot slip by; the whole log is
+# searched too. The log is kept in <build directory>/sanitize.log.
 #
 # GITWIRE_TEST_SLOW (default 4 for address, 10 for thread) scales the tests' server lifetimes and
 # the waits and timeouts that must not run out first, since a sanitizer makes everything slower.
@@ -37,7 +40,14 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_erro
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0:second_deadlock_stack=1:history_size=4}
 
 log=$scratch/sanitize.log
+reports_dir=$PWD/$scratch/sanitizer-reports
 mkdir -p "$scratch"
+rm -rf "$reports_dir"
+mkdir -p "$reports_dir"
+# Every instrumented process (children too, whatever their working directory) writes its reports
+# to <reports_dir>/report.<pid>.
+export ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$reports_dir/report"
+export TSAN_OPTIONS="$TSAN_OPTIONS:log_path=$reports_dir/report"
 started=$(date +%s)
 echo "== building with --sanitize=$sanitizer into $scratch"
 nice -n 19 swift build --build-tests -Xcc -O2 --sanitize="$sanitizer" --scratch-path "$scratch"
@@ -53,10 +63,13 @@ elapsed=$(($(date +%s) - started))
 # Reports look like "WARNING: ThreadSanitizer: …" or "==123==ERROR: AddressSanitizer: …", each with
 # a "SUMMARY: …Sanitizer: …" line.
 pattern="(WARNING|ERROR): [A-Za-z]+Sanitizer|SUMMARY: [A-Za-z]+Sanitizer"
-reports=$(grep -cE "$pattern" "$log" || true)
-echo "== $sanitizer sanitizer: tests exited with $status, $reports sanitizer report line(s), ${elapsed} s in all"
-if [ "$reports" != 0 ]; then
-    grep -E "$pattern" "$log" | sed 's/^==[0-9]*==//' | sort | uniq -c >&2
+files=("$reports_dir"/report.*)
+[ -e "${files[0]}" ] || files=()
+reports=$(cat "$log" "${files[@]}" | grep -acE "$pattern" || true)
+echo "== $sanitizer sanitizer: tests exited with $status, $reports sanitizer report line(s)" \
+    "(${#files[@]} report file(s) in $reports_dir), ${elapsed} s in all"
+if [ "$reports" != 0 ] || [ "${#files[@]}" != 0 ]; then
+    cat "$log" "${files[@]}" | grep -aE "$pattern" | sed 's/^==[0-9]*==//' | sort | uniq -c >&2
     exit 1
 fi
 exit "$status"

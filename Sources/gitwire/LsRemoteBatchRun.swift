@@ -86,7 +86,7 @@ private final class BatchRun {
     private var pendingHead = 0
     private var inputEnded = false
     private var inputRequested = true
-    private var keepAlive: RunLoopTimer?
+    private var loopHold: RunLoopHold?
     private var path = ""
     /// Remotes that failed.
     private(set) var failures = 0
@@ -124,7 +124,7 @@ private final class BatchRun {
     func start(reading file: File, named path: String) throws {
         self.path = path
         // The loop must not return while it waits for the reading thread with nothing else to do.
-        keepAlive = loop.addTimer(after: .seconds(86_400), repeating: .seconds(86_400)) { _ in }
+        loopHold = RunLoopHold(loop)
         let bound = LoopBound(self, on: loop)
         let input = BatchInput(file: file, handle: loop.handle) { chunk in bound.value?.receive(chunk) }
         self.input = input
@@ -191,8 +191,8 @@ private final class BatchRun {
     }
 
     private func finish() {
-        keepAlive?.invalidate()
-        keepAlive = nil
+        loopHold?.release()
+        loopHold = nil
         input = nil
         loop.stop()
     }

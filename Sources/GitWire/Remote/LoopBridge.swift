@@ -145,22 +145,22 @@ final class LoopBridge<Element: Sendable, Output: Sendable>: Sendable {
         }
     }
 
-    /// The operation on its loop, and the timer that keeps that loop alive while the operation
-    /// is held (a held batch may have nothing else for the loop to wait for).
+    /// The operation on its loop, and what keeps that loop running while the operation is held
+    /// (a held batch may have nothing else for the loop to wait for until the consumer reads).
     private final class LoopSide {
         let loop: EpollRunLoop
         var operation: BridgedOperation?
-        var keepAlive: RunLoopTimer?
+        var loopHold: RunLoopHold?
 
         init(loop: EpollRunLoop) { self.loop = loop }
 
         func hold(_ hold: Bool) {
-            guard let operation, (keepAlive != nil) != hold else { return }
+            guard let operation, (loopHold != nil) != hold else { return }
             if hold {
-                keepAlive = loop.addTimer(after: .seconds(86_400), repeating: .seconds(86_400)) { _ in }
+                loopHold = RunLoopHold(loop)
             } else {
-                keepAlive?.invalidate()
-                keepAlive = nil
+                loopHold?.release()
+                loopHold = nil
             }
             operation.hold?(hold)
         }

@@ -90,9 +90,9 @@ enum GitCredentialHelper {
     ) {
         let handle = loop.handle
         // The loop must not run out of work while the call waits for its turn.
-        let keepAlive = loop.addTimer(after: .seconds(3600), repeating: .seconds(3600)) { _ in }
+        let hold = RunLoopHold(loop)
         let start = Transferred({
-            keepAlive.invalidate()
+            hold.release()
             ChildProcess.run(
                 ["git", "credential", action], input: Array(credential.text.utf8), environment: environment, in: loop
             ) { result in

@@ -14,7 +14,11 @@ public struct CommitSummary: Hashable, Sendable {
 
 /// The commits of the local repository, for the fetch negotiation: which commits it has and
 /// how they link. Implementations read an object database, a commit-graph file, or a table.
-public protocol CommitGraph: Sendable {
+///
+/// A graph need not be `Sendable`: the negotiation asks it only from the thread the
+/// ``FetchExchange`` runs on (a run loop's), one question at a time. A graph that reads a
+/// repository belongs to that thread, as the repository's readers do.
+public protocol CommitGraph {
     /// The commit `id`, or nil when the repository has no commit by that id (missing, or not a
     /// commit).
     func commit(_ id: ObjectID) -> CommitSummary?

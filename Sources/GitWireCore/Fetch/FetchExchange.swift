@@ -6,13 +6,13 @@
 /// storing the pack (an indexer) is the caller's business. The local repository is seen only
 /// through a ``CommitGraph``. Requests are what git 2.39 writes for the same situation, byte
 /// for byte: capabilities in git's order, git's have schedule and its default negotiator.
-public struct FetchExchange: Exchange, Sendable {
+public struct FetchExchange: Exchange {
     /// Refs, progress, pack bytes and shallow updates, as they arrive.
     public typealias Element = FetchEvent
     /// What was fetched and how the negotiation went.
     public typealias Output = FetchOutcome
 
-    private enum State: Sendable {
+    private enum State {
         case listing(LsRemoteExchange)
         /// v0/v1 or v2: acknowledgments and shallow lines until the pack begins.
         case negotiating(any FetchNegotiation)

@@ -41,7 +41,7 @@ struct NegotiationRecord: Sendable {
 /// v0/v1 `find_common` (``FetchV0Negotiation``) and the v2 `fetch` command
 /// (``FetchV2Negotiation``). ``FetchExchange`` drives either the same way and, once
 /// ``isReadingPack``, keeps only the ``record``.
-protocol FetchNegotiation: Sendable {
+protocol FetchNegotiation {
     /// What was learned so far.
     var record: NegotiationRecord { get }
     /// Whether the negotiation is over and the pack comes next.

@@ -50,7 +50,7 @@ struct CommitQueue: Sendable {
 
 /// The local commits the negotiation has looked at: what the graph says about each (looked up
 /// once) and the marks the walk puts on them.
-struct NegotiationCommits: Sendable {
+struct NegotiationCommits {
     struct Marks: OptionSet, Sendable {
         let rawValue: UInt8
         /// The server has it (acknowledged, or an ancestor of something it has).
@@ -93,7 +93,7 @@ struct NegotiationCommits: Sendable {
 /// git's default fetch negotiator (`negotiator/default.c`), in Swift: walks the local history
 /// from the tips, newest commit first, and offers each commit that is not known to be common;
 /// an acknowledgment marks a commit and all its ancestors common, so they are not offered.
-struct DefaultNegotiator: Sendable {
+struct DefaultNegotiator {
     private(set) var commits: NegotiationCommits
     private var queue = CommitQueue()
     private var nonCommonCount = 0

@@ -14,6 +14,8 @@ public final class EpollRunLoop {
     private var timerSequence: UInt64 = 0
     private var stopRequested = false
     private var isRunning = false
+    /// Work elsewhere that will post back here (``RunLoopHold``): ``run()`` waits for it.
+    fileprivate var holds = 0
     /// Why the loop stopped watching its descriptors, if `epoll_wait` ever failed.
     public private(set) var failure: (any Error)?
     /// The loop's libcurl multi handle, made when the first HTTP transfer starts here.
@@ -123,7 +125,7 @@ public final class EpollRunLoop {
             } else {
                 if let date = timers.nextFireDate() {
                     timeout = date - now
-                } else if !hasWatchedSources {
+                } else if !hasWatchedSources && holds == 0 {
                     return
                 }
                 if let deadline { timeout = min(timeout ?? deadline - now, deadline - now) }
@@ -297,4 +299,27 @@ private final class ReadinessWait: LoopSource {
     }
 
     func loopCannotWatch(_ error: any Error) { failure = error }
+}
+
+/// Keeps a run loop's ``EpollRunLoop/run()`` from returning for want of anything to wait for,
+/// while work elsewhere (on a worker thread, another thread's input) will post its answer back:
+/// the loop waits for posts until ``release()``. Made and released on the loop's thread.
+package final class RunLoopHold {
+    private weak var loop: EpollRunLoop?
+
+    /// Holds `loop` until ``release()``.
+    package init(_ loop: EpollRunLoop) {
+        self.loop = loop
+        loop.holds += 1
+    }
+
+    /// Lets the loop return once it has nothing else to do (again: nothing).
+    package func release() {
+        guard let loop else { return }
+        self.loop = nil
+        loop.holds -= 1
+    }
+
+    /// Whether it still holds its loop.
+    package var isHolding: Bool { loop != nil }
 }

@@ -8,33 +8,22 @@ package struct Transferred<Value>: @unchecked Sendable {
     package init(_ value: Value) { self.value = value }
 }
 
-/// Runs `work` on a new thread and its result, back on `loop`'s thread, in `completion`. The loop
-/// keeps running (a timer holds it) until the completion has run.
+/// Runs `work` on the ``WorkerPool`` and its result, back on `loop`'s thread, in `completion`.
+/// The loop keeps running (a ``RunLoopHold``) until the completion has run.
 package func runOffLoop<Output>(
     in loop: EpollRunLoop, _ work: @escaping () throws -> Output,
     completion: @escaping (Result<Output, any Error>) -> Void
 ) {
-    let keepAlive = loop.addTimer(after: .seconds(3600), repeating: .seconds(3600)) { _ in }
+    let hold = Transferred(RunLoopHold(loop))
     let handle = loop.handle
     let job = Transferred(work)
     let finish = Transferred(completion)
-    let holder = Transferred(keepAlive)
-    let started: Bool
-    do {
-        try startDetachedThread {
-            let result = Transferred(Result { try job.value() })
-            let posted = handle.post {
-                holder.value.invalidate()
-                finish.value(result.value)
-            }
-            if !posted { finish.value(result.value) }
+    WorkerPool.shared.submit {
+        let result = Transferred(Result { try job.value() })
+        let posted = handle.post {
+            hold.value.release()
+            finish.value(result.value)
         }
-        started = true
-    } catch {
-        started = false
-    }
-    if !started {
-        keepAlive.invalidate()
-        completion(Result { try work() })
+        if !posted { finish.value(result.value) }
     }
 }

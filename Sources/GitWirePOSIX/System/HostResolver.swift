@@ -36,51 +36,5 @@ public struct SystemResolver: HostResolver {
     }
 }
 
-/// Runs blocking lookups on at most `limit` threads, started as work arrives and ending when
-/// none is left, so an idle process keeps no resolver thread.
-final class ResolverPool: Sendable {
-    static let shared = ResolverPool(limit: 4)
-
-    private struct State {
-        var jobs: [@Sendable () -> Void] = []
-        var next = 0
-        var threads = 0
-    }
-
-    private let limit: Int
-    private let state = Locked(State())
-
-    init(limit: Int) { self.limit = limit }
-
-    /// Runs `job` on a resolver thread.
-    func submit(_ job: @escaping @Sendable () -> Void) {
-        let needsThread = state.withLock { state in
-            state.jobs.append(job)
-            guard state.threads < limit else { return false }
-            state.threads += 1
-            return true
-        }
-        guard needsThread else { return }
-        do {
-            try startDetachedThread { self.drain() }
-        } catch {
-            // No thread to be had: do the work here rather than leave it queued with no taker.
-            drain()
-        }
-    }
-
-    private func drain() {
-        while let job = state.withLock({ state -> (@Sendable () -> Void)? in
-            guard state.next < state.jobs.count else {
-                state.jobs.removeAll()
-                state.next = 0
-                state.threads -= 1
-                return nil
-            }
-            defer { state.next += 1 }
-            return state.jobs[state.next]
-        }) {
-            job()
-        }
-    }
-}
+/// Host lookups run on the process's one worker pool.
+typealias ResolverPool = WorkerPool

@@ -348,11 +348,16 @@ struct BatchLsRemoteTests {
 
     // MARK: Library
 
+    /// The batch's default deadline, scaled for slow runs: under ThreadSanitizer on a loaded
+    /// machine, listing one of the test repositories can take longer than 60 s.
+    static let deadline = LsRemoteBatchOptions.defaultDeadline.scaledForSlowRuns
+
     @Test(.onTestThreads) func theAsyncSequenceHandsOutEveryRemoteInInputOrder() async throws {
         let urls = Array(Self.mixed.prefix(40))
         let expected = try Self.expectedBlocks(urls)
         var index = 0
-        for await listing in Remote.lsRemoteBatch(urls, options: LsRemoteBatchOptions(jobs: 8)) {
+        for await listing in Remote.lsRemoteBatch(urls, options: LsRemoteBatchOptions(jobs: 8, deadline: Self.deadline))
+        {
             #expect(listing.index == index)
             #expect(listing.url == urls[index])
             switch listing.result {
@@ -372,7 +377,9 @@ struct BatchLsRemoteTests {
         let urls = [stalling.url(), stalling.url()]
         let task = Task(executorPreference: TestThreads.shared) {
             var count = 0
-            for await _ in Remote.lsRemoteBatch(urls) { count += 1 }
+            // No deadline: only the cancellation ends the stalled listings (under ThreadSanitizer
+            // the default one could run out before the request arrives).
+            for await _ in Remote.lsRemoteBatch(urls, options: LsRemoteBatchOptions(deadline: nil)) { count += 1 }
             return count
         }
         #expect(await stalling.requestArrives())
@@ -382,7 +389,8 @@ struct BatchLsRemoteTests {
 
         // Leaving the loop early stops the rest.
         var seen = 0
-        for await listing in Remote.lsRemoteBatch(Array(Self.mixed.prefix(30)), options: LsRemoteBatchOptions(jobs: 2))
+        for await listing in Remote.lsRemoteBatch(
+            Array(Self.mixed.prefix(30)), options: LsRemoteBatchOptions(jobs: 2, deadline: Self.deadline))
         {
             #expect(listing.index == seen)
             seen += 1
@@ -402,7 +410,8 @@ struct BatchLsRemoteTests {
             pulled += 1
             return Self.repositories.daemon.url("r\(index).git")
         }
-        let options = LsRemoteBatchOptions(jobs: 4, jobsPerHost: 2, ordering: ordering, window: 6)
+        let options = LsRemoteBatchOptions(
+            jobs: 4, jobsPerHost: 2, ordering: ordering, deadline: Self.deadline, window: 6)
         var batch: LsRemoteBatch?
         batch = LsRemoteBatch(options, in: loop) { listing in
             #expect((try? listing.result.get()) != nil)
@@ -432,7 +441,8 @@ struct BatchLsRemoteTests {
         var mostRunning = 0
         var listed = 0
         var batch: LsRemoteBatch?
-        batch = LsRemoteBatch(LsRemoteBatchOptions(jobs: 8, jobsPerHost: 2), in: loop) { listing in
+        batch = LsRemoteBatch(LsRemoteBatchOptions(jobs: 8, jobsPerHost: 2, deadline: Self.deadline), in: loop) {
+            listing in
             #expect((try? listing.result.get()) != nil)
             listed += 1
         } completion: {
@@ -455,7 +465,8 @@ struct BatchLsRemoteTests {
         let urls = [stalling.url()] + (0..<5).map { Self.repositories.daemon.url("r\($0).git") }
         var order: [Int] = []
         let batch = LsRemoteBatch(
-            LsRemoteBatchOptions(ordering: .completion, timeout: .seconds(5)), in: loop
+            LsRemoteBatchOptions(
+                ordering: .completion, timeout: .seconds(5).scaledForSlowRuns, deadline: Self.deadline), in: loop
         ) {
             order.append($0.index)
         } completion: {
