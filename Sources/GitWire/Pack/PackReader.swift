@@ -51,6 +51,26 @@ public final class PackReader: ObjectSource {
         boundaries = OffsetSort.sorted((0..<index.count).map(index.offset(at:))) + [UInt64(size) - UInt64(width)]
     }
 
+    /// The same pack opened again for another thread: its own file descriptor, inflater and
+    /// place in `baseCache`, the index and the entry boundaries (read, checked and sorted once)
+    /// shared with `other`. The pack file must still be the one `other` checked: its size and
+    /// trailer are compared again.
+    init(reopening other: PackReader, baseCache: PackBaseCache) throws {
+        self.baseCache = baseCache
+        cacheID = baseCache.register()
+        index = other.index
+        packPath = other.packPath
+        boundaries = other.boundaries
+        file = try File.openForReading(packPath)
+        inflater = try Inflater()
+        let width = index.format.byteCount
+        let size = try file.size()
+        guard UInt64(size) >= UInt64(width), UInt64(size) - UInt64(width) == boundaries.last,
+            ObjectID(bytes: try file.read(at: size - Int64(width), count: width), format: index.format)
+                == index.packChecksum
+        else { throw PackError(offset: UInt64(max(0, size)), .packChangedOnDisk) }
+    }
+
     /// The object named `id`, or nil if the pack does not hold it.
     public func object(_ id: ObjectID) throws -> GitObject? {
         guard let offset = index.offset(of: id) else { return nil }

@@ -248,7 +248,7 @@ struct ObjectWalk {
 }
 
 /// Commits by committer date, newest first (ties: first pushed first).
-private struct CommitHeap {
+struct CommitHeap {
     private var items: [(time: Int64, sequence: Int, id: ObjectID)] = []
     private var sequence = 0
 
