@@ -24,7 +24,8 @@
 # gitwire is the README's build (Tools/lib.sh).
 #
 # Usage: Tools/bench-push.sh [repository=/work/.mirror/curl+curl/repo] [runs=3]
-#        PUSH_CASES=whole,fifty,loose (the default: all three) picks the cases to run.
+#        PUSH_CASES=whole,fifty,loose (the default: all three) picks the cases to run;
+#        BASELINE=<binary> runs an earlier build too ("baseline <what>" rows).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -61,7 +62,9 @@ note "gitwire: $gitwire; $runs runs each; $(machine_line)"
 whole="rm -rf $work/empty.git $work/s.git && git init -q --bare $work/empty.git && git init -q --bare $work/s.git"
 fifty="rm -rf $work/s.git && cp -a $work/server50.git $work/s.git"
 tip=$(git -C "$work/local.git" rev-parse "$branch")
-git -C "$work/local.git" pack-objects --revs --stdout -q --delta-base-offset <<<"$branch" >"$work/whole.pack"
+if has_case whole; then
+    git -C "$work/local.git" pack-objects --revs --stdout -q --delta-base-offset <<<"$branch" >"$work/whole.pack"
+fi
 commands=()
 if has_case whole; then
     commands+=(--prepare "$whole" -n "git whole history, file://" "git -C $work/local.git push -q file://$work/s.git $branch"
@@ -96,10 +99,27 @@ if has_case loose; then
         "cd $work/loose.git && $gitwire push -q file://$work/s.git main"
         --prepare "$whole" -n "floor all loose, push file://"
         "python3 $root/Tools/push-floor.py $work/s.git $work/loose.pack refs/heads/main $loose_tip"
-        -n "git all loose, pack-objects"
+        --prepare true -n "git all loose, pack-objects"
         "echo main | git -C $work/loose.git pack-objects --revs --stdout -q --delta-base-offset --window=10 --depth=50 >/dev/null"
-        -n "gitwire all loose, pack-objects"
+        --prepare true -n "gitwire all loose, pack-objects"
         "echo main | GIT_DIR=$work/loose.git $gitwire pack-objects --revs --stdout -q --delta-base-offset >/dev/null")
+fi
+# hyperfine takes one --prepare for all commands or one for each: every command has one.
+# BASELINE=<binary>: an earlier build in the same runs, as "baseline <what>" next to each gitwire
+# command (before/after figures from one run).
+if [ -n "${BASELINE:-}" ]; then
+    with_baseline=()
+    for ((i = 0; i < ${#commands[@]}; i++)); do
+        with_baseline+=("${commands[$i]}")
+        if [ "${commands[$i]}" = -n ] && [[ "${commands[$((i + 1))]}" == gitwire\ * ]]; then
+            prepare=(--prepare "${commands[$((i - 1))]}")
+            baseline_command=${commands[$((i + 2))]//$gitwire/$BASELINE}
+            with_baseline+=("${commands[$((i + 1))]}" "${commands[$((i + 2))]}"
+                "${prepare[@]}" -n "baseline ${commands[$((i + 1))]#gitwire }" "$baseline_command")
+            i=$((i + 2))
+        fi
+    done
+    commands=("${with_baseline[@]}")
 fi
 hyperfine_run "$out/push.json" --runs "$runs" "${commands[@]}"
 
@@ -132,7 +152,7 @@ done
 cpu_table() {
     python3 - "$1" <<'PY'
 import json, sys
-results = {r["command_name"]: r for r in json.load(open(sys.argv[1]))["results"]}
+results = {r.get("command_name") or r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 print("| CPU time (user + system, mean) | git | gitwire | ratio |")
 print("| --- | --- | --- | --- |")
 for name, ours in results.items():

@@ -118,7 +118,8 @@ public final class PackWriter {
 
     /// Decides which stored bytes are reused; returns where each object is stored.
     private func plan(_ walk: ObjectWalk) throws -> [ObjectID: Location] {
-        let sending = Set(walk.objects.map(\.id))
+        var sending = ObjectIDTable(capacity: walk.objects.count)
+        for entry in walk.objects { sending.insert(entry.id) }
         var located: [ObjectID: Location] = [:]
         var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
         let total = walk.objects.count + walk.preferredBases.count

@@ -117,4 +117,29 @@ struct PushReadingTests {
         try Data(bytes).write(to: URL(fileURLWithPath: packPath))
         #expect(throws: PackError.self) { try database.reopened() }
     }
+
+    @Test("the walk's table of names answers as Set does, through growth, collisions and zero names")
+    func objectIDTable() {
+        var generator = SystemRandomNumberGenerator()
+        var table = ObjectIDTable()
+        var reference: Set<ObjectID> = []
+        // Names sharing their first eight bytes land in one run of slots.
+        let shared = UInt64.random(in: .min ... .max, using: &generator)
+        for round in 0..<20_000 {
+            let w0 = round % 7 == 0 ? shared : UInt64.random(in: 0...5_000, using: &generator)
+            let id = ObjectID(
+                words: w0, UInt64(round % 300), UInt64(round % 3) << 32, 0, format: round % 11 == 0 ? .sha256 : .sha1)
+            #expect(table.insert(id).inserted == reference.insert(id).inserted)
+        }
+        for zero in [ObjectID.zero(.sha1), .zero(.sha256), .zero(.sha1)] {
+            #expect(table.contains(zero) == reference.contains(zero))
+            #expect(table.insert(zero).inserted == reference.insert(zero).inserted)
+        }
+        #expect(table.count + 2 == reference.count)
+        for round in 0..<5_000 {
+            let id = ObjectID(words: UInt64(round), UInt64(round % 300), 0, 0, format: .sha1)
+            #expect(table.contains(id) == reference.contains(id))
+        }
+        for id in reference { #expect(table.contains(id)) }
+    }
 }
