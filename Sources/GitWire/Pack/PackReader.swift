@@ -13,6 +13,9 @@ public final class PackReader: ObjectSource {
     private let cacheID: Int
     /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
     let boundaries: [UInt64]
+    /// Bytes of the pack read ahead for entry headers (the push's plan reads the header of every
+    /// object sent, mostly in pack order): where they start, and the bytes.
+    var headerWindow: (start: UInt64, bytes: [UInt8]) = (0, [])
 
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16

@@ -493,8 +493,23 @@ extension PackReader {
         }
         guard low > 0, boundaries[low - 1] == start else { throw PackError(offset: start, .packChangedOnDisk) }
         let end = boundaries[low]
-        let first = try file.read(at: Int64(start), count: Int(min(end - start, UInt64(PackEntryHeader.maximumLength))))
-        guard let header = try PackEntryHeader.parse(first[...], at: start, format: index.format) else {
+        let needed = Int(min(end - start, UInt64(PackEntryHeader.maximumLength)))
+        let window = headerWindow
+        let windowEnd = window.start + UInt64(window.bytes.count)
+        let first: ArraySlice<UInt8>
+        if start >= window.start && start + UInt64(needed) <= windowEnd {
+            let from = Int(start - window.start)
+            first = window.bytes[from..<(from + needed)]
+        } else {
+            // Reading on in pack order (at or just past the bytes read before) reads a run of
+            // entries at once; any other header is read alone, as before.
+            let onward = window.bytes.isEmpty || (start >= window.start && start < windowEnd + (64 << 10))
+            let bytes = try file.read(at: Int64(start), count: onward ? max(needed, 64 << 10) : needed)
+            guard bytes.count >= needed else { throw PackError(offset: start, .packChangedOnDisk) }
+            headerWindow = (start, bytes)
+            first = bytes[0..<needed]
+        }
+        guard let header = try PackEntryHeader.parse(first, at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
         return (header, start..<end)
