@@ -108,7 +108,10 @@ struct PushCommand: Subcommand {
             }
             return try PushRefspec(text)
         }
-        let repositoryHandle = try Repository(gitDirectory: gitDirectory)
+        // Refs only: the push opens the repository's objects itself (opening them reads and checks
+        // every pack index), once, while the server starts.
+        let refStore = try Repository.refs(ofGitDirectory: gitDirectory)
+        var opened: Repository?
         var leases: [PushLease] = []
         for text in self.leases {
             guard !text.isEmpty else {
@@ -122,6 +125,8 @@ struct PushCommand: Subcommand {
             let expect = String(text[text.index(after: colon)...])
             var expected: ObjectID?
             if !expect.isEmpty {
+                let repositoryHandle = try opened ?? Repository(gitDirectory: gitDirectory)
+                opened = repositoryHandle
                 guard let id = try repositoryHandle.resolveRevision(expect) else {
                     Console.writeError("error: cannot parse expected object name '\(expect)'\n")
                     return 129
@@ -133,7 +138,7 @@ struct PushCommand: Subcommand {
         var matching = false
         if specs.isEmpty && !all && !tags && !mirror {
             switch try Self.defaultRefspec(
-                configuration: configuration, repository: repositoryHandle, remoteName: repository)
+                configuration: configuration, refs: refStore, remoteName: repository)
             {
             case .matching: matching = true
             case .refspec(let spec): specs = [spec]
@@ -178,7 +183,7 @@ struct PushCommand: Subcommand {
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for error in result.errors { Console.writeError("error: \(error)\n") }
         let failed = !result.succeeded
-        let head = try? Repository(gitDirectory: gitDirectory).refs.head()
+        let head = try? refStore.head()
         if porcelain || !quiet || failed {
             let text = Self.summary(result, url: shown, porcelain: porcelain)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
@@ -249,7 +254,7 @@ struct PushCommand: Subcommand {
     /// git's `setup_default_push_refspecs`: `push.default` (`simple` when unset), the current
     /// branch and its upstream (`branch.<name>.remote`, `branch.<name>.merge`).
     static func defaultRefspec(
-        configuration: GitConfiguration, repository: Repository, remoteName: String
+        configuration: GitConfiguration, refs: RefStore, remoteName: String
     ) throws -> DefaultPush {
         let configured = try configuration.string("push.default")
         let mode = configured ?? "simple"
@@ -270,7 +275,7 @@ struct PushCommand: Subcommand {
 
                     """.utf8))
         }
-        guard case .symbolic(let target) = try repository.refs.head(), target.hasPrefix("refs/heads/") else {
+        guard case .symbolic(let target) = try refs.head(), target.hasPrefix("refs/heads/") else {
             throw ReportedFailure(
                 text: Array(
                     """

@@ -33,6 +33,35 @@ public struct LooseObjectStore: ObjectSource, Sendable {
         }
     }
 
+    /// The type and size the header of the loose object `id` declares, inflating no more than
+    /// the header (the content is neither inflated nor checked), or nil if there is none.
+    package func header(_ id: ObjectID) throws -> (type: ObjectType, size: Int)? {
+        guard id.format == format else { return nil }
+        let path = path(of: id)
+        guard FileSystem.exists(path) else { return nil }
+        do {
+            let prefix: [UInt8]
+            do {
+                // A dynamic Huffman block's tables come before the first byte of output: read
+                // more of the file when the first kilobyte does not reach the header's end.
+                let file = try File.openForReading(path)
+                let inflater = try Inflater()
+                let start = try file.read(at: 0, count: 1024)
+                var header = try inflater.inflatePrefix(start[...], count: 64)
+                if start.count == 1024 && !header.contains(0) {
+                    header = try inflater.inflatePrefix(FileSystem.read(path)[...], count: 64)
+                }
+                prefix = header
+            } catch {
+                throw LooseObjectError.corruptStream("\(error)")
+            }
+            guard let parsed = try Self.parseHeader(prefix) else { throw LooseObjectError.badHeader }
+            return (parsed.type, parsed.size)
+        } catch let error as LooseObjectError {
+            throw LooseObjectFileError(path: path, error: error)
+        }
+    }
+
     /// Writes `object` as a loose object unless it exists already, and returns its name. The file
     /// is written under a temporary name and renamed into place, read-only, as git does.
     @discardableResult

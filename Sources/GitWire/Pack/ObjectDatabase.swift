@@ -9,7 +9,7 @@ public final class ObjectDatabase: ObjectSource {
     public let loose: LooseObjectStore
     private(set) var packs: [PackReader] = []
     /// The objects recently used as delta bases in any of the packs.
-    private let baseCache = PackBaseCache()
+    private let baseCache: PackBaseCache
 
     /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`),
     /// named in `format`; by default in the format its `config` declares.
@@ -18,10 +18,26 @@ public final class ObjectDatabase: ObjectSource {
         let format = try format ?? Repository.objectFormat(ofGitDirectory: gitDirectory)
         self.format = format
         loose = LooseObjectStore(objectsDirectory: objectsDirectory, format: format)
+        baseCache = PackBaseCache()
         guard FileSystem.isDirectory(objectsDirectory) else {
             throw SystemCallError("open \(objectsDirectory)", .noSuchFile)
         }
         try reloadPacks()
+    }
+
+    /// The same objects opened again for another thread (readers are used by one thread at a
+    /// time): the packs' indexes are shared, not read and checked again, and the new database
+    /// has a delta base cache of its own of at most `baseCacheLimit` bytes.
+    package func reopened(baseCacheLimit: Int = PackBaseCache.defaultLimit) throws -> ObjectDatabase {
+        try ObjectDatabase(reopening: self, baseCacheLimit: baseCacheLimit)
+    }
+
+    private init(reopening other: ObjectDatabase, baseCacheLimit: Int) throws {
+        objectsDirectory = other.objectsDirectory
+        format = other.format
+        loose = LooseObjectStore(objectsDirectory: objectsDirectory, format: format)
+        baseCache = PackBaseCache(limit: baseCacheLimit)
+        packs = try other.packs.map { try PackReader(reopening: $0, baseCache: baseCache) }
     }
 
     /// Looks again for packs in `objects/pack`, as after a fetch added one.

@@ -13,6 +13,9 @@ public final class PackReader: ObjectSource {
     private let cacheID: Int
     /// Every entry's offset in pack order, then the trailer's offset: where each entry ends.
     let boundaries: [UInt64]
+    /// Bytes of the pack read ahead for entry headers (the push's plan reads the header of every
+    /// object sent, mostly in pack order): where they start, and the bytes.
+    var headerWindow: (start: UInt64, bytes: [UInt8]) = (0, [])
 
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16
@@ -49,6 +52,26 @@ public final class PackReader: ObjectSource {
                     expected: index.packChecksum, computed: ObjectID(bytes: trailer, format: format) ?? format.zeroID))
         }
         boundaries = OffsetSort.sorted((0..<index.count).map(index.offset(at:))) + [UInt64(size) - UInt64(width)]
+    }
+
+    /// The same pack opened again for another thread: its own file descriptor, inflater and
+    /// place in `baseCache`, the index and the entry boundaries (read, checked and sorted once)
+    /// shared with `other`. The pack file must still be the one `other` checked: its size and
+    /// trailer are compared again.
+    init(reopening other: PackReader, baseCache: PackBaseCache) throws {
+        self.baseCache = baseCache
+        cacheID = baseCache.register()
+        index = other.index
+        packPath = other.packPath
+        boundaries = other.boundaries
+        file = try File.openForReading(packPath)
+        inflater = try Inflater()
+        let width = index.format.byteCount
+        let size = try file.size()
+        guard UInt64(size) >= UInt64(width), UInt64(size) - UInt64(width) == boundaries.last,
+            ObjectID(bytes: try file.read(at: size - Int64(width), count: width), format: index.format)
+                == index.packChecksum
+        else { throw PackError(offset: UInt64(max(0, size)), .packChangedOnDisk) }
     }
 
     /// The object named `id`, or nil if the pack does not hold it.

@@ -52,11 +52,11 @@ final class DeltaSearchShared: @unchecked Sendable {
         var depth: Int
     }
 
-    /// Searches `range` of the candidates with a window of `window` and chains of `depth`.
-    /// Objects are read only when a delta against them or to them is tried.
-    func search(_ range: Range<Int>, gitDirectory: String, window: Int, depth maximumDepth: Int) {
+    /// Searches `range` of the candidates with a window of `window` and chains of `depth`,
+    /// reading objects from `database` (this thread's alone). Objects are read only when a
+    /// delta against them or to them is tried.
+    func search(_ range: Range<Int>, database: ObjectDatabase, window: Int, depth maximumDepth: Int) {
         do {
-            let database = try ObjectDatabase(gitDirectory: gitDirectory)
             let deflater = try Deflater()
             func read(_ id: ObjectID) throws -> [UInt8] {
                 guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }

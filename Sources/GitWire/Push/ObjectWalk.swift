@@ -16,7 +16,7 @@ struct ObjectWalk {
     private(set) var objects: [Entry] = []
     /// Objects known to be on the remote (the boundary commits' trees and what they hold, and
     /// the excluded tips): never sent, usable as thin-pack bases.
-    private(set) var remoteHas: Set<ObjectID> = []
+    private(set) var remoteHas = ObjectIDTable()
     /// For a thin pack: objects the remote has at the paths of objects sent, in the trees of
     /// the first boundary commits (git's preferred bases), as delta bases that are not sent.
     private(set) var preferredBases: [Entry] = []
@@ -194,7 +194,7 @@ struct ObjectWalk {
 
     /// Adds what the tree `id` holds, depth first in entry order, skipping what `seen` has;
     /// each with the hash of its path.
-    private mutating func addTreeContents(_ id: ObjectID, seen: inout Set<ObjectID>) throws {
+    private mutating func addTreeContents(_ id: ObjectID, seen: inout ObjectIDTable) throws {
         var stack: [(ObjectID, [UInt8])] = [(id, [])]
         while let (tree, prefix) = stack.popLast() {
             guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
@@ -248,7 +248,7 @@ struct ObjectWalk {
 }
 
 /// Commits by committer date, newest first (ties: first pushed first).
-private struct CommitHeap {
+struct CommitHeap {
     private var items: [(time: Int64, sequence: Int, id: ObjectID)] = []
     private var sequence = 0
 

@@ -118,7 +118,8 @@ public final class PackWriter {
 
     /// Decides which stored bytes are reused; returns where each object is stored.
     private func plan(_ walk: ObjectWalk) throws -> [ObjectID: Location] {
-        let sending = Set(walk.objects.map(\.id))
+        var sending = ObjectIDTable(capacity: walk.objects.count)
+        for entry in walk.objects { sending.insert(entry.id) }
         var located: [ObjectID: Location] = [:]
         var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
         let total = walk.objects.count + walk.preferredBases.count
@@ -221,9 +222,24 @@ public final class PackWriter {
         var types: [ObjectID: (ObjectType, UInt32)] = [:]
         types.reserveCapacity(walk.objects.count)
         for entry in walk.objects { types[entry.id] = (entry.type, entry.nameHash) }
-        func size(_ id: ObjectID) throws -> (ObjectType, Int, Int)? {
-            if let found = located[id], case .object(let type) = found.header.kind {
-                return (type, Int(clamping: found.header.size), found.pack)
+        // Sizes come from headers, as git's `check_object` takes them: a delta's from the start of
+        // its data, a loose object's from its header; nothing is inflated whole here.
+        let inflater = try Inflater()
+        func size(_ id: ObjectID, type known: ObjectType?) throws -> (ObjectType, Int, Int)? {
+            if let found = located[id] {
+                if case .object(let type) = found.header.kind {
+                    return (type, Int(clamping: found.header.size), found.pack)
+                }
+                if let known {
+                    let start = found.range.lowerBound + UInt64(found.header.length)
+                    // Room for a dynamic Huffman block's tables before the first bytes come out.
+                    let count = Int(min(found.range.upperBound - start, 1024))
+                    let compressed = try database.packs[found.pack].file.read(at: Int64(start), count: count)
+                    let prefix = try inflater.inflatePrefix(compressed[...], count: 20)
+                    if let target = Self.deltaResultSize(prefix) { return (known, target, -1) }
+                }
+            } else if let known, let header = try database.loose.header(id), header.type == known {
+                return (header.type, header.size, -1)
             }
             guard let object = try database.object(id) else { return nil }
             return (object.type, object.data.count, -1)
@@ -231,7 +247,9 @@ public final class PackWriter {
         var candidates: [Candidate] = []
         for (index, item) in items.enumerated() {
             if case .delta = item.plan { continue }
-            guard let (type, bytes, pack) = try size(item.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+            guard let (type, bytes, pack) = try size(item.id, type: types[item.id]?.0), bytes >= 50,
+                bytes <= Self.bigFileThreshold
+            else {
                 continue
             }
             candidates.append(
@@ -241,7 +259,9 @@ public final class PackWriter {
         }
         let searched = candidates.count
         for (index, base) in walk.preferredBases.enumerated() {
-            guard let (type, bytes, pack) = try size(base.id), bytes >= 50, bytes <= Self.bigFileThreshold else {
+            guard let (type, bytes, pack) = try size(base.id, type: base.type), bytes >= 50,
+                bytes <= Self.bigFileThreshold
+            else {
                 continue
             }
             candidates.append(
@@ -274,7 +294,10 @@ public final class PackWriter {
         }
         bounds.append(candidates.count)
         let slices = zip(bounds, bounds.dropFirst()).map { $0..<$1 }
-        let gitDirectory = String(database.objectsDirectory.dropLast("/objects".count))
+        // Each thread reads through its own readers, which share the indexes already read and
+        // checked here (opening the repository again per thread read, hashed and sorted a large
+        // pack's index each time).
+        let databases = Transferred(try slices.map { _ in try database.reopened() })
         let shared = DeltaSearchShared(
             candidates: candidates, total: searched, progress: progress, threads: options.threads)
         let options = self.options
@@ -283,7 +306,7 @@ public final class PackWriter {
         WorkerThreads.run(count: slices.count + 1) { part in
             guard part > 0 else { return shared.report(threads: slices.count) }
             shared.search(
-                slices[part - 1], gitDirectory: gitDirectory, window: options.window,
+                slices[part - 1], database: databases.value[part - 1], window: options.window,
                 depth: options.depth)
         }
         if let error = shared.failure { throw error }
@@ -291,6 +314,26 @@ public final class PackWriter {
             let item = candidates[index].item
             items[item].plan = .newDelta(base: found.base, size: found.size, compressed: found.compressed)
         }
+    }
+
+    /// The result size a delta's data declares (its second varint, after the base's size), or
+    /// nil when `prefix` is too short to hold both.
+    static func deltaResultSize(_ prefix: [UInt8]) -> Int? {
+        var position = 0
+        func varint() -> Int? {
+            var value = 0
+            var shift = 0
+            while position < prefix.count && shift < 63 {
+                let byte = prefix[position]
+                position += 1
+                value |= Int(byte & 0x7f) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        guard varint() != nil else { return nil }
+        return varint()
     }
 
     // MARK: Writing
@@ -443,8 +486,23 @@ extension PackReader {
     func entry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>)? {
         guard let start = index.offset(of: id) else { return nil }
         guard let end = entryEnd(startingAt: start) else { throw PackError(offset: start, .packChangedOnDisk) }
-        let first = try file.read(at: Int64(start), count: Int(min(end - start, UInt64(PackEntryHeader.maximumLength))))
-        guard let header = try PackEntryHeader.parse(first[...], at: start, format: index.format) else {
+        let needed = Int(min(end - start, UInt64(PackEntryHeader.maximumLength)))
+        let window = headerWindow
+        let windowEnd = window.start + UInt64(window.bytes.count)
+        let first: ArraySlice<UInt8>
+        if start >= window.start && start + UInt64(needed) <= windowEnd {
+            let from = Int(start - window.start)
+            first = window.bytes[from..<(from + needed)]
+        } else {
+            // Reading on in pack order (at or just past the bytes read before) reads a run of
+            // entries at once; any other header is read alone, as before.
+            let onward = window.bytes.isEmpty || (start >= window.start && start < windowEnd + (64 << 10))
+            let bytes = try file.read(at: Int64(start), count: onward ? max(needed, 64 << 10) : needed)
+            guard bytes.count >= needed else { throw PackError(offset: start, .packChangedOnDisk) }
+            headerWindow = (start, bytes)
+            first = bytes[0..<needed]
+        }
+        guard let header = try PackEntryHeader.parse(first, at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
         return (header, start..<end)

@@ -41,15 +41,20 @@ extension Remote {
             } ?? completion
         let operation: RepositoryPush
         let connection: PackStreamingConnection
+        var connected: (any Connection)?
         do {
-            operation = try RepositoryPush(
-                gitDirectory: gitDirectory, refspecs: updates, options: options, progress: progress)
+            // The server first: it starts (a process, a connection) while the repository is
+            // opened, which reads and checks every pack index.
             let request = ServiceRequest(
                 service: .receivePack, path: url.path,
                 protocolVersion: options.protocolVersion == .v2 ? .v0 : options.protocolVersion)
-            connection = PackStreamingConnection(
-                try transport.connect(request, timeout: timeout, in: loop), persists: transport.connectionPersists)
+            let inner = try transport.connect(request, timeout: timeout, in: loop)
+            connected = inner
+            operation = try RepositoryPush(
+                gitDirectory: gitDirectory, refspecs: updates, options: options, progress: progress)
+            connection = PackStreamingConnection(inner, persists: transport.connectionPersists)
         } catch {
+            connected?.close()
             var completion = Optional(completion)
             let timer = loop.addTimer(after: .zero) { _ in
                 completion?(.failure(error))

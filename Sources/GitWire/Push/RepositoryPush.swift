@@ -238,18 +238,27 @@ final class RepositoryPush: @unchecked Sendable {
         return nil
     }
 
-    /// Whether `ancestor` is reachable from `commit`.
+    /// Whether `ancestor` is reachable from `commit`: git's `ref_newer`, which walks from
+    /// `commit` newest first by committer date until it meets `ancestor`. The usual push moves a
+    /// ref from a recent commit, met after a few steps; a walk in any other order (depth first
+    /// along second parents) can read most of the history first. Dates only order the walk,
+    /// they prune nothing: a skewed history is walked to its roots when `ancestor` is not in it.
     private func isAncestor(_ ancestor: ObjectID, of commit: ObjectID) throws -> Bool {
         let graph = DatabaseCommitGraph(objects: repository.objects)
-        let floor = graph.commit(ancestor)?.committerTime ?? .min
+        guard let first = graph.commit(commit) else { return commit == ancestor }
         var seen: Set<ObjectID> = [commit]
-        var stack = [commit]
-        while let next = stack.popLast() {
+        var heap = CommitHeap()
+        heap.push(commit, time: first.committerTime)
+        var summaries: [ObjectID: CommitSummary] = [commit: first]
+        while let next = heap.pop() {
             if next == ancestor { return true }
-            guard let summary = graph.commit(next) else { continue }
-            // Committer dates are not trusted to prune: skewed histories exist. Walk it all.
-            _ = floor
-            for parent in summary.parents where seen.insert(parent).inserted { stack.append(parent) }
+            guard let summary = summaries.removeValue(forKey: next) else { continue }
+            for parent in summary.parents where seen.insert(parent).inserted {
+                if parent == ancestor { return true }
+                guard let parentSummary = graph.commit(parent) else { continue }
+                summaries[parent] = parentSummary
+                heap.push(parent, time: parentSummary.committerTime)
+            }
         }
         return false
     }

@@ -26,6 +26,18 @@ public final class Repository {
         try self.init(RepositoryLocation(gitDirectory: gitDirectory, commonDirectory: common, workTree: nil))
     }
 
+    /// The refs of the git directory `gitDirectory` (with its common directory, as
+    /// ``init(gitDirectory:)`` finds it), without opening its objects: for a command that reads
+    /// refs before an operation that opens the repository itself. Throws as that initialiser does
+    /// when `gitDirectory` is not a repository or has a format git 2.39 would refuse.
+    package static func refs(ofGitDirectory gitDirectory: String) throws -> RefStore {
+        let common = LoadContext.commonDirectory(of: gitDirectory, environment: [:])
+        guard FileSystem.exists("\(gitDirectory)/HEAD"), FileSystem.isDirectory("\(common)/objects"),
+            FileSystem.isDirectory("\(common)/refs")
+        else { throw RepositoryError.notARepository(gitDirectory) }
+        return try RefStore(gitDirectory: gitDirectory, commonDirectory: common)
+    }
+
     /// Opens the repository at `location` (see ``RepositoryLocation/discover(from:environment:)``).
     /// Throws ``RepositoryFormatError`` for a format git 2.39 would refuse.
     public init(_ location: RepositoryLocation) throws {

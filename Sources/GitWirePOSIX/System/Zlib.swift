@@ -27,6 +27,35 @@ package final class Inflater {
     /// Starts a new zlib stream, keeping the allocated state.
     package func reset() { inflateReset(&stream) }
 
+    /// The first bytes (at most `count`, at most 4 GiB of input) of the zlib stream at the start
+    /// of `input`, inflating no further: fewer when the stream ends first or `input` runs out.
+    /// Throws when the stream is corrupt before that point.
+    package func inflatePrefix(_ input: ArraySlice<UInt8>, count: Int) throws -> [UInt8] {
+        reset()
+        let piece = input.prefix(Self.maximumPiece)
+        var made = 0
+        var status: Int32 = Z_OK
+        let output = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            piece.withUnsafeBufferPointer { source in
+                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = buffer.baseAddress
+                stream.avail_out = UInt32(count)
+                status = CGitWire.inflate(&stream, Z_NO_FLUSH)
+                made = count - Int(stream.avail_out)
+                stream.next_in = nil
+                stream.avail_in = 0
+                stream.next_out = nil
+                stream.avail_out = 0
+            }
+            initialized = made
+        }
+        guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+            throw ZlibError(code: status, message: stream.msg.map { String(cString: $0) } ?? "")
+        }
+        return output
+    }
+
     /// The most bytes zlib takes or gives in one call: its counters are 32 bits wide, so longer
     /// input and output go through in pieces of at most this many bytes.
     static let maximumPiece = Int(UInt32.max)
