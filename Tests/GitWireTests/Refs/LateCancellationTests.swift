@@ -9,6 +9,21 @@ import Testing
 @Suite("cancellation after the transfer")
 struct LateCancellationTests {
     /// A source whose pack has deltas: one file changed a little in each of 20 commits.
+    /// A bare clone of `source` set back 15 commits with nothing else kept, so a fetch has a pack
+    /// to resolve; with its refs and packs as they are before the fetch.
+    static func makeBehindTarget(_ directory: TemporaryDirectory, source: String) throws
+        -> (target: String, refs: String, packs: [String])
+    {
+        let target = directory.appending("repo.git")
+        try git(["clone", "-q", "--bare", "--no-local", source, target])
+        try git(["update-ref", "refs/heads/main", "HEAD~15"], in: target)
+        try git(["reflog", "expire", "--expire=now", "--all"], in: target)
+        try git(["gc", "-q", "--prune=now"], in: target)
+        let refs = try gitText(["for-each-ref"], in: target)
+        let packs = try FileManager.default.contentsOfDirectory(atPath: "\(target)/objects/pack").sorted()
+        return (target, refs, packs)
+    }
+
     static func makeSource(_ directory: TemporaryDirectory) throws -> String {
         let path = directory.appending("source")
         try git(["init", "-q", "-b", "main", path])
@@ -69,13 +84,7 @@ struct LateCancellationTests {
     @Test func fetchCancelledWhileResolvingLeavesTheRepositoryAsItWas() throws {
         let directory = try TemporaryDirectory()
         let source = try Self.makeSource(directory)
-        let target = directory.appending("repo.git")
-        try git(["clone", "-q", "--bare", "--no-local", source, target])
-        try git(["update-ref", "refs/heads/main", "HEAD~15"], in: target)
-        try git(["reflog", "expire", "--expire=now", "--all"], in: target)
-        try git(["gc", "-q", "--prune=now"], in: target)
-        let before = try gitText(["for-each-ref"], in: target)
-        let packs = try FileManager.default.contentsOfDirectory(atPath: "\(target)/objects/pack").sorted()
+        let (target, before, packs) = try LateCancellationTests.makeBehindTarget(directory, source: source)
         let remote = try Remote("file://\(source)")
         let outcome = try Self.cancelWhileResolving { loop, progress, completion in
             remote.fetch(into: target, in: loop, progress: progress, completion: completion)
@@ -130,13 +139,7 @@ struct AsyncLateCancellationTests {
     @Test(.onTestThreads) func asyncFetchCancelledWhileResolvingLeavesTheRepositoryAsItWas() async throws {
         let directory = try TemporaryDirectory()
         let source = try LateCancellationTests.makeSource(directory)
-        let target = directory.appending("repo.git")
-        try git(["clone", "-q", "--bare", "--no-local", source, target])
-        try git(["update-ref", "refs/heads/main", "HEAD~15"], in: target)
-        try git(["reflog", "expire", "--expire=now", "--all"], in: target)
-        try git(["gc", "-q", "--prune=now"], in: target)
-        let before = try gitText(["for-each-ref"], in: target)
-        let packs = try FileManager.default.contentsOfDirectory(atPath: "\(target)/objects/pack").sorted()
+        let (target, before, packs) = try LateCancellationTests.makeBehindTarget(directory, source: source)
         let remote = try Remote("file://\(source)")
         let outcome = await Self.cancelWhileResolving { progress in
             try await remote.fetch(into: target, progress: progress)
