@@ -1,0 +1,240 @@
+import GitWireCore
+
+// The channel as the transports' Connection: starting, sending and closing, and the standard
+// error of a child process read beside its output.
+
+extension StreamChannel: Connection {
+    /// The last lines the child wrote on its standard error.
+    package var standardErrorLines: [String] { errorLines.lines }
+
+    /// Bytes queued by ``send(_:)`` and not yet written.
+    package var queuedByteCount: Int { (writeEnd ?? self).queuedBytes }
+
+    /// Joins the loop given when the connection was made and opens: a TCP connect starts, a
+    /// child's pipes are open at once. `connectionDidOpen` follows in the loop.
+    package func start(handler: any ConnectionHandler) {
+        guard let loop, !isStarted, !isClosed else { return }
+        isStarted = true
+        self.handler = handler
+        loop.register(self)
+        if let writeEnd {
+            writeEnd.loop = loop
+            loop.register(writeEnd)
+        }
+        if let errorEnd {
+            errorEnd.loop = loop
+            errorEnd.isReading = true
+            loop.register(errorEnd)
+        }
+        if connector == nil {
+            connectionDidOpen(in: loop)
+        } else {
+            startConnecting(in: loop)
+        }
+    }
+
+    func connectionDidOpen(in loop: EpollRunLoop) {
+        guard !isClosed, !hasFailed else { return }
+        isConnectionOpen = true
+        isReading = true
+        loop.updateInterest(self)
+        loop.enqueue { [weak self] in
+            guard let self, !self.isClosed else { return }
+            self.handler?.connectionDidOpen(self)
+        }
+        let writer = writeEnd ?? self
+        if writer.queuedBytes > 0 {
+            loop.updateInterest(writer)
+        } else {
+            writer.announceDrain(in: loop)
+        }
+    }
+
+    /// Queues `bytes`; they are written at once if the descriptor takes them, else as it does.
+    package func send(_ bytes: [UInt8]) {
+        let writer = writeEnd ?? self
+        guard !isClosed, !hasFailed, !writer.closesWhenDrained, writer.openStreams > 0 else {
+            if !isClosed { connectionFail(StreamError.closed, stopsReading: false) }
+            return
+        }
+        guard !bytes.isEmpty else { return }
+        let wasEmpty = writer.queuedBytes == 0
+        writer.enqueue(bytes)
+        guard isConnectionOpen, let loop else { return }
+        if wasEmpty { writer.flushDriven(in: loop, announce: false) }
+        loop.updateInterest(writer)
+    }
+
+    /// Closes the connection; bytes already queued (a farewell flush) still go out, for up to
+    /// five seconds if the peer is slow to take them. A child is reaped on the loop, and its
+    /// standard error read on until it ends (for as long as the child is given to end).
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        handler = nil
+        heldEnd = nil
+        isReading = false
+        let loop = self.loop
+        let writer = writeEnd ?? self
+        // The reading direction closes now (a child's standard output at once; a socket closes
+        // when its writing direction has too), the writing one once its queue is written.
+        streamDidClose(reading: true)
+        if writer.queuedBytes == 0 || !isConnectionOpen || loop == nil || writer.openStreams <= 0 {
+            writer.closeWriting()
+        } else {
+            writer.closesWhenDrained = true
+            loop?.addTimer(after: .seconds(5)) { _ in writer.closeWriting() }
+        }
+        guard let loop else {
+            errorEnd?.closeWriting()
+            errorEnd = nil
+            process?.reap()
+            return
+        }
+        process?.reap(in: loop)
+        if errorEnd != nil {
+            keptAlive = self
+            graceTimer?.invalidate()
+            graceTimer = loop.addTimer(after: .seconds(6)) { [weak self] _ in self?.standardErrorEnded() }
+        }
+    }
+
+    /// Closes the writing direction (once): its queue is dropped.
+    private func closeWriting() {
+        guard openStreams > 0 else { return }
+        closesWhenDrained = false
+        discardQueued()
+        streamDidClose(reading: false)
+    }
+
+    /// Writes what is queued; an emptied queue closes the direction if it is closing, or is
+    /// announced (`connectionDidDrain`) when `announce` is true.
+    func flushDriven(in loop: EpollRunLoop, announce: Bool) {
+        switch flushQueue() {
+        case .blocked: return
+        case .failed(let error):
+            // What the peer sent before it stopped taking bytes is still read.
+            (owner ?? self).connectionFail(error, stopsReading: false)
+        case .drained:
+            if closesWhenDrained {
+                closeWriting()
+            } else if announce {
+                announceDrain(in: loop)
+            }
+        }
+    }
+
+    private func announceDrain(in loop: EpollRunLoop) {
+        loop.enqueue { [weak self] in
+            guard let self, let connection = self.owner ?? (self.isConnection ? self : nil), !connection.isClosed
+            else { return }
+            connection.handler?.connectionDidDrain(connection)
+        }
+    }
+
+    /// Reads once what is there: bytes go to the handler now; the end and failures follow in
+    /// the loop. A child's standard error goes to ``readStandardError()``.
+    func readDriven(in loop: EpollRunLoop) {
+        if let owner {
+            owner.readStandardError()
+            return
+        }
+        guard isConnection else {
+            // A child's standard error whose connection is gone.
+            isReading = false
+            streamDidClose(reading: true)
+            return
+        }
+        do {
+            guard case .done(let bytes) = try readOnce(maxCount: 64 * 1024) else { return }
+            if bytes.isEmpty {
+                isReading = false
+                loop.enqueue { [weak self] in
+                    self?.afterStandardError { [weak self] in
+                        guard let self else { return }
+                        self.handler?.connectionDidEnd(self)
+                    }
+                }
+            } else {
+                handler?.connection(self, didReceive: bytes)
+            }
+        } catch {
+            connectionFail(error)
+        }
+    }
+
+    /// A child's standard input or error channel failed.
+    func endFailed(_ end: StreamChannel, _ error: any Error) {
+        if end === errorEnd {
+            standardErrorEnded()
+        } else {
+            connectionFail(error, stopsReading: false)
+        }
+    }
+
+    /// The connection failed: the handler hears it in the loop, after the child's standard error.
+    /// Reading stops unless only writing failed (`stopsReading` false).
+    func connectionFail(_ error: any Error, stopsReading: Bool = true) {
+        if stopsReading { isReading = false }
+        guard !hasFailed, !isClosed else { return }
+        hasFailed = true
+        guard let loop else { return }
+        loop.updateInterest(self)
+        loop.enqueue { [weak self] in
+            self?.afterStandardError { [weak self] in
+                guard let self else { return }
+                self.handler?.connection(self, didFail: error)
+            }
+        }
+    }
+
+    private func readStandardError() {
+        guard let errorEnd else { return }
+        let bytes: [UInt8]
+        do {
+            guard case .done(let read) = try errorEnd.readOnce(maxCount: 64 * 1024) else { return }
+            bytes = read
+        } catch {
+            bytes = []
+        }
+        if bytes.isEmpty {
+            standardErrorEnded()
+            return
+        }
+        errorLines.append(bytes)
+        errorOutput.forward?(bytes)
+    }
+
+    private func standardErrorEnded() {
+        if let errorEnd {
+            errorEnd.isReading = false
+            errorEnd.streamDidClose(reading: true)
+        }
+        errorEnd = nil
+        errorLines.finish()
+        graceTimer?.invalidate()
+        graceTimer = nil
+        let held = heldEnd
+        heldEnd = nil
+        held?()
+        keptAlive = nil
+    }
+
+    /// Runs `deliver` once the child's standard error has ended (at once without one), or after
+    /// ``standardErrorGrace``.
+    private func afterStandardError(_ deliver: @escaping () -> Void) {
+        guard errorEnd != nil, let loop else {
+            deliver()
+            return
+        }
+        guard heldEnd == nil else { return }
+        heldEnd = deliver
+        graceTimer = loop.addTimer(after: Self.standardErrorGrace) { [weak self] _ in
+            guard let self else { return }
+            self.graceTimer = nil
+            let held = self.heldEnd
+            self.heldEnd = nil
+            held?()
+        }
+    }
+}
