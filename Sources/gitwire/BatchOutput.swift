@@ -80,26 +80,39 @@ struct BatchOutput {
         return output
     }
 
-    /// `text` with line breaks (and other control characters) replaced by spaces.
+    /// `text` with line breaks and every other control character replaced by spaces: C0, DEL and
+    /// C1 (U+0080 to U+009F, which some terminals take as escape sequences: U+009B is CSI).
     private func oneLine(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : $0 }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.value < 0x20 || (0x7f...0x9f).contains($0.value) ? " " : $0 }))
     }
 }
 
 /// Appends `text` as a JSON string literal (RFC 8259): quotes, backslashes and control
-/// characters escaped, everything else as UTF-8. Invalid UTF-8 in ref names was already replaced
-/// (U+FFFD) when they were decoded to `String`.
+/// characters escaped (C0, and DEL and C1 too, U+007F to U+009F, so that a terminal shown the JSON
+/// meets no escape sequence), everything else as UTF-8. Invalid UTF-8 in ref names was already
+/// replaced (U+FFFD) when they were decoded to `String`.
 func appendJSONString(_ text: String, to output: inout [UInt8]) {
+    let hex = Array("0123456789abcdef".utf8)
+    let bytes = Array(text.utf8)
     output.append(UInt8(ascii: "\""))
-    for byte in text.utf8 {
+    var index = 0
+    while index < bytes.count {
+        var byte = bytes[index]
+        index += 1
+        // A C1 control is 0xc2 followed by 0x80...0x9f in UTF-8.
+        if byte == 0xc2, index < bytes.count, (0x80...0x9f).contains(bytes[index]) {
+            byte = bytes[index]
+            index += 1
+        }
         switch byte {
         case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
         case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
         case 0x0a: output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
         case 0x0d: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
         case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-        case 0..<0x20:
-            let hex = Array("0123456789abcdef".utf8)
+        case 0..<0x20, 0x7f...0x9f:
             output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
         default: output.append(byte)
         }

@@ -146,4 +146,24 @@ struct BatchBoundsTests {
         #expect(blocks == expected)
         #expect(run.peakMemory < peakMemoryBound(100 << 20), "peak \(mebibytes(run.peakMemory))")
     }
+
+    /// A URL in the list is shown on one line with every control character replaced by a space:
+    /// C0 ones (ESC, CR) and the C1 ones, U+0080 to U+009F, which some terminals take as escape
+    /// sequences (U+009B is CSI). The URL's error line says the same.
+    @Test func controlCharactersInURLsAreNotPrinted() throws {
+        let hostile = "foo://a\u{9b}31mred\u{1b}[2Jb\u{85}c\rd"
+        let shown = "foo://a 31mred [2Jb c d"
+        let result = try Self.lsRemote(["--batch", "-"], input: hostile + "\n")
+        #expect(result.status == 1, "\(result.errorText)")
+        #expect(
+            result.text == "# \(shown)\nerror: unsupported URL scheme 'foo': \(shown)\n\n",
+            "\(Array(result.text.unicodeScalars.map(\.value)))")
+        // In JSON they are escaped, C1 too (valid JSON either way, but a terminal shown it sees
+        // no control character), and the URL parses back to what the list held.
+        let json = try Self.lsRemote(["--json", "--batch", "-"], input: hostile + "\n")
+        #expect(json.status == 1, "\(json.errorText)")
+        #expect(json.text.hasPrefix(#"{"url":"foo://a\u009b31mred\u001b[2Jb\u0085c\rd","error":{"#), "\(json.text)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [String: Any])
+        #expect(object["url"] as? String == hostile)
+    }
 }
