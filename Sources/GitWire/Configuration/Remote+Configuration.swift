@@ -203,14 +203,15 @@ extension HTTPOptions {
             case "proxyauthmethod": proxyAuthMethod = try string()
             case "useragent": userAgent = try string()
             case "postbuffer":
-                // Read as git reads it (its errors are git's), raised to one packet at least.
+                // Read as git reads it (its errors are git's), raised to one packet at least
+                // (git's LARGE_PACKET_MAX, the longest pkt-line).
                 switch ConfigValue.integer(entry.value ?? "") {
                 case .success(let value):
                     if value < 0 {
                         configurationWarnings.append(
-                            "negative value for http.postBuffer; defaulting to \(Self.largePacketMaximum)")
+                            "negative value for http.postBuffer; defaulting to \(PktLine.maxLength)")
                     }
-                    postBuffer = Int(max(value, Int64(Self.largePacketMaximum)))
+                    postBuffer = Int(max(value, Int64(PktLine.maxLength)))
                 case .failure(let problem):
                     throw ConfigError.badNumber(
                         name: entry.name, value: entry.value, origin: entry.origin, outOfRange: problem == .outOfRange)
@@ -263,9 +264,6 @@ extension HTTPOptions {
         }
         credentialEnvironment = configuration.childEnvironment
     }
-
-    /// git's `LARGE_PACKET_MAX`: the least `http.postBuffer`.
-    static let largePacketMaximum = 65520
 
     /// C's `strtol(text, NULL, 10)`, as git reads the low-speed variables: leading blanks, a
     /// sign, digits; 0 when there are none.

@@ -42,10 +42,10 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
         }
         // One request: the commands and the pack. As git's remote-curl does, the body is
         // gathered in a buffer of http.postBuffer bytes; if it ends with room for one more
-        // packet to spare it goes whole, otherwise what was gathered starts a chunked request
+        // packet (git's LARGE_PACKET_MAX) to spare it goes whole, otherwise what was gathered starts a chunked request
         // and the rest of the pack follows as it is made.
         guard let streamed = inner as? any StreamedRequestConnection else { return sendWhole(bytes, writer) }
-        let fits = streamed.postBuffer - Self.largePacketMaximum
+        let fits = streamed.postBuffer - PktLine.maxLength
         var body = bytes
         do {
             while body.count <= fits {
@@ -73,9 +73,6 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
             }
         }
     }
-
-    /// git's `LARGE_PACKET_MAX`: the room git's buffer keeps for one more packet.
-    static let largePacketMaximum = 65520
 
     /// The commands and the whole pack as one request (a connection that cannot stream one).
     private func sendWhole(_ bytes: [UInt8], _ writer: PackWriter) {
