@@ -2,22 +2,6 @@ import Foundation
 import GitWire
 import GitWireTestSupport
 
-/// A small seeded generator (SplitMix64), so every generated corpus is the same from run to run
-/// and a failure names the case that reproduces it.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
-
 /// Runs `git` with exactly `environment` (plus `PATH` and `LC_ALL=C`): nothing of the test
 /// process's own environment or of the machine's configuration reaches it unless named here.
 func gitExactly(

@@ -9,18 +9,6 @@ import Testing
 /// checks it on the fuzzer's), and on URLs of every form for the one function that shows a URL.
 @Suite("credential properties")
 struct CredentialPropertyTests {
-    /// SplitMix64: the same cases on every run, different ones for each seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let hosts = [
         "127.0.0.1:8080", "127.0.0.1:8081", "localhost:8080", "LocalHost:8080", "127.0.0.2:8080", "127.0.0.1",
         "127.0.0.1:80", "127.0.0.1:443", "[::1]:8080", "[::1]", "example.org", "EXAMPLE.org:443", "host-b.test:8080",
@@ -42,13 +30,13 @@ struct CredentialPropertyTests {
         return text
     }
 
-    static func randomPassword(_ random: inout Generator) -> [UInt8] {
+    static func randomPassword(_ random: inout SeededGenerator) -> [UInt8] {
         let alphabet = Array("abcXYZ019:@/?#%&=+ ~".utf8) + [0x00, 0x0a, 0x7f, 0xc3, 0xa9, 0xe2, 0x80, 0x8f]
         let tail = (0..<Int.random(in: 0...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
         return Array(CredentialTrial.marker.utf8) + tail
     }
 
-    static func randomTrial(_ random: inout Generator) -> CredentialTrial {
+    static func randomTrial(_ random: inout SeededGenerator) -> CredentialTrial {
         var answers: [CredentialTrial.Answer] = []
         for _ in 0..<Int.random(in: 0...14, using: &random) {
             switch Int.random(in: 0..<10, using: &random) {
@@ -84,7 +72,7 @@ struct CredentialPropertyTests {
     /// warning, URL, directory name, description or dump holds the password.
     @Test(arguments: [1, 2, 3, 4])
     func noOtherOriginAndNoOutputSeesTheSecret(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SeededGenerator(seed: seed)
         for _ in 0..<600 {
             let trial = Self.randomTrial(&random)
             let problems = trial.run()
@@ -118,7 +106,7 @@ struct CredentialPropertyTests {
     /// of the ways git reads it: what it shows never holds the password, and neither do the
     /// errors made about such URLs (a port or host no URL has).
     @Test func shownURLsNeverHoldThePassword() {
-        var random = Generator(state: 19)
+        var random = SeededGenerator(seed: 19)
         for _ in 0..<1000 {
             let password = Self.written(Self.randomPassword(&random), escapeAll: Bool.random(using: &random))
             let host = Self.hosts.randomElement(using: &random)!
@@ -187,7 +175,7 @@ struct CredentialPropertyTests {
 struct RedirectResolutionTests {
     @Test(arguments: [false, true])
     func resolvesAsLibcurl(withDotSegments: Bool) throws {
-        var random = CredentialPropertyTests.Generator(state: withDotSegments ? 8 : 7)
+        var random = SeededGenerator(seed: withDotSegments ? 8 : 7)
         let bases = [
             "http://127.0.0.1:8080/a/b/repo.git/info/refs?service=git-upload-pack", "https://h/x/info/refs?q=1",
             "http://[::1]:81/info/refs", "http://h/", "http://h:80/a/b",

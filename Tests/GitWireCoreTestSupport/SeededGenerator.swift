@@ -1,0 +1,17 @@
+/// A small seeded generator (SplitMix64), so every generated corpus is the same from run to run
+/// and a failure names the seed that reproduces it.
+public struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// A generator whose numbers follow from `seed` alone.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next number.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
