@@ -10,8 +10,8 @@
 /// payload, for callers that keep packets.
 public struct PktLineDecoder: Sendable {
     /// The start of a packet that began in an earlier input (and, if input was appended before
-    /// the earlier one was read, the packets after it): always before ``input``. Replaced, never
-    /// reused, once read, since the views handed out of it may still be alive.
+    /// the earlier one was read, the packets after it): always before ``input``. Once read, its
+    /// storage is reused only when no view handed out of it is still alive (copy-on-write decides).
     private var joined: [UInt8] = []
     private var joinedIndex = 0
     /// What is unread of the latest input: a view of the caller's bytes.
@@ -127,12 +127,13 @@ public struct PktLineDecoder: Sendable {
         return .data(joined[(start + 4)..<(start + length)])
     }
 
-    /// Moves the first `count` bytes of the latest input to the end of ``joined`` (a new buffer,
-    /// with room for the largest packet, when the old one was all read).
+    /// Moves the first `count` bytes of the latest input to the end of ``joined`` (emptied, with
+    /// room for the largest packet, when the old bytes were all read).
     private mutating func spill(_ count: Int) {
         if joinedIndex == joined.count {
-            // Views of the old buffer may be alive: a new one, never a write into shared storage.
-            joined = []
+            // Views of the old bytes may be alive: emptying keeps the storage only when nothing
+            // else holds it, and otherwise gives a new one, never a write into shared storage.
+            joined.removeAll(keepingCapacity: true)
             joined.reserveCapacity(max(count, PktLine.maxLength))
             joinedIndex = 0
         }
