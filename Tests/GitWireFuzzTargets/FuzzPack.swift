@@ -63,12 +63,13 @@ enum FuzzPack {
         let flags = input.byte()
         let format: ObjectFormat = flags & 2 != 0 ? .sha256 : .sha1
         var bytes = input.rest()
-        // Most mutations break the trailing checksum; fix it up half the time to get past it.
+        // Most mutations break the trailing checksum; fix it up half the time to get past its check.
         if flags & 1 != 0, bytes.count >= format.byteCount {
             bytes.removeLast(format.byteCount)
             bytes += format == .sha1 ? UncheckedSHA1.hash(bytes[...]).bytes : SHA256.hash(bytes[...]).bytes
         }
         guard let index = try? PackIndex(bytes: bytes, format: format) else { return }
+        _ = try? index.verifyChecksum()
         for position in 0..<min(index.count, 4096) {
             let id = index.id(at: position)
             _ = index.offset(at: position)

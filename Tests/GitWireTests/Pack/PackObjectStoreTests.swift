@@ -100,8 +100,16 @@ import Testing
         #expect(lines == index.count)
         #expect(index.packChecksum == ObjectID(bytes: pack.suffix(20), format: .sha1))
         var broken = try readFile(directory.appending("git.idx"))
+        try index.verifyChecksum()
+        // A flipped bit in the names: the index still opens, as git opens it, and its checksum
+        // check (git verify-pack's) finds it.
         broken[2000] ^= 1
-        #expect(throws: PackIndexError.checksumMismatch) { try PackIndex(bytes: broken, format: .sha1) }
+        let opened = try PackIndex(bytes: broken, format: .sha1)
+        #expect(throws: PackIndexError.checksumMismatch) { try opened.verifyChecksum() }
+        // A fan-out that goes down is refused when the index is opened.
+        var badFanOut = try readFile(directory.appending("git.idx"))
+        badFanOut[8 + 4 * 10 + 3] = 0xff
+        #expect(throws: PackIndexError.badFanOut(bucket: 11)) { try PackIndex(bytes: badFanOut, format: .sha1) }
     }
 }
 
