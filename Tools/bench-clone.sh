@@ -194,6 +194,17 @@ import json, sys
 print(json.dumps({"results": sum((json.load(open(f))["results"] for f in sys.argv[1:]), [])}))
 PY
     bench_table "$out/clone-fetch.json" "$out/clone.memory"
+    # CPU time beside wall time: on a loaded machine wall time says little, and CPU time is what
+    # an overlap of stages cannot reduce. The server's CPU time (git daemon's children) is in
+    # neither.
+    python3 - "$out/clone-fetch.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    cpu = r["user"] + r["system"]
+    print(f"{r['command']}: CPU time (user + system, mean of the runs, its children included) {cpu:.2f} s"
+          f" (user {r['user']:.2f} s, system {r['system']:.2f} s); wall "
+          + ", ".join(f"{t:.2f}" for t in r["times"]) + " s in run order")
+PY
     echo
     echo "clone: $clone_objects in gitwire's clone, same refs as git's; fsck --connectivity-only passed ($fsck_lines lines of output)"
     echo "fetch: old state $back commits back per branch ($base_objects), $changed refs new or moved," \
@@ -235,7 +246,8 @@ echo "gitwire clone, stages (one run under strace --seccomp-bpf, wall ${traced_w
     function stage(name, from, to,  c, m) {
         if (from && to) {
             printf "  %-58s %8.2f s %5.1f%%", name, to - from, 100 * (to - from) / (end - start)
-            if (samples && to - from > 0.05) {
+            # Only stages the sampler saw from their start (Python may start after the clone).
+            if (samples && to - from > 0.05 && from >= ctime[1]) {
                 c = cpu(to) - cpu(from); m = busy(from, to)
                 printf "  cpu %6.2f s (%.2f cores)", c, c / (to - from)
                 if (m >= 0) printf ", machine %.2f of '"$(nproc)"' cores busy", m
