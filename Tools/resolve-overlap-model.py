@@ -36,7 +36,7 @@ def git(*args):
 
 # Relative to the repository unless absolute (os.path.join keeps an absolute second part).
 pack_dir = os.path.join(repository, git("rev-parse", "--git-path", "objects/pack").strip())
-indexes = glob.glob(f"{pack_dir}/*.idx")
+indexes = [os.path.abspath(i) for i in glob.glob(f"{pack_dir}/*.idx")]
 if len(indexes) != 1:
     sys.exit(f"expected one pack in {repository}, found {len(indexes)}")
 real = {}
