@@ -170,13 +170,20 @@ peak_rss "$out/clone.memory" "gitwire fetch" "$gitwire" fetch -q "$url" "$work/f
 # 3. Stage breakdown of one gitwire clone (not part of the medians above).
 note "traced gitwire clone ($(load))"
 rm -rf "$work/clone-gitwire.git" "$work/trace.packet" "$work/trace.strace"
-traced_start=$(date +%s%N)
-(cd "$work" && exec env GIT_TRACE_PACKET="$work/trace.packet" \
-    strace --seccomp-bpf -f -tt -o "$work/trace.strace" -e trace=execve,connect,close,openat,rename,exit_group \
-    "$gitwire" clone -q --bare "$url" clone-gitwire.git) >"$work/out" 2>&1 &
+# The clone waits (at most 30 s) until the sampler has begun, so that every stage is sampled.
+rm -f "$work/sampler.ready"
+(
+    cd "$work"
+    for _ in $(seq 3000); do [ -e "$work/sampler.ready" ] && break; sleep 0.01; done
+    exec env GIT_TRACE_PACKET="$work/trace.packet" \
+        strace --seccomp-bpf -f -tt -o "$work/trace.strace" -e trace=execve,connect,close,openat,rename,exit_group \
+        "$gitwire" clone -q --bare "$url" clone-gitwire.git
+) >"$work/out" 2>&1 &
 traced=$!
-python3 "$root/Tools/cpu-sampler.py" "$traced" "$(basename "$gitwire")" "$work/trace.cpu" &
+python3 "$root/Tools/cpu-sampler.py" "$traced" "$(basename "$gitwire")" "$work/trace.cpu" "$work/sampler.ready" &
 sampler=$!
+while [ ! -e "$work/sampler.ready" ] && kill -0 "$sampler" 2>/dev/null; do sleep 0.01; done
+traced_start=$(date +%s%N)
 if ! wait "$traced"; then
     { echo "FAILED: traced gitwire clone"; echo "--- output:"; tail -n 40 "$work/out"; } >&2
     exit 1

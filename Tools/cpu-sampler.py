@@ -2,19 +2,22 @@
 """Samples, every 50 ms until a process ends, the CPU time of the processes named NAME in its
 tree and how busy the whole machine is, for a stage table of CPU use next to wall time.
 
-Usage: Tools/cpu-sampler.py <pid> <name> <output>
+Usage: Tools/cpu-sampler.py <pid> <name> <output> [<ready file>]
 
 Each line of the output: the time of day (HH:MM:SS.ffffff, as `strace -tt` prints it), the CPU
 time (user + system, seconds) of the processes named <name> under <pid> so far, and the cores the
 whole machine kept busy since the previous line (from /proc/stat: all CPU time but idle and
 iowait). A process that ended between two samples leaves its time out: sample a process that
-lives for the whole run (gitwire's clone is one process).
+lives for the whole run (gitwire's clone is one process). The ready file, if given, is made
+once sampling has begun, so that the process sampled can wait for it (Python may take a second to
+start on a loaded machine).
 """
 import os
 import sys
 import time
 
 root, name, output = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ready = sys.argv[4] if len(sys.argv) > 4 else None
 ticks = os.sysconf("SC_CLK_TCK")
 
 
@@ -55,6 +58,8 @@ def machine():
 
 with open(output, "w") as out:
     busy, wall = machine(), time.monotonic()
+    if ready:
+        open(ready, "w").close()
     while os.path.exists(f"/proc/{root}"):
         time.sleep(0.05)
         now_busy, now_wall = machine(), time.monotonic()
