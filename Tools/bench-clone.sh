@@ -16,7 +16,10 @@
 #      RSS, the size of the pack each received.
 #   3. stages: one gitwire clone under `strace --seccomp-bpf` (only a few rare system calls are
 #      stopped, so the overhead is small) with GIT_TRACE_PACKET, the two timelines merged: request
-#      sent, first pack byte, connection closed, .idx written, packed-refs written, exit.
+#      sent, first pack byte, connection closed, .idx written, packed-refs written, exit. Beside
+#      each stage's wall time: gitwire's CPU time in it (user + system, from /proc every 50 ms by
+#      Tools/cpu-sampler.py) and how many of the machine's cores were busy (anything, the server
+#      included): where gitwire and the server leave cores idle, work could overlap.
 #
 # gitwire is the README's build (Tools/lib.sh). For git clone, peak RSS is that of its largest
 # process (index-pack, which clone runs as a child): GNU time reports the maximum over the
@@ -167,10 +170,25 @@ peak_rss "$out/clone.memory" "gitwire fetch" "$gitwire" fetch -q "$url" "$work/f
 # 3. Stage breakdown of one gitwire clone (not part of the medians above).
 note "traced gitwire clone ($(load))"
 rm -rf "$work/clone-gitwire.git" "$work/trace.packet" "$work/trace.strace"
+# The clone waits (at most 30 s) until the sampler has begun, so that every stage is sampled.
+rm -f "$work/sampler.ready"
+(
+    cd "$work"
+    for _ in $(seq 3000); do [ -e "$work/sampler.ready" ] && break; sleep 0.01; done
+    exec env GIT_TRACE_PACKET="$work/trace.packet" \
+        strace --seccomp-bpf -f -tt -o "$work/trace.strace" -e trace=execve,connect,close,openat,rename,exit_group \
+        "$gitwire" clone -q --bare "$url" clone-gitwire.git
+) >"$work/out" 2>&1 &
+traced=$!
+python3 "$root/Tools/cpu-sampler.py" "$traced" "$(basename "$gitwire")" "$work/trace.cpu" "$work/sampler.ready" &
+sampler=$!
+while [ ! -e "$work/sampler.ready" ] && kill -0 "$sampler" 2>/dev/null; do sleep 0.01; done
 traced_start=$(date +%s%N)
-run_checked env GIT_TRACE_PACKET="$work/trace.packet" \
-    strace --seccomp-bpf -f -tt -o "$work/trace.strace" -e trace=execve,connect,close,openat,rename,exit_group \
-    "$gitwire" clone -q --bare "$url" clone-gitwire.git
+if ! wait "$traced"; then
+    { echo "FAILED: traced gitwire clone"; echo "--- output:"; tail -n 40 "$work/out"; } >&2
+    exit 1
+fi
+wait "$sampler"
 traced_wall=$(awk -v a="$traced_start" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
 
 mib() { if [ "$1" = none ]; then echo "no new pack"; else awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; fi; }
@@ -183,6 +201,17 @@ import json, sys
 print(json.dumps({"results": sum((json.load(open(f))["results"] for f in sys.argv[1:]), [])}))
 PY
     bench_table "$out/clone-fetch.json" "$out/clone.memory"
+    # CPU time beside wall time: on a loaded machine wall time says little, and CPU time is what
+    # an overlap of stages cannot reduce. The server's CPU time (git daemon's children) is in
+    # neither.
+    python3 - "$out/clone-fetch.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    cpu = r["user"] + r["system"]
+    print(f"{r['command']}: CPU time (user + system, mean of the runs, its children included) {cpu:.2f} s"
+          f" (user {r['user']:.2f} s, system {r['system']:.2f} s); wall "
+          + ", ".join(f"{t:.2f}" for t in r["times"]) + " s in run order")
+PY
     echo
     echo "clone: $clone_objects in gitwire's clone, same refs as git's; fsck --connectivity-only passed ($fsck_lines lines of output)"
     echo "fetch: old state $back commits back per branch ($base_objects), $changed refs new or moved," \
@@ -193,10 +222,17 @@ echo "gitwire clone, stages (one run under strace --seccomp-bpf, wall ${traced_w
 {
     sed 's/^/P /' "$work/trace.packet"
     sed 's/^/S /' "$work/trace.strace"
+    sed 's/^/C /' "$work/trace.cpu"
 } | awk '
     function secs(t,  p) { split(t, p, ":"); return p[1] * 3600 + p[2] * 60 + p[3] }
     $1 == "P" && /> done$/ && !request { request = secs($2) }
     $1 == "P" && /< PACK \.\.\.$/ && !pack { pack = secs($2) }
+    # CPU samples: time, gitwire CPU seconds so far, busy cores of the machine since the last.
+    # The last samples, taken after gitwire ended, read 0: the total is the largest.
+    $1 == "C" {
+        samples++; ctime[samples] = secs($2); ccpu[samples] = $3; cbusy[samples] = $4
+        if ($3 > cputotal) cputotal = $3
+    }
     $1 == "S" {
         t = secs($3); if (!start) start = t; end = t
         if ($4 ~ /^connect\(/ && !connect) { connect = t; fd = $4; sub(/^connect\(/, "", fd); sub(/,.*/, "", fd) }
@@ -207,8 +243,24 @@ echo "gitwire clone, stages (one run under strace --seccomp-bpf, wall ${traced_w
         else if ($0 ~ /openat\(.*packed-refs\.lock/ && !refs) refs = t
         else if ($0 ~ /rename\(.*HEAD\.lock"/) refsdone = t
     }
-    function stage(name, from, to) {
-        if (from && to) printf "  %-58s %8.2f s %5.1f%%\n", name, to - from, 100 * (to - from) / (end - start)
+    # gitwire CPU seconds at time t: the last sample at or before t.
+    function cpu(t,  i, v) { v = 0; for (i = 1; i <= samples && ctime[i] <= t; i++) if (ccpu[i] > v) v = ccpu[i]; return v }
+    # Mean busy cores of the machine from a to b (samples ending in that span).
+    function busy(a, b,  i, sum, n) {
+        for (i = 1; i <= samples; i++) if (ctime[i] > a && ctime[i] <= b) { sum += cbusy[i]; n++ }
+        return n ? sum / n : -1
+    }
+    function stage(name, from, to,  c, m) {
+        if (from && to) {
+            printf "  %-58s %8.2f s %5.1f%%", name, to - from, 100 * (to - from) / (end - start)
+            # Only stages the sampler saw from their start (Python may start after the clone).
+            if (samples && to - from > 0.05 && from >= ctime[1]) {
+                c = cpu(to) - cpu(from); m = busy(from, to)
+                printf "  cpu %6.2f s (%.2f cores)", c, c / (to - from)
+                if (m >= 0) printf ", machine %.2f of '"$(nproc)"' cores busy", m
+            }
+            printf "\n"
+        }
         else printf "  %-58s %8s\n", name, "?"
     }
     END {
@@ -221,5 +273,6 @@ echo "gitwire clone, stages (one run under strace --seccomp-bpf, wall ${traced_w
         stage("ref writing (packed-refs, HEAD)", refs, refsdone)
         stage("exit", refsdone, end)
         printf "  %-58s %8.2f s\n", "total (first to last traced event)", end - start
+        if (samples) printf "  %-58s %8.2f s\n", "gitwire CPU time (user + system, sampled every 50 ms)", cputotal
     }'
 } | tee "$out/clone.txt"
