@@ -13,7 +13,7 @@
 # Each is built in release (package-benchmark builds its targets so) and run for up to 3 s after
 # two warm-up iterations; the script prints, per benchmark, the median wall and CPU (user+sys)
 # time of one iteration, MB/s and iterations/s from the median wall time, and the median mallocs
-# and retains of one iteration, with the load average before and after. Writes
+# of one iteration, with the load average before and after. Writes
 # package-benchmark's JMH export and that table to .build/bench/micro/.
 #
 # Usage: Tools/bench-micro.sh [package-benchmark run options, e.g. --filter 'delta']
@@ -30,8 +30,9 @@
 # with the difference; in two work trees, copy Benchmarks/.benchmarkBaselines/ across first.
 #
 # No jemalloc is needed: package-benchmark 1.38 counts mallocs with its own malloc interposer (the
-# `MallocInterposer` trait that Benchmarks/Package.swift asks for), and retains with its runtime
-# hooks.
+# `MallocInterposer` trait that Benchmarks/Package.swift asks for). Retain counts are not measured:
+# with Swift 6.3 on Linux the runtime's retain hooks crash the benchmark unless package-benchmark
+# preloads ordo-one's swift-runtime-interposer, which the package mirror here does not have.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 setup_machine
@@ -68,19 +69,18 @@ for path in sorted(glob.glob(f"{out}/*.jmh.json")):
         wall = element["secondaryMetrics"]["Time (wall clock)"]["scorePercentiles"]["50.0"]  # µs
         cpu = element["secondaryMetrics"].get("Time (total CPU)", {}).get("scorePercentiles", {}).get("50.0")
         mallocs = element["secondaryMetrics"].get("Malloc (total)", {}).get("scorePercentiles", {}).get("50.0")
-        retains = element["secondaryMetrics"].get("Retains", {}).get("scorePercentiles", {}).get("50.0")
         count = element["primaryMetric"]["rawData"][0]
         match = re.search(r" \[(\d+) B\]$", name)
         size = int(match.group(1)) if match else 0
-        rows.append((re.sub(r" \[\d+ B\]$", "", name), wall, cpu, size, mallocs, retains, len(count)))
+        rows.append((re.sub(r" \[\d+ B\]$", "", name), wall, cpu, size, mallocs, len(count)))
 print(f"{len(rows)} benchmarks; load average before {before}, after {after}")
-print("| benchmark | wall (median) | CPU user+sys (median) | MB/s | ops/s | mallocs | retains | iterations |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| benchmark | wall (median) | CPU user+sys (median) | MB/s | ops/s | mallocs | iterations |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
 def fmt(value):
     return "-" if value is None else f"{value:,.0f}"
-for name, wall, cpu, size, mallocs, retains, iterations in rows:
+for name, wall, cpu, size, mallocs, iterations in rows:
     megabytes = f"{size / wall:,.0f}" if size and wall else "-"
     cpu_text = "-" if cpu is None else f"{cpu / 1000:,.2f} ms"
     print(f"| {name} | {wall / 1000:,.2f} ms | {cpu_text} | {megabytes} | {1e6 / wall:,.1f} | {fmt(mallocs)}"
-          f" | {fmt(retains)} | {iterations} |")
+          f" | {iterations} |")
 PY
