@@ -16,9 +16,11 @@ import PackageDescription
 // its folder's name in lower case (the checkout's folder, `..` from here), with what a C
 // identifier cannot hold replaced by `_`. If SwiftPM ever names it otherwise, those two
 // benchmarks stop compiling (nothing else changes); the library itself is not touched.
+// A folder named `<name>.git` gives the identity `<name>`, as SwiftPM strips that suffix too.
 let gitwireFolder = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().lastPathComponent
 let gitwirePackageName: String = {
-    var name = String(gitwireFolder.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    let identity = gitwireFolder.hasSuffix(".git") ? String(gitwireFolder.dropLast(4)) : gitwireFolder
+    var name = String(identity.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
     if name.first?.isNumber ?? true { name = "_" + name }
     return name
 }()
