@@ -57,16 +57,23 @@ public struct LsRefsCommand: Hashable, Sendable {
     /// Parses one line of the response: `<oid> <name>` or `unborn <name>`, then attributes
     /// `symref-target:<ref>` and `peeled:<oid>` in any order. Object ids are of `format`.
     public static func parseRef(_ line: [UInt8], format: ObjectFormat) throws -> Ref {
-        var body = line[...]
+        try parseRef(line[...], format: format)
+    }
+
+    /// Parses one line of the response, as the array form does, from a view of the bytes received.
+    public static func parseRef(_ line: ArraySlice<UInt8>, format: ObjectFormat) throws -> Ref {
+        var body = line
         if body.last == 0x0a { body = body.dropLast() }
         let fields = body.split(separator: 0x20, omittingEmptySubsequences: false)
-        guard fields.count >= 2, !fields[1].isEmpty else { throw ProtocolError("invalid ls-refs response", line: line) }
+        guard fields.count >= 2, !fields[1].isEmpty else {
+            throw ProtocolError("invalid ls-refs response", line: Array(line))
+        }
         var ref: Ref
         if fields[0].elementsEqual("unborn".utf8) {
             ref = Ref(name: Array(fields[1]), objectID: nil)
         } else {
             guard let id = ObjectID(hex: fields[0], format: format) else {
-                throw ProtocolError("invalid ls-refs response", line: line)
+                throw ProtocolError("invalid ls-refs response", line: Array(line))
             }
             ref = Ref(name: Array(fields[1]), objectID: id)
         }
@@ -75,7 +82,7 @@ public struct LsRefsCommand: Hashable, Sendable {
                 ref.symrefTarget = String(decoding: field.dropFirst(14), as: UTF8.self)
             } else if field.starts(with: "peeled:".utf8) {
                 guard let peeled = ObjectID(hex: field.dropFirst(7), format: format) else {
-                    throw ProtocolError("invalid ls-refs response", line: line)
+                    throw ProtocolError("invalid ls-refs response", line: Array(line))
                 }
                 ref.peeled = peeled
             }

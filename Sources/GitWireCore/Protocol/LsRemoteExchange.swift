@@ -97,7 +97,25 @@ public struct LsRemoteExchange: Exchange, Sendable {
 
     /// Takes one packet of the advertisement, the capabilities or the ls-refs answer.
     public mutating func receive(_ packet: PktLine, emit: (Ref) -> Void) throws -> ExchangeStep<RefListing> {
+        try receive(view: PktLineView(packet), emit: emit)
+    }
+
+    /// Takes one packet as a view of the bytes received: the refs of an advertisement or an
+    /// ls-refs answer are read from it without copying the line (only each ref's name is).
+    public mutating func receive(view: PktLineView, emit: (Ref) -> Void) throws -> ExchangeStep<RefListing> {
         sawAnything = true
+        switch state {
+        case .advertisement(let version):
+            return try receiveAdvertisement(view, version: version, emit: emit)
+        case .lsRefs(let capabilities, let format):
+            return try receiveLsRefs(view, capabilities: capabilities, format: format, emit: emit)
+        default:
+            return try receiveOther(view.line, emit: emit)
+        }
+    }
+
+    /// Discovery, the v2 capabilities, and packets after the end.
+    private mutating func receiveOther(_ packet: PktLine, emit: (Ref) -> Void) throws -> ExchangeStep<RefListing> {
         switch state {
         case .discovering:
             let version = VersionDiscovery.version(of: packet)
@@ -112,22 +130,8 @@ public struct LsRemoteExchange: Exchange, Sendable {
                 advertisementParser = RefAdvertisementParser(defaultFormat: options.objectFormat)
                 state = .advertisement(version)
                 if version == .v1 { return .readMore }
-                return try receive(packet, emit: emit)
+                return try receiveAdvertisement(PktLineView(packet), version: version, emit: emit)
             }
-        case .advertisement(let version):
-            try advertisementParser.receive(packet) { ref in
-                guard keeps?(ref) ?? true else { return }
-                refs.append(ref)
-                emit(ref)
-            }
-            guard advertisementParser.isDone else { return .readMore }
-            state = .done
-            let found = advertisementParser.advertisement
-            return .finish(
-                RefListing(
-                    refs: refs, capabilities: found.capabilities, protocolVersion: version, shallow: found.shallow,
-                    warnings: found.warnings, objectFormat: found.objectFormat),
-                farewell: connectionPersists ? [.flush] : [])
         case .capabilities(var parser):
             state = .done
             guard try parser.receive(packet) else {
@@ -140,30 +144,58 @@ public struct LsRemoteExchange: Exchange, Sendable {
             let command = LsRefsCommand(
                 refPrefixes: options.refPrefixes, serverOptions: options.serverOptions, agent: options.agent)
             return .send(try command.request(for: capabilities))
+        case .advertisement(let version):
+            return try receiveAdvertisement(PktLineView(packet), version: version, emit: emit)
         case .lsRefs(let capabilities, let format):
-            switch packet {
-            case .data(let line):
-                let ref = try LsRefsCommand.parseRef(line, format: format)
-                // What was not asked for is not held, whatever the server sends.
-                guard
-                    options.refPrefixes.isEmpty
-                        || options.refPrefixes.contains(where: { ref.nameBytes.starts(with: $0.utf8) })
-                else { return .readMore }
-                refs.append(ref)
-                emit(ref)
-                return .readMore
-            case .flush:
-                state = .done
-                return .finish(
-                    RefListing(
-                        refs: refs, capabilities: capabilities, protocolVersion: .v2, shallow: [], warnings: [],
-                        objectFormat: format),
-                    farewell: connectionPersists ? [.flush] : [])
-            case .delimiter, .responseEnd:
-                throw ProtocolError("expected flush after ref listing", prefixed: false)
-            }
+            return try receiveLsRefs(PktLineView(packet), capabilities: capabilities, format: format, emit: emit)
         case .done:
             throw ProtocolError("unexpected packet after the end of the exchange", line: packet.encoded)
+        }
+    }
+
+    /// A packet of a v0/v1 ref advertisement.
+    private mutating func receiveAdvertisement(
+        _ packet: PktLineView, version: ProtocolVersion, emit: (Ref) -> Void
+    ) throws -> ExchangeStep<RefListing> {
+        try advertisementParser.receive(view: packet) { ref in
+            guard keeps?(ref) ?? true else { return }
+            refs.append(ref)
+            emit(ref)
+        }
+        guard advertisementParser.isDone else { return .readMore }
+        state = .done
+        let found = advertisementParser.advertisement
+        return .finish(
+            RefListing(
+                refs: refs, capabilities: found.capabilities, protocolVersion: version, shallow: found.shallow,
+                warnings: found.warnings, objectFormat: found.objectFormat),
+            farewell: connectionPersists ? [.flush] : [])
+    }
+
+    /// A packet of a v2 ls-refs answer.
+    private mutating func receiveLsRefs(
+        _ packet: PktLineView, capabilities: Capabilities, format: ObjectFormat, emit: (Ref) -> Void
+    ) throws -> ExchangeStep<RefListing> {
+        switch packet {
+        case .data(let line):
+            let ref = try LsRefsCommand.parseRef(line, format: format)
+            // What was not asked for is not held, whatever the server sends.
+            guard
+                options.refPrefixes.isEmpty
+                    || options.refPrefixes.contains(where: { ref.nameBytes.starts(with: $0.utf8) })
+            else { return .readMore }
+            refs.append(ref)
+            emit(ref)
+            return .readMore
+        case .flush:
+            state = .done
+            return .finish(
+                RefListing(
+                    refs: refs, capabilities: capabilities, protocolVersion: .v2, shallow: [], warnings: [],
+                    objectFormat: format),
+                farewell: connectionPersists ? [.flush] : [])
+        case .delimiter, .responseEnd:
+            throw ProtocolError("expected flush after ref listing", prefixed: false)
         }
     }
 

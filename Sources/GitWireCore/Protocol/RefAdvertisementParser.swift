@@ -49,6 +49,12 @@ public struct RefAdvertisementParser: Sendable {
 
     /// Handles one packet; complete refs go to `emit`. Throws ``ProtocolError`` for malformed lines.
     public mutating func receive(_ packet: PktLine, emit: (Ref) -> Void) throws {
+        try receive(view: PktLineView(packet), emit: emit)
+    }
+
+    /// Handles one packet whose payload is a view of the bytes received (nothing is copied but
+    /// each ref's name); complete refs go to `emit`. Throws ``ProtocolError`` for malformed lines.
+    public mutating func receive(view packet: PktLineView, emit: (Ref) -> Void) throws {
         switch packet {
         case .flush:
             flushPending(emit)
@@ -58,15 +64,18 @@ public struct RefAdvertisementParser: Sendable {
             throw ProtocolError("invalid packet \(packet == .delimiter ? "0001" : "0002") in the ref advertisement")
         case .data(var line):
             guard state != .done else {
-                throw ProtocolError("unexpected packet after the ref advertisement", line: line)
+                throw ProtocolError("unexpected packet after the ref advertisement", line: Array(line))
             }
             if line.last == 0x0a { line.removeLast() }
             try receive(line: line, emit: emit)
         }
     }
 
-    private mutating func receive(line: [UInt8], emit: (Ref) -> Void) throws {
-        var text = line[...]
+    private static let haveName = Array(".have".utf8)
+    private static let placeholderName = Array("capabilities^{}".utf8)
+
+    private mutating func receive(line: ArraySlice<UInt8>, emit: (Ref) -> Void) throws {
+        var text = line
         let isFirstLine = state == .firstRef
         if !isFirstLine, let nul = line.firstIndex(of: 0) {
             // git quotes the text from the end of the C string, that is from the NUL: always empty.
@@ -100,7 +109,7 @@ public struct RefAdvertisementParser: Sendable {
             if let ref = try parseRef(text, line: line) {
                 // `.have` lines name objects the server has (from alternates), not refs: git
                 // keeps them apart and does not list them.
-                if ref.nameBytes != Array(".have".utf8) { add(ref, emit: emit) }
+                if ref.nameBytes != Self.haveName { add(ref, emit: emit) }
                 return
             }
             state = .shallow
@@ -113,18 +122,18 @@ public struct RefAdvertisementParser: Sendable {
             advertisement.shallow.append(id)
             return
         }
-        throw ProtocolError("unexpected line in the ref advertisement", line: line)
+        throw ProtocolError("unexpected line in the ref advertisement", line: Array(line))
     }
 
     /// A ref from `text` (`<oid> <name>`), nil if the line does not start with an object id.
-    private mutating func parseRef(_ text: ArraySlice<UInt8>, line: [UInt8]) throws -> Ref? {
+    private mutating func parseRef(_ text: ArraySlice<UInt8>, line: ArraySlice<UInt8>) throws -> Ref? {
         let width = objectFormat.hexCount
         guard text.count >= width, let id = ObjectID(hex: text.prefix(width), format: objectFormat) else { return nil }
         let rest = text.dropFirst(width)
-        guard rest.first == 0x20 else { throw ProtocolError("expected sha/ref, got", line: line) }
+        guard rest.first == 0x20 else { throw ProtocolError("expected sha/ref, got", line: Array(line)) }
         let name = Array(rest.dropFirst())
-        if name == Array("capabilities^{}".utf8) { throw ProtocolError("unexpected capabilities^{}") }
-        if name.isEmpty { throw ProtocolError("ref line without a name", line: line) }
+        if name == Self.placeholderName { throw ProtocolError("unexpected capabilities^{}") }
+        if name.isEmpty { throw ProtocolError("ref line without a name", line: Array(line)) }
         return Ref(name: name, objectID: id, symrefTarget: symrefs.isEmpty ? nil : symrefs[name])
     }
 
@@ -151,6 +160,6 @@ public struct RefAdvertisementParser: Sendable {
     private func isCapabilitiesPlaceholder(_ text: ArraySlice<UInt8>) -> Bool {
         let width = objectFormat.hexCount
         return text.count == width + 16 && ObjectID(hex: text.prefix(width), format: objectFormat)?.isZero == true
-            && text.dropFirst(width).elementsEqual(Array(" capabilities^{}".utf8))
+            && text.dropFirst(width).elementsEqual(" capabilities^{}".utf8)
     }
 }
