@@ -124,7 +124,7 @@ struct RemoteArguments {
 
     /// The remote for `repository` (a remote's name or a URL), with the configuration (`configuration`,
     /// else the one git would read here), `--protocol-version`, `--timeout`, `--upload-pack` and
-    /// `--record` applied.
+    /// `--record` (or `--replay`) applied.
     func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
         var remote: Remote
         if let configuration {
@@ -140,7 +140,8 @@ struct RemoteArguments {
         }
         if let replay {
             guard record == nil else { throw ValidationError("--record and --replay cannot be combined") }
-            return (remote, try SessionRecording(replaying: replay, remote: &remote))
+            let replaying = try SessionRecording(replaying: replay, remote: &remote)
+            return (remote, replaying)
         }
         let recording = record.map { SessionRecording(path: $0, remote: &remote) }
         return (remote, recording)

@@ -50,13 +50,15 @@ struct PushSessionFixture: CustomTestStringConvertible, Sendable {
         var packets: [PktLine] = []
         var consumed = 0
         var flushesNeeded = 1
+        var sawCommand = false
         while let packet = try decoder.next() {
             consumed += packet.encoded.count
             packets.append(packet)
-            if packets.count == 1, let payload = packet.payload,
-                String(decoding: payload, as: UTF8.self).contains(" push-options")
-            {
-                flushesNeeded = 2
+            // The first command carries the capabilities (after a NUL; a git:// request line
+            // before it has NULs too, but no capabilities).
+            if !sawCommand, let payload = packet.payload, payload.count > 82, payload[82...].contains(0) {
+                sawCommand = true
+                if String(decoding: payload, as: UTF8.self).contains(" push-options") { flushesNeeded = 2 }
             }
             if packet == .flush {
                 flushesNeeded -= 1
@@ -119,7 +121,6 @@ private let pushingRepository: Result<(TemporaryDirectory, String), any Error> =
 /// git's environment for the replayed push: no system or user configuration.
 private let hermetic = [
     "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": "/nonexistent", "LC_ALL": "C",
-    "GIT_DIR": "",
 ]
 
 /// Push sessions recorded from real servers (`git daemon --enable=receive-pack`, `git
@@ -163,9 +164,13 @@ struct ReplayPushTests {
     func replayedPushSendsTheRecordedBytesAndPrintsWhatGitPrinted(_ fixture: PushSessionFixture) throws {
         let expected = try fixture.expected()
         let output = try Self.replay(fixture.path, arguments: try fixture.pushArguments())
+        // git 2.39 passes the server's control characters through (the pre-receive case sends an
+        // escape sequence); gitwire masks them, as PushLiveTests expects too.
+        let gitError = expected.standardError.map {
+            ($0 < 0x20 && $0 != 0x0a && $0 != 0x09) || $0 == 0x7f ? UInt8(ascii: "?") : $0
+        }
         #expect(
-            String(decoding: output.standardError, as: UTF8.self)
-                == String(decoding: expected.standardError, as: UTF8.self))
+            String(decoding: output.standardError, as: UTF8.self) == String(decoding: gitError, as: UTF8.self))
         #expect(
             String(decoding: output.standardOutput, as: UTF8.self)
                 == String(decoding: expected.standardOutput, as: UTF8.self))
