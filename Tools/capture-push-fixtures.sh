@@ -19,7 +19,8 @@
 # http.receivepack behind Tools/git-http-server.py); <N> is protocol version 0 or 1; <case> is a
 # new branch into an empty repository, a fast-forward with a thin pack, a deletion, --atomic with
 # one ref declined by the update hook, a pre-receive hook that declines with `remote:` lines,
-# and push options. The server repository is made again before each push, so every push meets
+# push options, and (smart HTTP only) a pack larger than http.postBuffer: git's probe request
+# (a lone flush) first, then the commands and the pack in a chunked request. The server repository is made again before each push, so every push meets
 # the same state. Like Tools/capture-fixtures.sh, this part runs in a private network namespace
 # (`unshare -rn`), so git:// and http:// URLs carry no port and no port ends up in a fixture.
 # gitwire's own sessions come out byte for byte the same on every run (its pack too: see
@@ -89,7 +90,7 @@ capture_sessions() {
         esac
     }
     # The push arguments of <case> (after the URL: refspecs; before it: options).
-    local cases=(new-branch-empty fast-forward-thin delete atomic-rejected pre-receive-declines push-options)
+    local cases=(new-branch-empty fast-forward-thin delete atomic-rejected pre-receive-declines push-options large-probe)
     options_of() {
         case $1 in
             atomic-rejected) echo "--atomic" ;;
@@ -101,6 +102,7 @@ capture_sessions() {
             delete) echo ":old" ;;
             atomic-rejected) echo "main main:blocked" ;;
             pre-receive-declines) echo "main feature" ;;
+            large-probe) echo "large" ;;
             *) echo "main" ;;
         esac
     }
@@ -135,6 +137,8 @@ capture_sessions() {
         [ "$transport" = daemon ] && url=git://127.0.0.1/push.git || url=http://127.0.0.1/git/push.git
         for version in 0 1; do
             for name in "${cases[@]}"; do
+                # Only smart HTTP has a probe request (git daemon takes the same pack as any other).
+                [ "$name" = large-probe ] && [ "$transport" = daemon ] && continue
                 reset_server "$name"
                 # shellcheck disable=SC2046
                 (cd "$local_repo" && "$gitwire" push --protocol-version=$version \
@@ -156,6 +160,7 @@ capture_sessions() {
         fi
         for version in 0 1; do
             for name in "${cases[@]}"; do
+                [ "$name" = large-probe ] && [ "$transport" = daemon ] && continue
                 reset_server "$name"
                 rm -rf "$work/proxy" "$work/proxy.log"
                 "$gitwire" record-proxy --listen="$listen" --upstream="$upstream" --out="$work/proxy" \
