@@ -25,7 +25,8 @@ import Testing
             for file in 0..<200 {
                 var content = ""
                 for line in 0..<100 {
-                    content += line == (file + commit * 7) % 100 ? "changed \(file) \(commit)\n" : "line \(line) of a file\n"
+                    content +=
+                        line == (file + commit * 7) % 100 ? "changed \(file) \(commit)\n" : "line \(line) of a file\n"
                 }
                 input += "M 100644 inline dir\(file % 10)/file\(file).txt\ndata \(content.utf8.count)\n\(content)\n"
             }
@@ -37,7 +38,8 @@ import Testing
     static func pack(threads: Int) throws -> (bytes: [UInt8], statistics: PackWriter.Statistics) {
         let path = try repository.get().1
         let database = try ObjectDatabase(gitDirectory: path)
-        let head = try #require(ObjectID(try gitText(["-C", path, "rev-parse", "main"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let head = try #require(
+            ObjectID(try gitText(["-C", path, "rev-parse", "main"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let writer = try PackWriter(
             database: database, include: [head], exclude: [], options: PackWriter.Options(threads: threads))
         var bytes: [UInt8] = []
