@@ -193,8 +193,10 @@ struct ReplayPushTests {
         var lines = try String(contentsOfFile: fixture.path, encoding: .utf8).components(separatedBy: "\n")
         let index: Int
         if part == "commands" {
-            index = try #require(lines.firstIndex { $0.contains(" report-status") })
-            lines[index] = lines[index].replacingOccurrences(of: " report-status", with: " report-statuS")
+            // The first command's capabilities (the client's; the server's advertisement has
+            // no space after its NUL).
+            index = try #require(lines.firstIndex { $0.contains(#"\0 report-status-v2"#) })
+            lines[index] = lines[index].replacingOccurrences(of: "report-status-v2", with: "report-status-V2")
         } else {
             // The pack goes out raw after the commands' flush: a byte of it, in the middle.
             let raw = lines.indices.filter { lines[$0].hasPrefix("  raw ") }
@@ -211,7 +213,7 @@ struct ReplayPushTests {
         let expected = try fixture.expected()
         #expect(output.status == 128)
         #expect(output.standardError != expected.standardError)
-        #expect(String(decoding: output.standardError, as: UTF8.self).contains("fatal: "))
+        #expect(String(decoding: output.standardError, as: UTF8.self).contains("fatal: replay mismatch"))
     }
 
     /// git's recorded commands equal gitwire's (agent aside): the same updates, capabilities in
