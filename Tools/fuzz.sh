@@ -25,7 +25,7 @@ time_per_target=600
 jobs=2
 replay_only=0
 targets=()
-all_targets=(pkt-line ls-remote fetch smart-http pack-entry delta index-pack index-pack-built pack-index
+all_targets=(pkt-line ls-remote fetch push smart-http pack-entry delta index-pack index-pack-built pack-index
     loose-object object-links fixture url gunzip ref-transaction credentials config)
 for argument in "$@"; do
     case "$argument" in
@@ -72,7 +72,7 @@ fi
 
 # Seeds: the plain build of the same program writes them (its seed writer reads packs and fixtures).
 seeds="$build/seeds"
-if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
+if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ] || [ ! -d "$seeds/push" ]; then
     echo "== making seeds" >&2
     (source "$root/Tools/lib.sh" && build_gitwire gitwire-fuzz) >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
@@ -113,7 +113,8 @@ if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ]; then
     make_pack "$work/sha256.git" sha256-range HEAD~4 "^HEAD~8"
     git -C "$work/sha256.git" rev-list --objects HEAD~2..HEAD | git -C "$work/sha256.git" pack-objects -q "$work/sha256-refdelta" >/dev/null
     packs+=("$work"/sha256-refdelta-*.pack)
-    ./.build/release/gitwire-fuzz seeds "$seeds" $(find Fixtures -name '*.session' | sort) "${packs[@]}"
+    ./.build/release/gitwire-fuzz seeds "$seeds" $(find Fixtures \( -name '*.session' -o -name '*.server' \) | sort) \
+        "${packs[@]}"
     # gzip bodies and URLs (the fixtures give http:// and ssh:// ones; these add the other forms).
     mkdir -p "$seeds/gunzip" "$seeds/url"
     for file in Fixtures/http/*.session; do
@@ -155,7 +156,7 @@ run_target() {
     mkdir -p "$corpus" "$artifacts"
     local max_len=4096
     case "$target" in
-        index-pack | pack-index | fetch | ls-remote | smart-http | pkt-line | fixture) max_len=65536 ;;
+        index-pack | pack-index | fetch | push | ls-remote | smart-http | pkt-line | fixture) max_len=65536 ;;
         delta) max_len=16384 ;;
         ref-transaction) max_len=64 ;;
     esac

@@ -79,7 +79,7 @@ struct FetchArguments {
 }
 
 /// The options of every command that talks to a remote: the protocol version, `--timeout`,
-/// `--upload-pack` and `--record`.
+/// `--upload-pack` and `--record` (and `--replay`, for tests, not in the help).
 struct RemoteArguments {
     /// The options, for a command that keeps these arguments at `path`.
     static func options<Command>(at path: WritableKeyPath<Command, Self>) -> [CommandOption<Command>] {
@@ -98,6 +98,8 @@ struct RemoteArguments {
             .value(
                 nil, "record", valueName: "file", \.record,
                 help: "Record the whole session (every byte both ways) to this fixture file."),
+            // Tests only: play a recorded session back instead of connecting (no network).
+            .value(nil, "replay", valueName: "file", \.replay, help: nil),
         ]
         return options.map { $0.lifted(path) }
     }
@@ -106,6 +108,7 @@ struct RemoteArguments {
     var timeout: String?
     var uploadPack: String?
     var record: String?
+    var replay: String?
 
     /// The protocol version asked for: `--protocol-version`, else `protocol.version` (of
     /// `configuration`, else of the configuration git would read here), else 2.
@@ -121,7 +124,7 @@ struct RemoteArguments {
 
     /// The remote for `repository` (a remote's name or a URL), with the configuration (`configuration`,
     /// else the one git would read here), `--protocol-version`, `--timeout`, `--upload-pack` and
-    /// `--record` applied.
+    /// `--record` (or `--replay`) applied.
     func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
         var remote: Remote
         if let configuration {
@@ -134,6 +137,11 @@ struct RemoteArguments {
         if let uploadPack {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
             remote.transport = LocalTransport(uploadPack: uploadPack)
+        }
+        if let replay {
+            guard record == nil else { throw ValidationError("--record and --replay cannot be combined") }
+            let replaying = try SessionRecording(replaying: replay, remote: &remote)
+            return (remote, replaying)
         }
         let recording = record.map { SessionRecording(path: $0, remote: &remote) }
         return (remote, recording)

@@ -2,9 +2,13 @@ import GitWire
 import GitWireReplay
 
 /// `--record=<file>`: routes a remote's transport through a recorder and saves the session.
+/// `--replay=<file>` (for tests): plays a recorded session back instead, and checks at the end
+/// that the client sent exactly the recorded bytes.
 struct SessionRecording {
     let path: String
     let recorder = SessionRecorder()
+    /// The replaying transport, when playing back.
+    private(set) var replay: ReplayTransport?
 
     /// Starts recording everything `remote` sends and receives.
     init(path: String, remote: inout Remote) {
@@ -16,8 +20,18 @@ struct SessionRecording {
         remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: command)
     }
 
-    /// Writes the recorded session (the first connection) to the file.
+    /// Plays the session in the fixture at `path` back to `remote`'s client: no connection is made.
+    init(replaying path: String, remote: inout Remote) throws {
+        self.path = path
+        let transport = try ReplayTransport(fixture: path)
+        remote.transport = transport
+        replay = transport
+    }
+
+    /// Writes the recorded session (the first connection) to the file; when replaying, checks
+    /// that everything recorded was sent and nothing else.
     func save() throws {
+        if let replay { return try replay.verify() }
         guard let session = recorder.sessions.first else { return }
         try session.write(toFile: path)
     }

@@ -15,6 +15,8 @@ public enum FuzzSeeds {
                 try sessionSeeds(path, &seeds)
             } else if path.hasSuffix(".pack") {
                 try packSeeds(path, &seeds)
+            } else if path.hasSuffix(".server") {
+                try rawPushSeeds(path, &seeds)
             }
         }
         return seeds.counts
@@ -28,7 +30,12 @@ public enum FuzzSeeds {
         let version = UInt8(session.protocolVersion.rawValue)
         let stateless: UInt8 = session.transport == "http" ? 0x10 : 0
         try seeds.add(.pktLine, [0] + server)
-        if path.contains("/ls-remote/") {
+        if session.service == "git-receive-pack" {
+            // Flags: the version and stateless RPC as recorded; plans that move, create and delete.
+            for plan: UInt8 in [0x01, 0x13, 0x39, 0x72] {
+                try seeds.add(.push, [(version & 1) | (stateless << 2), plan, 0] + server)
+            }
+        } else if path.contains("/ls-remote/") {
             try seeds.add(.lsRemote, [version | stateless, 0] + server)
         } else {
             try seeds.add(.fetch, [version, stateless << 2, 0] + server)
@@ -45,6 +52,15 @@ public enum FuzzSeeds {
             ? [] : ["git://127.0.0.1\(session.path)", "ssh://git@127.0.0.1:22\(session.path)"]
         {
             try seeds.add(.url, [0] + Array(url.utf8))
+        }
+    }
+
+    /// A raw capture of what receive-pack answered `git push` (`Fixtures/push/*.server`): seeds
+    /// for the `push` target, v0 and v1, with and without `--atomic`, over a few plans.
+    private static func rawPushSeeds(_ path: String, _ seeds: inout SeedWriter) throws {
+        let server = try FileSystem.read(path)
+        for (flags, plan): (UInt8, UInt8) in [(0x00, 0x11), (0x01, 0x23), (0x02, 0x19), (0x04, 0x31), (0x40, 0x12)] {
+            try seeds.add(.push, [flags, plan, 0] + server)
         }
     }
 

@@ -16,6 +16,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A whole upload-pack answer to a fetch (refs, acknowledgments, shallow lines, side-band
     /// pack) through the exchange codec, v0/v1/v2, plain and stateless.
     case fetch
+    /// What receive-pack answers a push (advertisement, report-status or report-status-v2,
+    /// side-band with `remote:` messages) through the push exchange, v0/v1, plain and stateless.
+    case push
     /// Smart HTTP's discovery preamble (`# service=…`), then the advertisement behind it.
     case smartHTTP = "smart-http"
     /// Pack and pack-entry headers.
@@ -55,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .pktLine: FuzzPktLine.run(data)
         case .lsRemote: FuzzExchanges.lsRemote(data)
         case .fetch: FuzzExchanges.fetch(data)
+        case .push: FuzzPush.run(data)
         case .smartHTTP: FuzzExchanges.smartHTTP(data)
         case .packEntry: FuzzPack.entryHeaders(data)
         case .delta: FuzzPack.delta(data)

@@ -93,8 +93,8 @@ struct HTTPCredentialTests {
         line.split(separator: " ").last { $0.hasPrefix("host=") }.map { String($0.dropFirst(5)) } ?? ""
     }
 
-    /// Every command gitwire runs on `url` (ls-remote, clone, fetch, batch text and JSON, with
-    /// packet traces and a recording where the command takes them), run in `directory`; returns
+    /// Every command gitwire runs on `url` (ls-remote, clone, fetch, batch text and JSON, a push's
+    /// dry run, with packet traces and a recording where the command takes them), run in `directory`; returns
     /// each one's output, named.
     static func runEverything(_ url: String, in directory: TemporaryDirectory, environment: [String: String]) throws
         -> [(String, ProcessOutput)]
@@ -103,6 +103,9 @@ struct HTTPCredentialTests {
         let list = directory.appending("urls")
         try "\(url)\n".write(toFile: list, atomically: true, encoding: .utf8)
         try git(["init", "-q", "--bare", directory.appending("fetched.git")])
+        let pushing = directory.appending("pushing")
+        try git(["init", "-q", pushing])
+        try git(["-C", pushing, "commit", "-q", "--allow-empty", "-m", "to push"])
         return [
             (
                 "ls-remote",
@@ -117,6 +120,16 @@ struct HTTPCredentialTests {
             ),
             ("batch", try gitwire(["ls-remote", "--batch", list], environment: environment)),
             ("batch --json", try gitwire(["ls-remote", "--batch", list, "--json"], environment: environment)),
+            // A dry run: the advertisement is read and recorded, nothing is sent to the server.
+            (
+                "push --record",
+                try gitwire(
+                    [
+                        "push", "--dry-run", "--record=\(directory.appending("push.session"))", url,
+                        "HEAD:refs/heads/never",
+                    ],
+                    in: pushing, environment: traced)
+            ),
         ]
     }
 
@@ -209,7 +222,8 @@ struct HTTPCredentialTests {
             "warning: redirecting to http://\(targetAuthority)/authpost/small.git/",
             "fatal: could not read Username for 'http://\(targetAuthority)': terminal prompts disabled",
         ]
-        for (name, output) in outputs where name != "batch" && name != "batch --json" {
+        // (The push is a dry run: it reads the advertisement and sends no POST, so meets no 401.)
+        for (name, output) in outputs where name != "batch" && name != "batch --json" && name != "push --record" {
             #expect(output.status == 128, "\(name)")
             #expect(output.errorText.split(separator: "\n").suffix(2).map(String.init) == expected, "\(name)")
         }
