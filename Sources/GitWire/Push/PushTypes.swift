@@ -211,9 +211,9 @@ public struct PushHelperError: GitWireError, Hashable, Sendable {
     /// non-fast-forward…); the others, never sent, are not in it.
     public let result: PushResult
 
-    /// The kind of ``error``.
+    /// The kind of `error`.
     public var kind: GitWireErrorKind { error.kind }
-    /// The text shown to users and in logs: ``error``'s.
+    /// The text shown to users and in logs: that of `error`.
     public var description: String { error.description }
 
     init(error: PushError, refused: [PushRefResult]) {
