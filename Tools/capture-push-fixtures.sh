@@ -215,12 +215,12 @@ tee "$CAPTURE.client" | git-receive-pack "$1" | tee "$CAPTURE.server"
 WRAP
 chmod +x "$work/wrap.sh"
 
-# capture <name> <git push arguments...>: run from the local repository $work/local.
+# capture <name> <git push arguments...>: run from the local repository $work/local (or $work/$LOCAL).
 capture() {
     local name=$1
     shift
     set +e
-    CAPTURE="$out/$name" git -c protocol.version="${PROTOCOL:-0}" -C "$work/local" push --receive-pack="$work/wrap.sh" "$@" \
+    CAPTURE="$out/$name" git -c protocol.version="${PROTOCOL:-0}" -C "$work/${LOCAL:-local}" push --receive-pack="$work/wrap.sh" "$@" \
         >"$work/stdout" 2>"$work/stderr"
     local status=$?
     set -e
@@ -263,3 +263,20 @@ capture pre-receive-declines "$work/hooked.git" feature
 # Protocol v1 and --atomic with -q.
 git init -q --bare --initial-branch=main "$work/v1.git"
 PROTOCOL=1 capture v1-atomic-quiet "$work/v1.git" --atomic -q main feature
+
+# A SHA-256 repository (git init --object-format=sha256) pushed to SHA-256 ones: the empty
+# repository's capabilities^{} line with a 64-digit zero id, and an update of an existing one
+# (a fast-forward, a new branch, a tag, a deletion), commands with object-format=sha256.
+git init -q --initial-branch=main --object-format=sha256 "$work/local256"
+for i in 1 2 3; do
+    echo "version $i" >"$work/local256/file.txt"
+    git -C "$work/local256" add file.txt
+    GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" git -C "$work/local256" commit -q -m "commit $i"
+done
+git -C "$work/local256" branch feature HEAD~1
+git -C "$work/local256" tag -a -m "version one" v1 HEAD~2
+git init -q --bare --initial-branch=main --object-format=sha256 "$work/empty256.git"
+LOCAL=local256 capture sha256-new-branch-empty "$work/empty256.git" main
+git init -q --bare --initial-branch=main --object-format=sha256 "$work/served256.git"
+git -C "$work/local256" push -q "$work/served256.git" HEAD~1:refs/heads/main HEAD~1:refs/heads/old
+LOCAL=local256 capture sha256-update "$work/served256.git" main feature v1 :old

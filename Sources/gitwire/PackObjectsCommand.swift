@@ -64,9 +64,11 @@ struct PackObjectsCommand: Subcommand {
         return 0
     }
 
-    /// `text` as an object id: 40 hex digits, or a ref name as git's rev-parse finds it.
+    /// `text` as an object id: 40 hex digits (64 in a SHA-256 repository), or a ref name as
+    /// git's rev-parse finds it.
     static func resolve(_ text: String, in repository: Repository) throws -> ObjectID? {
-        if text.utf8.count == 40, let id = ObjectID(text) { return id }
+        let format = repository.objects.format
+        if text.utf8.count == format.hexCount, let id = ObjectID(hex: text.utf8, format: format) { return id }
         for name in [text, "refs/\(text)", "refs/tags/\(text)", "refs/heads/\(text)", "refs/remotes/\(text)"] {
             if let id = try repository.refs.resolve(name) { return id }
         }

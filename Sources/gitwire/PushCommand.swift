@@ -179,6 +179,19 @@ struct PushCommand: Subcommand {
             for message in error.errors { Console.writeError("error: \(message)\n") }
             Console.writeError("error: failed to push some refs to '\(shown)'\n")
             return 1
+        } catch let error as PushHelperError {
+            // Over smart HTTP git's send-pack runs under git-remote-http: it dies with this, the
+            // helper then with its lost connection, and push reports what it refused itself.
+            Console.writeError("fatal: \(error.error.message)\nfatal: the remote end hung up unexpectedly\n")
+            if !error.result.refs.isEmpty {
+                let text = Self.summary(error.result, url: shown, porcelain: porcelain)
+                if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+            }
+            Console.writeError("error: failed to push some refs to '\(shown)'\n")
+            if let hint = Self.hint(error.result, head: try? refStore.head()) {
+                Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+            }
+            return 1
         }
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for error in result.errors { Console.writeError("error: \(error)\n") }

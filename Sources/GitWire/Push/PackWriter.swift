@@ -1,7 +1,7 @@
 /// Writes the pack a push sends (or `gitwire pack-objects --stdout`): the objects reachable from
 /// `include` and not from `exclude` (see ``init(database:include:exclude:options:progress:)``),
-/// streamed in pieces through ``read(maxBytes:)`` with bounded memory, ending with the SHA-1
-/// trailer.
+/// streamed in pieces through ``read(maxBytes:)`` with bounded memory, ending with the trailer
+/// (the pack's SHA-1, or SHA-256 for a SHA-256 repository's objects).
 ///
 /// Stored bytes are reused before anything is computed, as `git pack-objects` reuses them: an
 /// object stored whole in a pack is copied compressed as it is; an object stored as a delta is
@@ -78,7 +78,10 @@ public final class PackWriter {
     private var next = 0
     private var written: [ObjectID: UInt64] = [:]
     private var offset: UInt64 = 0
+    /// The trailer's digest: SHA-1 (without collision detection: the pack is ours), or SHA-256
+    /// when the database's format is SHA-256 (then `sha256` is set and `hasher` unused).
     private var hasher = UncheckedSHA1()
+    private var sha256: SHA256?
     private var pending: [UInt8] = []
     private var pendingCopy: (pack: Int, range: Range<UInt64>)?
     private var finished = false
@@ -100,6 +103,7 @@ public final class PackWriter {
         self.database = database
         self.options = options
         self.progress = progress
+        if database.format == .sha256 { sha256 = SHA256() }
         let walk = try ObjectWalk(database: database, include: include, exclude: exclude, thin: options.thin)
         progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
         let located = try plan(walk)
@@ -359,7 +363,7 @@ public final class PackWriter {
                 continue
             }
             guard next < items.count else {
-                let trailer = hasher.finish()
+                let trailer = sha256 != nil ? sha256!.finish() : hasher.finish()
                 pending += trailer.bytes
                 statistics.bytes = offset + UInt64(trailer.bytes.count)
                 finished = true
@@ -446,7 +450,7 @@ public final class PackWriter {
     }
 
     private func emit(_ bytes: [UInt8]) {
-        hasher.update(bytes)
+        if sha256 != nil { sha256!.update(bytes) } else { hasher.update(bytes) }
         offset += UInt64(bytes.count)
         pending += bytes
     }

@@ -201,6 +201,27 @@ public struct PushResult: Hashable, Sendable {
     public var warnings: [String]
 }
 
+/// A push over smart HTTP that stopped after its refs were decided, as git's push stops when
+/// its remote helper's send-pack dies (a receiving end of another object format): nothing was
+/// sent, and the refs the push refused itself are still reported, as git reports them.
+public struct PushHelperError: GitWireError, Hashable, Sendable {
+    /// Why the push stopped.
+    public let error: PushError
+    /// The refs refused before anything was sent (a rejected update: `fetch first`,
+    /// non-fast-forward…); the others, never sent, are not in it.
+    public let result: PushResult
+
+    /// The kind of `error`.
+    public var kind: GitWireErrorKind { error.kind }
+    /// The text shown to users and in logs: that of `error`.
+    public var description: String { error.description }
+
+    init(error: PushError, refused: [PushRefResult]) {
+        self.error = error
+        result = PushResult(refs: refused, pack: nil, report: nil, errors: [], warnings: [])
+    }
+}
+
 /// A push refspec that names nothing usable, in git's words.
 public struct PushRefspecError: GitWireError, Hashable, Sendable {
     /// ``GitWireErrorKind/usage``.

@@ -69,6 +69,7 @@ extension Remote {
         operation.connection = connection
         var engine: ExchangeEngine<PushExchange>?
         var handleError: (any Error)?
+        let stateless = !transport.connectionPersists
         engine = ExchangeEngine(
             exchange: operation.makeExchange(), connection: connection,
             context: ExchangeContext(connectionPersists: transport.connectionPersists), loop: loop, timeout: timeout,
@@ -85,7 +86,10 @@ extension Remote {
             completion: { result in
                 engine = nil
                 if let handleError { return completion(.failure(handleError)) }
-                completion(result.flatMap { outcome in Result { try operation.complete(outcome) } })
+                completion(
+                    result.flatMap { outcome in Result { try operation.complete(outcome) } }.mapError {
+                        operation.failure($0, stateless: stateless)
+                    })
             })
         engine?.start()
         return RunningExchange { engine?.cancel(with: CancelledError()) }

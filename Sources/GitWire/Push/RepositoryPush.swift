@@ -28,7 +28,8 @@ final class RepositoryPush: @unchecked Sendable {
     var exchangeOptions: PushOptions {
         PushOptions(
             protocolVersion: options.protocolVersion, atomic: options.atomic, pushOptions: options.pushOptions,
-            quiet: options.quiet, progress: options.progress, dryRun: options.dryRun, agent: options.agent)
+            quiet: options.quiet, progress: options.progress, dryRun: options.dryRun, agent: options.agent,
+            objectFormat: repository.objects.format)
     }
 
     func makeExchange() -> PushExchange {
@@ -151,8 +152,9 @@ final class RepositoryPush: @unchecked Sendable {
                 return []
             }
         }
+        let zero = ObjectID.zero(repository.objects.format)
         commands = results.filter { $0.status == .ok }.map {
-            PushCommand(name: $0.destination, old: $0.old ?? .zero(.sha1), new: $0.new ?? .zero(.sha1))
+            PushCommand(name: $0.destination, old: $0.old ?? zero, new: $0.new ?? zero)
         }
         return commands
     }
@@ -423,6 +425,18 @@ final class RepositoryPush: @unchecked Sendable {
         if !options.dryRun { try updateTrackingRefs() }
         return PushResult(
             refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings)
+    }
+
+    /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
+    /// a receiving end of another format is the helper's death after the refs were decided (git
+    /// then reports the refs it refused itself, or the refspecs that matched nothing).
+    func failure(_ error: any Error, stateless: Bool) -> any Error {
+        guard stateless, let pushError = error as? PushError, pushError == .unsupportedObjectFormat else {
+            return error
+        }
+        if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors) }
+        let refused = results.filter { if case .rejected = $0.status { true } else { false } }
+        return PushHelperError(error: pushError, refused: refused)
     }
 
     /// Moves the remote-tracking refs the tracking refspecs map accepted refs to.

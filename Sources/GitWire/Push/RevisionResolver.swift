@@ -50,8 +50,9 @@ struct RevisionResolver {
         }
         guard expression.baseIsHex else { return nil }
         let hex = name.lowercased()
-        if hex.utf8.count == 40 {
-            guard let id = ObjectID(hex), repository.objects.contains(id) else { return nil }
+        let format = repository.objects.format
+        if hex.utf8.count == format.hexCount {
+            guard let id = ObjectID(hex: hex.utf8, format: format), repository.objects.contains(id) else { return nil }
             return id
         }
         let found = try repository.objects.ids(withHexPrefix: hex, limit: 2)

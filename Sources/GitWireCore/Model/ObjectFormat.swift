@@ -53,13 +53,10 @@ extension ObjectFormat {
     /// none and this is SHA-1.
     ///
     /// A v0/v1 fetch into a repository of another format fails with git's `Server does not
-    /// support this repository's object format` (``FetchExchange``). This is also the seam for
-    /// push, which gitwire does not have yet: git's send-pack refuses a receive-pack that fails
-    /// this check (`the receiving end does not support this repository's hash algorithm`), adds
-    /// ` object-format=<name>` to its command capabilities when the receiving end names any
-    /// format, and reads receive-pack's advertisement (the `capabilities^{}` line of an empty
-    /// repository with a zero id of the server's width) with ``RefAdvertisementParser``, as
-    /// fetch does.
+    /// support this repository's object format` (``FetchExchange``); a push from one fails with
+    /// git's `the receiving end does not support this repository's hash algorithm`
+    /// (``PushExchange``), which otherwise adds ` object-format=<name>` to its command
+    /// capabilities when the receiving end names any format.
     public func isServed(by capabilities: Capabilities) -> Bool {
         let offered = capabilities.values(of: "object-format")
         return offered.isEmpty ? self == .sha1 : offered.contains(name)

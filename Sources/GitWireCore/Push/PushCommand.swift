@@ -47,11 +47,15 @@ public struct PushOptions: Hashable, Sendable {
     public var dryRun: Bool
     /// The `agent=` value to send; bytes outside printable ASCII, and spaces, become `.`.
     public var agent: String
+    /// The format of the repository pushed from: the receiving end must serve it (its
+    /// `object-format`; SHA-1 when it names none), or the push fails before anything is sent.
+    public var objectFormat: ObjectFormat
 
     /// Options for a plain push over protocol v0.
     public init(
         protocolVersion: ProtocolVersion = .v0, atomic: Bool = false, pushOptions: [String] = [], quiet: Bool = false,
-        progress: Bool = false, dryRun: Bool = false, agent: String = GitWireInfo.agent
+        progress: Bool = false, dryRun: Bool = false, agent: String = GitWireInfo.agent,
+        objectFormat: ObjectFormat = .sha1
     ) {
         self.protocolVersion = protocolVersion
         self.atomic = atomic
@@ -60,6 +64,7 @@ public struct PushOptions: Hashable, Sendable {
         self.progress = progress
         self.dryRun = dryRun
         self.agent = agent
+        self.objectFormat = objectFormat
     }
 
     /// The version asked for: v2 falls back to v0, as in git.
@@ -86,4 +91,9 @@ public struct PushError: GitWireError, Hashable, Sendable {
 
     /// The text shown to users and in logs.
     public var description: String { message }
+
+    /// The receiving end does not serve the format of the repository pushed from (git's
+    /// words); nothing was sent.
+    public static let unsupportedObjectFormat = PushError(
+        .usage, "the receiving end does not support this repository's hash algorithm")
 }

@@ -25,6 +25,8 @@ public struct PushExchange: Exchange, Sendable {
     private var state: State
     private var connectionPersists = true
     private var outcome: PushOutcome?
+    /// Whether the advertisement was an empty repository's `capabilities^{}` line.
+    private var sawPlaceholder = false
     /// Band 2 bytes seen: bounded, like everything the server says.
     private var messageByteCount = 0
     /// The most band 2 bytes taken from a server (its hooks' output).
@@ -44,7 +46,9 @@ public struct PushExchange: Exchange, Sendable {
         self.options = options
         self.plan = plan
         var listing = LsRemoteExchange(
-            options: LsRemoteOptions(protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent))
+            options: LsRemoteOptions(
+                protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent,
+                objectFormat: options.objectFormat))
         listing.keeps = keeping
         state = .listing(listing)
     }
@@ -73,6 +77,7 @@ public struct PushExchange: Exchange, Sendable {
         switch state {
         case .listing(var listing):
             state = .done
+            if case .data(let line) = packet, Self.isPlaceholder(line) { sawPlaceholder = true }
             switch try listing.receive(packet, emit: { emit(.ref($0)) }) {
             case .readMore:
                 state = .listing(listing)
@@ -153,8 +158,18 @@ public struct PushExchange: Exchange, Sendable {
         PushOutcome
     > {
         let capabilities = listing.capabilities
-        if let format = capabilities.value(of: "object-format"), format != "sha1" {
-            throw PushError(.usage, "the receiving end does not support this repository's hash algorithm")
+        // git's send-pack: one of the receiving end's `object-format` values must be the
+        // repository's (none means SHA-1). An empty SHA-1 repository's `capabilities^{}` line
+        // fails earlier in a SHA-256 git: its 40-digit zero id is not the 64-digit one git 2.39
+        // compares it with, so the line is taken for a ref and refused by that name.
+        if !options.objectFormat.isServed(by: capabilities) {
+            if sawPlaceholder && listing.objectFormat.byteCount < options.objectFormat.byteCount {
+                throw ProtocolError("unexpected capabilities^{}")
+            }
+            // Over stateless RPC git decides each ref before its helper's send-pack stops here,
+            // and reports the refs it refused itself: `plan` sees the listing all the same.
+            if !connectionPersists { _ = try plan(listing) }
+            throw PushError.unsupportedObjectFormat
         }
         if options.atomic && !capabilities.contains("atomic") {
             throw PushError(.usage, "the receiving end does not support --atomic push")
@@ -191,7 +206,7 @@ public struct PushExchange: Exchange, Sendable {
         if capabilities.contains("quiet") && (options.quiet || !options.progress) { words.append("quiet") }
         if options.atomic { words.append("atomic") }
         if !options.pushOptions.isEmpty { words.append("push-options") }
-        if capabilities.contains("object-format") { words.append("object-format=sha1") }
+        if capabilities.contains("object-format") { words.append("object-format=\(options.objectFormat.name)") }
         if capabilities.contains("agent") { words.append("agent=\(options.sanitizedAgent)") }
 
         var packets: [PktLine] = []
@@ -219,6 +234,20 @@ public struct PushExchange: Exchange, Sendable {
             state = .awaitingEnd(sideBand ? SideBandDemultiplexer() : nil)
         }
         return .send(packets)
+    }
+
+    /// Whether an advertisement line is an empty repository's `<zero id> capabilities^{}`
+    /// (of either width).
+    private static func isPlaceholder(_ line: [UInt8]) -> Bool {
+        var text = line[...]
+        if let nul = text.firstIndex(of: 0) { text = text[..<nul] }
+        if text.last == 0x0a { text = text.dropLast() }
+        let suffix = " capabilities^{}".utf8
+        guard
+            text.count == ObjectFormat.sha1.hexCount + suffix.count
+                || text.count == ObjectFormat.sha256.hexCount + suffix.count
+        else { return false }
+        return text.reversed().starts(with: suffix.reversed()) && text.dropLast(suffix.count).allSatisfy { $0 == 0x30 }
     }
 }
 

@@ -44,10 +44,11 @@ struct PushFixture {
         while let packet = try? decoder.next(), case .data(let payload) = packet {
             let line = payload.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)[0]
             let words = line.split(separator: 0x20)
+            let format: ObjectFormat = words[0].count == ObjectFormat.sha256.hexCount ? .sha256 : .sha1
             result.append(
                 PushCommand(
-                    name: String(decoding: words[2], as: UTF8.self), old: ObjectID(hex: words[0], format: .sha1)!,
-                    new: ObjectID(hex: words[1], format: .sha1)!))
+                    name: String(decoding: words[2], as: UTF8.self), old: ObjectID(hex: words[0], format: format)!,
+                    new: ObjectID(hex: words[1], format: format)!))
         }
         return result
     }
@@ -77,6 +78,7 @@ func drive(
         switch name {
         case "update-options": PushOptions(pushOptions: ["ci.skip", "note=two words"], agent: agent)
         case "v1-atomic-quiet": PushOptions(protocolVersion: .v1, atomic: true, quiet: true, agent: agent)
+        case "sha256-new-branch-empty", "sha256-update": PushOptions(agent: agent, objectFormat: .sha256)
         default: PushOptions(agent: agent)
         }
     }
@@ -85,6 +87,7 @@ func drive(
         "commands byte for byte as git sends them; report parsed at every chunking",
         arguments: [
             "new-branch-empty", "update-options", "update-hook-rejects", "pre-receive-declines", "v1-atomic-quiet",
+            "sha256-new-branch-empty", "sha256-update",
         ])
     func matchesGit(_ name: String) throws {
         let fixture = try PushFixture(name)
@@ -120,10 +123,38 @@ func drive(
                 #expect(String(decoding: messages, as: UTF8.self) == "pre-receive: declined\n")
             case "v1-atomic-quiet":
                 #expect(outcome.listing.protocolVersion == ProtocolVersion.v1)
+            case "sha256-new-branch-empty", "sha256-update":
+                #expect(outcome.listing.objectFormat == .sha256)
+                #expect(outcome.listing.refs.isEmpty == (name == "sha256-new-branch-empty"))
+                #expect(commands.allSatisfy { $0.old.format == .sha256 && $0.new.format == .sha256 })
+                #expect(report.refs.allSatisfy { $0.isOK })
             default:
                 #expect(report.refs.allSatisfy { $0.isOK })
             }
         }
+    }
+
+    @Test(
+        "a push to a server of the other format fails before anything is sent, with git's message",
+        arguments: [
+            ("new-branch-empty", ObjectFormat.sha256, "protocol error: unexpected capabilities^{}"),
+            ("update-options", .sha256, "the receiving end does not support this repository's hash algorithm"),
+            ("sha256-new-branch-empty", .sha1, "the receiving end does not support this repository's hash algorithm"),
+            ("sha256-update", .sha1, "the receiving end does not support this repository's hash algorithm"),
+        ])
+    func otherFormat(_ name: String, _ format: ObjectFormat, _ message: String) throws {
+        let fixture = try PushFixture(name)
+        let commands = fixture.commands
+        let exchange = PushExchange(options: PushOptions(agent: Self.agent, objectFormat: format)) { _ in
+            Issue.record("planned a push to a server of the other format")
+            return commands
+        }
+        var codec = ExchangeCodec(exchange)
+        var sent = try codec.opening(greeting: [], context: ExchangeContext())
+        var failure: (any Error)?
+        do { sent += try codec.receive(fixture.server) { _ in } } catch { failure = error }
+        #expect(sent.isEmpty)
+        #expect("\(try #require(failure))" == message)
     }
 
     @Test("a push with nothing to update sends one flush and reads no report")

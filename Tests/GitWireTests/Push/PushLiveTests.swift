@@ -12,16 +12,19 @@ final class PushScenario: @unchecked Sendable {
     let local: String
     /// Where the served repositories live (`served.git` in it).
     let root: String
-    let template: String
+    /// The repository each push's server starts from (copied to `served.git`).
+    var template: String
     var served: String { "\(root)/served.git" }
 
-    init() throws {
+    /// Repositories of `objectFormat` (git's name; nil: git's default, SHA-1).
+    init(objectFormat: String? = nil) throws {
+        let formatOption = objectFormat.map { ["--object-format=\($0)"] } ?? []
         directory = try TemporaryDirectory(prefix: "gitwire-push")
         local = directory.appending("local")
         root = directory.appending("root")
         template = directory.appending("template.git")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try git(["init", "--quiet", "--initial-branch=main", local])
+        try git(["init", "--quiet", "--initial-branch=main"] + formatOption + [local])
         for index in 1...12 {
             try commit(index)
             if index == 9 { try git(["repack", "-adq"], in: local) }
@@ -29,7 +32,7 @@ final class PushScenario: @unchecked Sendable {
         try git(["branch", "feature", "main~2"], in: local)
         try git(["tag", "-a", "-m", "one", "v1", "main~5"], in: local)
         try git(["tag", "light", "main~7"], in: local)
-        try git(["init", "--quiet", "--bare", "--initial-branch=main", template])
+        try git(["init", "--quiet", "--bare", "--initial-branch=main"] + formatOption + [template])
         try git(["config", "receive.advertisePushOptions", "true"], in: template)
         try git(["config", "http.receivepack", "true"], in: template)
         try git(
@@ -87,21 +90,23 @@ final class PushScenario: @unchecked Sendable {
     /// refspecs); expects the same output, exit status and server refs, and a server fsck clean.
     /// `prepare` runs before each push (in the local repository: its remote-tracking refs and
     /// configuration as the case needs them); the local remote-tracking refs after each push are
-    /// compared too.
+    /// compared too. `pusher`, when given, is the repository pushed from instead of `local`.
     func expectSameAsGit(
-        _ arguments: [String], environment: [String: String] = [:], prepare: () throws -> Void = {}
+        _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil,
+        prepare: () throws -> Void = {}
     ) throws {
+        let local = pusher ?? self.local
         try reset()
         try prepare()
         let fromGit = try git(["push"] + arguments, in: local, environment: environment, check: false)
         let gitState = try serverState()
-        let gitTracking = try localTracking()
+        let gitTracking = try localTracking(local)
         try reset()
         try prepare()
         let fromGitwire = try gitwire(
             ["push"] + arguments, in: local, environment: reproducibleGitEnvironment.merging(environment) { $1 })
         let state = try serverState()
-        #expect(try localTracking() == gitTracking, "\(arguments)")
+        #expect(try localTracking(local) == gitTracking, "\(arguments)")
         // git 2.39 passes the server's control characters through; gitwire masks them.
         let gitError = String(decoding: maskedControls(fromGit.standardError), as: UTF8.self)
         #expect(fromGitwire.errorText == gitError, "\(arguments)")
@@ -111,9 +116,9 @@ final class PushScenario: @unchecked Sendable {
         #expect(state.fsck == 0, "\(arguments)")
     }
 
-    /// The local repository's remote-tracking refs.
-    func localTracking() throws -> String {
-        try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"], in: local).text
+    /// The remote-tracking refs of the local repository (or of `repository`).
+    func localTracking(_ repository: String? = nil) throws -> String {
+        try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"], in: repository ?? local).text
     }
 
     private func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
