@@ -42,8 +42,9 @@ for entry in "${repositories[@]}"; do
     cp "${packs[0]}" "$corpus/$name-clone.pack"
     # Reference deltas: the clone's objects, deltas reused but naming their bases by id.
     git -C "$work/clone-$name.git" pack-objects --all --revs --stdout -q </dev/null >"$corpus/$name-ref.pack"
-    # Different delta choices: every delta searched again (git's default window and depth).
-    git -C "$work/clone-$name.git" repack -adf -q
+    # Different delta choices: every delta searched again (git's default window and depth), on one
+    # thread so that the pack is the same from run to run (threads split the search differently).
+    git -C "$work/clone-$name.git" repack -adf -q --threads=1
     packs=("$work/clone-$name.git"/objects/pack/pack-*.pack)
     [ ${#packs[@]} -eq 1 ] || { echo "expected one pack in $name after repack" >&2; exit 1; }
     cp "${packs[0]}" "$corpus/$name-repack.pack"
