@@ -26,6 +26,10 @@ mkdir -p "$corpus"
 corpus=$(realpath "$corpus")
 start_work index-pack-corpus
 export GIT_CEILING_DIRECTORIES="$work"
+# The server's delta search on one thread too (objects whose deltas it cannot reuse are searched
+# again, and threads split that search differently from run to run): git -c passes this on to
+# git daemon's upload-pack and pack-objects.
+export GIT_CONFIG_PARAMETERS="'pack.threads=1'"
 
 for entry in "${repositories[@]}"; do
     name=${entry%%=*}
