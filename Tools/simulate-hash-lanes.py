@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""How well the resolver's batches fill the sixteen SHA-1 lanes, from the sizes of a pack's delta
+results (Documentation/Performance.md, "Every pack at hand").
+
+Models cgw_sha1dc_hash_jobs: a batch's messages sorted longest first take free lanes, a step hashes
+one 64-byte block in every lane and costs what 5.5 blocks cost one at a time, and once no message
+waits and fewer than --handoff lanes are busy the rest are hashed one at a time. Batches are cut as
+DeltaTreeResolver cuts them (objects or bytes), results over 1 MiB are hashed alone; --large puts
+results over that size in a second batch of their own (--large-objects, --large-bytes). The order
+of the results is pack order, which approximates the resolver's (siblings come together in both).
+
+Input: lines "<id> <type> <size>" of the delta results, as from
+    git verify-pack -v <idx> | awk 'NF >= 7 && $2 ~ /^(blob|tree|commit|tag)$/ { print $1 }' |
+        git -C <a repository holding the pack> cat-file --batch-check
+Usage: Tools/simulate-hash-lanes.py <sizes> [--objects 64] [--bytes 4194304] [--handoff 4]
+       [--large <bytes>] [--large-objects 16] [--large-bytes 16777216]
+Prints the cost in single-block equivalents, against hashing everything one at a time and against
+full lanes throughout.
+"""
+import argparse
+
+LANES = 16
+STEP_COST = 5.5
+ALONE = 1 << 20
+
+
+def blocks(size):
+    # The object header ("blob 123\0", about 20 bytes), the padding and the length.
+    return (size + 20 + 8 + 64) // 64
+
+
+def batch_cost(sizes, handoff):
+    lengths = sorted((blocks(s) for s in sizes), reverse=True)
+    if len(lengths) < handoff:
+        return sum(lengths)
+    busy, taken, steps = [], 0, 0
+    while True:
+        while len(busy) < LANES and taken < len(lengths):
+            busy.append(lengths[taken])
+            taken += 1
+        if not busy:
+            return steps * STEP_COST
+        if taken == len(lengths) and len(busy) < handoff:
+            return steps * STEP_COST + sum(busy)
+        shortest = min(busy)
+        steps += shortest
+        busy = [b - shortest for b in busy if b > shortest]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sizes")
+    parser.add_argument("--objects", type=int, default=64)
+    parser.add_argument("--bytes", type=int, default=4 << 20)
+    parser.add_argument("--handoff", type=int, default=4)
+    parser.add_argument("--large", type=int, default=0)
+    parser.add_argument("--large-objects", type=int, default=16)
+    parser.add_argument("--large-bytes", type=int, default=16 << 20)
+    arguments = parser.parse_args()
+    sizes = [int(line.split()[2]) for line in open(arguments.sizes) if line.strip()]
+    cost = 0.0
+    small, large = [], []
+    for size in sizes:
+        if size > ALONE:
+            cost += blocks(size)
+        elif arguments.large and size > arguments.large:
+            large.append(size)
+            if len(large) >= arguments.large_objects or sum(large) >= arguments.large_bytes:
+                cost += batch_cost(large, arguments.handoff)
+                large = []
+        else:
+            small.append(size)
+            if len(small) >= arguments.objects or sum(small) >= arguments.bytes:
+                cost += batch_cost(small, arguments.handoff)
+                small = []
+    cost += batch_cost(small, arguments.handoff) + batch_cost(large, arguments.handoff)
+    total = sum(blocks(s) for s in sizes)
+    full = total * STEP_COST / LANES
+    print(f"{len(sizes)} results, {sum(sizes)} bytes: cost {cost / 1e6:.2f}M block equivalents, "
+          f"{cost / full:.2f} times full lanes ({full / 1e6:.2f}M), one at a time {total / 1e6:.2f}M")
+
+
+main()
