@@ -26,6 +26,7 @@ extension StreamChannel: Connection {
             errorEnd.isReading = true
             loop.register(errorEnd)
         }
+        if let process, let onExit { exitWatch = process.watchExit(in: loop, onExit: onExit) }
         if connector == nil {
             connectionDidOpen(in: loop)
         } else {
@@ -45,6 +46,8 @@ extension StreamChannel: Connection {
         let writer = writeEnd ?? self
         if writer.queuedBytes > 0 {
             loop.updateInterest(writer)
+        } else if writer.closesWhenDrained {
+            writer.closeWriting()
         } else {
             writer.announceDrain(in: loop)
         }
@@ -53,7 +56,7 @@ extension StreamChannel: Connection {
     /// Queues `bytes`; they are written at once if the descriptor takes them, else as it does.
     package func send(_ bytes: [UInt8]) {
         let writer = writeEnd ?? self
-        guard !isClosed, !hasFailed, !writer.closesWhenDrained, writer.openStreams > 0 else {
+        guard !isClosed, !hasFailed, !isSendingFinished, !writer.closesWhenDrained, writer.openStreams > 0 else {
             if !isClosed { connectionFail(StreamError.closed, stopsReading: false) }
             return
         }
@@ -63,6 +66,17 @@ extension StreamChannel: Connection {
         guard isConnectionOpen, let loop else { return }
         if wasEmpty { writer.flushDriven(in: loop, announce: false) }
         loop.updateInterest(writer)
+    }
+
+    /// Closes the sending direction once every byte queued is written (at once if none is), while
+    /// the connection is still read: a child's standard input closes, so it reads the end of its
+    /// input; a socket's writing side is shut down. Sending after this fails the connection.
+    package func finishSending() {
+        guard !isClosed, !isSendingFinished else { return }
+        isSendingFinished = true
+        let writer = writeEnd ?? self
+        writer.closesWhenDrained = true
+        if isConnectionOpen, writer.queuedBytes == 0 { writer.closeWriting() }
     }
 
     /// Closes the connection; bytes already queued (a farewell flush) still go out, for up to
@@ -91,7 +105,12 @@ extension StreamChannel: Connection {
             process?.reap()
             return
         }
-        process?.reap(in: loop)
+        if let exitWatch {
+            exitWatch.end(after: .seconds(5), terminatingFirst: true)
+            self.exitWatch = nil
+        } else {
+            process?.reap(in: loop)
+        }
         if errorEnd != nil {
             keptAlive = self
             graceTimer?.invalidate()
@@ -100,7 +119,7 @@ extension StreamChannel: Connection {
     }
 
     /// Closes the writing direction (once): its queue is dropped.
-    private func closeWriting() {
+    func closeWriting() {
         guard openStreams > 0 else { return }
         closesWhenDrained = false
         discardQueued()
@@ -203,6 +222,7 @@ extension StreamChannel: Connection {
         }
         errorLines.append(bytes)
         errorOutput.forward?(bytes)
+        onStandardError?(bytes)
     }
 
     private func standardErrorEnded() {

@@ -76,4 +76,26 @@ struct ChildProcessRunLoopTests {
         #expect(!descriptors.contains(leaky[0]) && !descriptors.contains(leaky[1]), "\(descriptors) \(leaky)")
         #expect(descriptors.count <= 4)
     }
+
+    /// A helper that closes its standard input before reading it (the request goes nowhere:
+    /// more than a pipe holds, so the write fails) still ends the run with its output and code.
+    @Test func childClosingItsInputEarlyStillEnds() throws {
+        let input = [UInt8](repeating: 0x61, count: 4 << 20)
+        let result = try ChildProcess.run(
+            ["sh", "-c", "exec 0<&-; echo early; echo why >&2; exit 4"], input: input)
+        #expect(result.status == 4)
+        #expect(result.standardOutput == Array("early\n".utf8))
+        #expect(result.standardError == Array("why\n".utf8))
+    }
+
+    /// A helper that writes far more than the limit on both outputs ends the run with the limit
+    /// kept of each: the rest is read and dropped, not held.
+    @Test func floodingChildIsReadToItsEndWithinTheLimit() throws {
+        let result = try ChildProcess.run(
+            ["sh", "-c", "head -c 67108864 /dev/zero >&2 & head -c 67108864 /dev/zero; wait; exit 2"], input: [],
+            limit: 1000)
+        #expect(result.status == 2)
+        #expect(result.standardOutput == [UInt8](repeating: 0, count: 1000))
+        #expect(result.standardError == [UInt8](repeating: 0, count: 1000))
+    }
 }
