@@ -26,7 +26,12 @@ extension StreamChannel: Connection {
             errorEnd.isReading = true
             loop.register(errorEnd)
         }
-        if let process, let onExit { exitWatch = process.watchExit(in: loop, onExit: onExit) }
+        if let process, let onExit {
+            exitWatch = process.watchExit(in: loop) { [weak self] code in
+                self?.childDidExit()
+                onExit(code)
+            }
+        }
         if connector == nil {
             connectionDidOpen(in: loop)
         } else {
@@ -225,6 +230,24 @@ extension StreamChannel: Connection {
         onStandardError?(bytes)
     }
 
+    /// The exit watch reaped the child: all it wrote on its standard error is in the pipe now. A
+    /// pipe still open is held by a process it left behind (a helper's daemon), which an end the
+    /// handler waits for no longer waits on: what the pipe holds is read and the end delivered.
+    private func childDidExit() {
+        childHasExited = true
+        if heldEnd != nil { drainStandardError() }
+    }
+
+    /// Reads what the child's standard error pipe holds now, then ends it.
+    private func drainStandardError() {
+        while let errorEnd, case .done(let bytes)? = try? errorEnd.readOnce(maxCount: 64 * 1024), !bytes.isEmpty {
+            errorLines.append(bytes)
+            errorOutput.forward?(bytes)
+            onStandardError?(bytes)
+        }
+        standardErrorEnded()
+    }
+
     private func standardErrorEnded() {
         if let errorEnd {
             errorEnd.isReading = false
@@ -241,7 +264,8 @@ extension StreamChannel: Connection {
     }
 
     /// Runs `deliver` once the child's standard error has ended (at once without one), or after
-    /// ``standardErrorGrace``.
+    /// ``standardErrorGrace``; once the child has exited (with ``onExit``), after what the pipe
+    /// holds is read.
     private func afterStandardError(_ deliver: @escaping () -> Void) {
         guard errorEnd != nil, let loop else {
             deliver()
@@ -249,6 +273,10 @@ extension StreamChannel: Connection {
         }
         guard heldEnd == nil else { return }
         heldEnd = deliver
+        if childHasExited {
+            drainStandardError()
+            return
+        }
         graceTimer = loop.addTimer(after: Self.standardErrorGrace) { [weak self] _ in
             guard let self else { return }
             self.graceTimer = nil

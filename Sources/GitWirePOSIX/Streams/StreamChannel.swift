@@ -71,6 +71,8 @@ package final class StreamChannel: LoopSource {
     /// Called on the loop with each piece of the child's standard error as it is read, raw
     /// (besides ``ProgramErrorOutput`` and ``standardErrorLines``).
     package var onStandardError: (([UInt8]) -> Void)?
+    /// Set once the exit watch has reaped the child.
+    var childHasExited = false
     /// Set by ``finishSending()``: nothing more may be sent.
     var isSendingFinished = false
     var errorOutput = ProgramErrorOutput.standardError

@@ -1,4 +1,5 @@
 import Foundation
+import GitWireTestSupport
 import Testing
 
 @testable import GitWire
@@ -97,5 +98,18 @@ struct ChildProcessRunLoopTests {
         #expect(result.status == 2)
         #expect(result.standardOutput == [UInt8](repeating: 0, count: 1000))
         #expect(result.standardError == [UInt8](repeating: 0, count: 1000))
+    }
+
+    /// A helper that leaves a process behind holding its standard error (a daemon it starts) ends
+    /// the run as soon as it has exited and its output has ended, with what it wrote itself: what
+    /// the process left behind writes later is not waited for (the old run waited for it, as long
+    /// as it lived; git does not capture that output at all).
+    @Test func aProcessLeftBehindHoldingStandardErrorIsNotWaitedFor() throws {
+        let later = scaledForSlowRuns(seconds: 30)
+        let result = try ChildProcess.run(
+            ["sh", "-c", "echo out; echo err >&2; (sleep \(later); echo late >&2) >/dev/null & exit 3"], input: [])
+        #expect(result.status == 3)
+        #expect(result.standardOutput == Array("out\n".utf8))
+        #expect(result.standardError == Array("err\n".utf8))
     }
 }
