@@ -73,9 +73,10 @@ public protocol SessionRecordingProxy: AnyObject {
 
 extension RecordingProxy: SessionRecordingProxy {}
 
-/// One client connection of the HTTP proxy: its requests, forwarded one at a time.
-final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, ProxiedConnection {
-    private let client: ByteStreamPair
+/// One client connection of the HTTP proxy (the channel the transports use): its requests,
+/// forwarded one at a time.
+final class HTTPProxyConnection: ConnectionHandler, HTTPTransferDelegate, ProxiedConnection {
+    private let client: StreamChannel
     private let upstream: String
     /// The upstream URL's own user name and password, for the upstream's origin.
     private let credential: HTTPCredential?
@@ -89,12 +90,14 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
     private var recording: SessionAssembly
     private var discovered = false
     private var finished = false
+    /// Whether the client has closed its side (it sends no more requests).
+    private var clientEnded = false
     private let onFinish: (HTTPProxyConnection) -> Void
     /// Answer bytes waiting for the client beyond which the upstream transfer is suspended.
     private static let clientBacklogLimit = 1 << 20
 
     init(
-        client: ByteStreamPair, upstream: String, credential: HTTPCredential?, loop: EpollRunLoop, limit: Int,
+        client: StreamChannel, upstream: String, credential: HTTPCredential?, loop: EpollRunLoop, limit: Int,
         onFinish: @escaping (HTTPProxyConnection) -> Void
     ) {
         self.client = client
@@ -107,9 +110,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
                 protocolVersion: .v0),
             limit: limit)
         self.onFinish = onFinish
-        client.input.delegate = self
-        client.output.delegate = self
-        client.schedule(in: loop)
+        client.start(handler: self)
     }
 
     /// The recorded session; its header comes from the first discovery request.
@@ -119,30 +120,29 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         return session
     }
 
-    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
-        switch event {
-        case .hasBytesAvailable:
-            guard stream === client.input, let bytes = try? client.input.read(), !bytes.isEmpty else { return }
-            reader.append(bytes)
-            do {
-                while let request = try reader.next() { queued.append(request) }
-            } catch {
-                respond(status: 400, text: "\(error)\n")
-                closeAll()
-                return
-            }
-            startNext()
-        case .endEncountered:
-            if current == nil && queued.isEmpty { closeAll() }
-        case .errorOccurred:
+    func connectionDidOpen(_ connection: any Connection) {}
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        reader.append(bytes)
+        do {
+            while let request = try reader.next() { queued.append(request) }
+        } catch {
+            respond(status: 400, text: "\(error)\n")
             closeAll()
-        case .hasSpaceAvailable:
-            // The client took what waited: read on from upstream.
-            if stream === client.output { current?.resume() }
-        case .openCompleted:
-            break
+            return
         }
+        startNext()
     }
+
+    func connectionDidEnd(_ connection: any Connection) {
+        clientEnded = true
+        if current == nil && queued.isEmpty { closeAll() }
+    }
+
+    func connection(_ connection: any Connection, didFail error: any Error) { closeAll() }
+
+    /// The client took what waited: read on from upstream.
+    func connectionDidDrain(_ connection: any Connection) { current?.resume() }
 
     /// Records `bytes` from `direction` if the session has room for them; otherwise fails the
     /// recording and closes everything. Returns whether they were recorded.
@@ -232,7 +232,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         }
         write(Array(String(bytes.count, radix: 16).utf8) + [0x0d, 0x0a] + bytes + [0x0d, 0x0a])
         // A client slower than the upstream: read no further until it has taken this.
-        if !finished, client.output.queuedByteCount >= Self.clientBacklogLimit { transfer.suspend() }
+        if !finished, client.queuedByteCount >= Self.clientBacklogLimit { transfer.suspend() }
     }
 
     func transfer(_ transfer: HTTPTransfer, didFinishWith error: HTTPTransferError?) {
@@ -247,9 +247,7 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         } else {
             write(Array("0\r\n\r\n".utf8))
         }
-        if client.input.status == .closed || client.input.status == .atEnd {
-            if queued.isEmpty { closeAll() }
-        }
+        if clientEnded && queued.isEmpty { closeAll() }
         startNext()
     }
 
@@ -261,13 +259,8 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
                     .utf8) + body)
     }
 
-    private func write(_ bytes: [UInt8]) {
-        do {
-            try client.output.write(bytes)
-        } catch {
-            closeAll()
-        }
-    }
+    /// Sends `bytes` to the client; a failure arrives as `didFail` and closes everything.
+    private func write(_ bytes: [UInt8]) { client.send(bytes) }
 
     func closeAll() {
         guard !finished else { return }
@@ -276,9 +269,8 @@ final class HTTPProxyConnection: ByteStreamDelegate, HTTPTransferDelegate, Proxi
         current = nil
         recording.recordEnd(from: .server)
         recording.recordEnd(from: .client)
-        client.input.close()
-        client.output.closeAfterWriting()
-        loop.addTimer(after: .seconds(5)) { [client] _ in client.close() }
+        // What is queued for the client still goes out (for up to five seconds).
+        client.close()
         onFinish(self)
     }
 

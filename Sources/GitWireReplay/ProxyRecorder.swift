@@ -18,16 +18,16 @@ final class ProxyRecorder {
     private(set) var writtenFixtures: [String] = []
     var onFinishedConnection: ((Result<String, any Error>) -> Void)?
 
-    /// Listens on `host`:`port`; `makeConnection` forwards each client, calling the given closure
-    /// once when the connection has ended.
+    /// Listens on `host`:`port`; `makeConnection` forwards each client (its connection, not yet
+    /// started), calling the given closure once when the connection has ended.
     init(
         host: String, port: Int, outputDirectory: String, loop: EpollRunLoop,
-        makeConnection: @escaping (ByteStreamPair, @escaping (any ProxiedConnection) -> Void) -> any ProxiedConnection
+        makeConnection: @escaping (StreamChannel, @escaping (any ProxiedConnection) -> Void) -> any ProxiedConnection
     ) throws {
         listener = try ListeningSocket(host: host, port: port)
         self.outputDirectory = outputDirectory
         try FileSystem.makeDirectory(outputDirectory)
-        listener.schedule(in: loop) { [weak self] client in
+        listener.acceptConnections(in: loop) { [weak self] client in
             guard let self else { return }
             sequence += 1
             let name = "connection-\(String(sequence).leftPadded(to: 3)).session"

@@ -26,10 +26,11 @@ public final class RecordingProxy {
     ) throws {
         recorder = try ProxyRecorder(host: listenHost, port: listenPort, outputDirectory: outputDirectory, loop: loop) {
             client, finished in
-            let upstream = ByteStreamPair.connecting(
-                toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10))
+            let upstream = StreamChannel.connection(
+                toHost: upstreamHost, port: upstreamPort, connectTimeout: .seconds(10), resolver: SystemResolver(),
+                greeting: [], loop: loop)
             let connection = ProxyConnection(
-                client: client, upstream: upstream, loop: loop, limit: recordingLimit, onFinish: finished)
+                client: client, upstream: upstream, limit: recordingLimit, onFinish: finished)
             connection.start()
             return connection
         }
@@ -48,10 +49,11 @@ public final class RecordingProxy {
 @available(*, unavailable)
 extension RecordingProxy: Sendable {}
 
-/// One forwarded connection: client and upstream streams, and what went through them.
-final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
-    private let client: ByteStreamPair
-    private let upstream: ByteStreamPair
+/// One forwarded connection: the client's and the upstream's connections (the channels the
+/// transports use), and what went through them.
+final class ProxyConnection: ConnectionHandler, ProxiedConnection {
+    private let client: StreamChannel
+    private let upstream: StreamChannel
     private var recording: SessionAssembly
     private var clientEnded = false
     private var upstreamEnded = false
@@ -59,7 +61,7 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
     private let onFinish: (any ProxiedConnection) -> Void
 
     init(
-        client: ByteStreamPair, upstream: ByteStreamPair, loop: EpollRunLoop, limit: Int,
+        client: StreamChannel, upstream: StreamChannel, limit: Int,
         onFinish: @escaping (any ProxiedConnection) -> Void
     ) {
         self.client = client
@@ -67,19 +69,13 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
         self.recording = SessionAssembly(
             Session(transport: "git", service: "", path: "", protocolVersion: .v0), limit: limit)
         self.onFinish = onFinish
-        for stream in [client.input, client.output, upstream.input, upstream.output] as [ByteStream] {
-            stream.delegate = self
-        }
-        client.schedule(in: loop)
-        upstream.schedule(in: loop)
     }
 
+    /// Starts reading the client and connecting upstream (what the client sends meanwhile waits
+    /// for the connection).
     func start() {
-        do {
-            try upstream.open()
-        } catch {
-            closeAll()
-        }
+        client.start(handler: self)
+        upstream.start(handler: self)
     }
 
     /// The recorded session, with the header taken from the client's request line.
@@ -97,28 +93,27 @@ final class ProxyConnection: ByteStreamDelegate, ProxiedConnection {
         return session
     }
 
-    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
-        let fromClient = stream === client.input || stream === client.output
-        switch event {
-        case .hasBytesAvailable:
-            guard let input = stream as? ByteInputStream else { return }
-            guard let bytes = try? input.read(), !bytes.isEmpty else { return }
-            guard recording.record(bytes, from: fromClient ? .client : .server) else {
-                closeAll()
-                return
-            }
-            try? (fromClient ? upstream.output : client.output).write(bytes)
-        case .endEncountered:
-            recording.recordEnd(from: fromClient ? .client : .server)
-            if fromClient { clientEnded = true } else { upstreamEnded = true }
-            (fromClient ? upstream.output : client.output).closeAfterWriting()
-            if clientEnded && upstreamEnded { closeAll() }
-        case .errorOccurred:
+    func connectionDidOpen(_ connection: any Connection) {}
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        let fromClient = connection === client
+        guard recording.record(bytes, from: fromClient ? .client : .server) else {
             closeAll()
-        case .openCompleted, .hasSpaceAvailable:
-            break
+            return
         }
+        (fromClient ? upstream : client).send(bytes)
     }
+
+    func connectionDidEnd(_ connection: any Connection) {
+        let fromClient = connection === client
+        recording.recordEnd(from: fromClient ? .client : .server)
+        if fromClient { clientEnded = true } else { upstreamEnded = true }
+        // The other side sees the end once it has what came before.
+        (fromClient ? upstream : client).finishSending()
+        if clientEnded && upstreamEnded { closeAll() }
+    }
+
+    func connection(_ connection: any Connection, didFail error: any Error) { closeAll() }
 
     func closeAll() {
         client.close()

@@ -96,12 +96,16 @@ struct RecordProxyCommand: Subcommand {
             finished += 1
             if let connections, finished >= connections { loop.stop() }
         }
-        loop.addTimer(after: .milliseconds(100), repeating: .milliseconds(100)) { _ in
+        let idleCheck = loop.addTimer(after: .milliseconds(100), repeating: .milliseconds(100)) { _ in
             if proxy.openConnectionCount > 0 { lastActivity = .now }
             if ContinuousClock.now - lastActivity > idle { loop.stop() }
         }
         loop.run()
         proxy.close()
+        // What a closed connection still owes a slow client (its last bytes, flushed for at most
+        // five seconds) goes out before the process ends.
+        idleCheck.invalidate()
+        loop.run(until: .now + .seconds(6))
         if let failure { throw failure }
         return 0
     }

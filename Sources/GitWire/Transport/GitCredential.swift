@@ -33,7 +33,7 @@ struct GitCredential: Sendable {
 
 /// Runs `git credential fill|approve|reject`, so the user's credential helpers (and git's own
 /// prompt, unless `GIT_TERMINAL_PROMPT=0`) supply and remember HTTP credentials. On the caller's
-/// run loop, without blocking it: the child's pipes are streams on that loop and it is reaped
+/// run loop, without blocking it: the child is a channel on that loop and it is reaped
 /// there. One call at a time in the whole process: many sessions (`ls-remote --batch`) meeting
 /// 401s at once prompt on the terminal one after the other, and a helper that stores credentials
 /// in a file never runs twice at once; a call waits for its turn without blocking its loop.

@@ -98,3 +98,22 @@ public struct ByteStreamPair {
         if let receive { try Socket.setBufferSize(descriptor, send: false, bytes: receive) }
     }
 }
+
+extension ListeningSocket {
+    /// Waits up to `timeout` for a connection; nil if none came. The streams are open.
+    package func accept(timeout: Duration?) throws -> ByteStreamPair? {
+        guard let client = try acceptDescriptor(timeout: timeout) else { return nil }
+        let pair = ByteStreamPair(socket: client)
+        try pair.open()
+        return pair
+    }
+
+    /// Accepts in `loop`: each connection's open streams go to `handler`, on the loop's thread.
+    package func schedule(in loop: EpollRunLoop, handler: @escaping (ByteStreamPair) -> Void) {
+        acceptDescriptors(in: loop) { client in
+            let pair = ByteStreamPair(socket: client)
+            try? pair.open()
+            handler(pair)
+        }
+    }
+}

@@ -34,7 +34,21 @@ extension ChildProcess {
             return
         }
         let watch = ChildExitWatch(process: self, descriptor: exitDescriptor(), onExit: onExit, loop: loop)
-        watch.start(grace: grace, terminatingFirst: terminatingFirst)
+        watch.start()
+        if let grace { watch.end(after: grace, terminatingFirst: terminatingFirst) }
+    }
+
+    /// Starts reaping the process from `loop` the moment it ends, for as long as it runs; `onExit`
+    /// gets the exit code on the loop (at once if it has ended already, and then nil is
+    /// returned). The returned watch ends the process later if asked (``ChildExitWatch/end(after:terminatingFirst:)``).
+    func watchExit(in loop: EpollRunLoop, onExit: @escaping (Int32) -> Void) -> ChildExitWatch? {
+        if let code = exitCodeIfEnded() {
+            onExit(code)
+            return nil
+        }
+        let watch = ChildExitWatch(process: self, descriptor: exitDescriptor(), onExit: onExit, loop: loop)
+        watch.start()
+        return watch
     }
 }
 
@@ -57,8 +71,13 @@ final class ChildExitWatch: LoopSource {
 
     deinit { try? descriptor?.close() }
 
+    /// Set once the child is reaped.
+    private var isFinished = false
+    /// Set once the child has been given its grace.
+    private var isEnding = false
+
     /// Starts watching; the loop (or its timers) hold the watch until the child is reaped.
-    func start(grace: Duration?, terminatingFirst: Bool) {
+    func start() {
         guard let loop else { return }
         if descriptor != nil {
             loop.register(self)
@@ -66,7 +85,13 @@ final class ChildExitWatch: LoopSource {
             timers.append(
                 loop.addTimer(after: .milliseconds(2), repeating: .milliseconds(10)) { [self] _ in checkEnded() })
         }
-        guard let grace else { return }
+    }
+
+    /// Ends the child if it still runs after `grace`: `SIGTERM` first and `SIGKILL` a second later
+    /// if `terminatingFirst`, else `SIGKILL`. Once only; nothing once the child is reaped.
+    func end(after grace: Duration, terminatingFirst: Bool) {
+        guard let loop, !isFinished, !isEnding else { return }
+        isEnding = true
         timers.append(
             loop.addTimer(after: grace) { [self] _ in
                 guard terminatingFirst else { return kill() }
@@ -99,6 +124,8 @@ final class ChildExitWatch: LoopSource {
     }
 
     private func finish(code: Int32) {
+        guard !isFinished else { return }
+        isFinished = true
         for timer in timers { timer.invalidate() }
         timers = []
         if let loop, registration.token != 0 { loop.unregister(self) }

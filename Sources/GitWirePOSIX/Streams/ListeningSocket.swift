@@ -1,12 +1,14 @@
 import GitWireCore
 
 /// A TCP socket listening for connections, for servers in tests and for `record-proxy`.
-/// Accept blocking with ``accept(timeout:)``, or schedule it in a run loop with a handler.
+/// Accept blocking with ``acceptDescriptor(timeout:)``, or in a run loop with a handler
+/// (``acceptConnections(in:handler:)``: each connection a ``StreamChannel``). The stream face has
+/// its own forms (`accept(timeout:)`, `schedule(in:handler:)`), giving a ``ByteStreamPair``.
 package final class ListeningSocket: LoopSource {
     private var descriptor: FileDescriptor?
     /// The address it listens on (with the port the kernel picked, if 0 was asked for).
     package let address: SocketAddress
-    private var onAccept: ((ByteStreamPair) -> Void)?
+    private var onAccept: ((FileDescriptor) -> Void)?
     private weak var loop: EpollRunLoop?
     package var registration = LoopRegistration()
     /// Why the socket stopped accepting in its run loop, if it did.
@@ -22,19 +24,16 @@ package final class ListeningSocket: LoopSource {
 
     deinit { try? descriptor?.close() }
 
-    /// Waits up to `timeout` for a connection; nil if none came. The streams are open.
-    /// It runs the socket on the calling thread's own loop until a connection comes.
-    package func accept(timeout: Duration?) throws -> ByteStreamPair? {
+    /// Waits up to `timeout` for a connection and returns its socket (non-blocking, close-on-exec);
+    /// nil if none came. It runs the socket on the calling thread's own loop until a connection
+    /// comes.
+    package func acceptDescriptor(timeout: Duration?) throws -> FileDescriptor? {
         guard let descriptor, onAccept == nil else { throw StreamError.closed }
-        if case .done(let client) = try Socket.accept(descriptor) {
-            let pair = ByteStreamPair(socket: client)
-            try pair.open()
-            return pair
-        }
+        if case .done(let client) = try Socket.accept(descriptor) { return client }
         let loop = try EpollRunLoop.privateLoop()
-        var accepted: ByteStreamPair?
-        schedule(in: loop) { [unowned self] pair in
-            accepted = pair
+        var accepted: FileDescriptor?
+        acceptDescriptors(in: loop) { [unowned self] client in
+            accepted = client
             self.onAccept = nil
             loop.stop()
         }
@@ -48,11 +47,17 @@ package final class ListeningSocket: LoopSource {
         return accepted
     }
 
-    /// Accepts in `loop`: each connection's open streams go to `handler`, on the loop's thread.
-    package func schedule(in loop: EpollRunLoop, handler: @escaping (ByteStreamPair) -> Void) {
+    /// Accepts in `loop`: each connection's socket goes to `handler`, on the loop's thread.
+    package func acceptDescriptors(in loop: EpollRunLoop, handler: @escaping (FileDescriptor) -> Void) {
         onAccept = handler
         self.loop = loop
         loop.register(self)
+    }
+
+    /// Accepts in `loop`: each connection goes to `handler` as the ``StreamChannel`` that is its
+    /// ``Connection`` (not started), on the loop's thread.
+    package func acceptConnections(in loop: EpollRunLoop, handler: @escaping (StreamChannel) -> Void) {
+        acceptDescriptors(in: loop) { client in handler(StreamChannel.connection(socket: client, loop: loop)) }
     }
 
     /// Stops listening and closes the socket.
@@ -73,11 +78,7 @@ package final class ListeningSocket: LoopSource {
 
     package func handle(_ events: EpollEvents, in loop: EpollRunLoop) {
         guard let descriptor else { return }
-        while let handler = onAccept, case .done(let client) = try? Socket.accept(descriptor) {
-            let pair = ByteStreamPair(socket: client)
-            try? pair.open()
-            handler(pair)
-        }
+        while let handler = onAccept, case .done(let client) = try? Socket.accept(descriptor) { handler(client) }
     }
 }
 

@@ -26,6 +26,12 @@ extension StreamChannel: Connection {
             errorEnd.isReading = true
             loop.register(errorEnd)
         }
+        if let process, let onExit {
+            exitWatch = process.watchExit(in: loop) { [weak self] code in
+                self?.childDidExit()
+                onExit(code)
+            }
+        }
         if connector == nil {
             connectionDidOpen(in: loop)
         } else {
@@ -45,6 +51,8 @@ extension StreamChannel: Connection {
         let writer = writeEnd ?? self
         if writer.queuedBytes > 0 {
             loop.updateInterest(writer)
+        } else if writer.closesWhenDrained {
+            writer.closeWriting()
         } else {
             writer.announceDrain(in: loop)
         }
@@ -53,7 +61,7 @@ extension StreamChannel: Connection {
     /// Queues `bytes`; they are written at once if the descriptor takes them, else as it does.
     package func send(_ bytes: [UInt8]) {
         let writer = writeEnd ?? self
-        guard !isClosed, !hasFailed, !writer.closesWhenDrained, writer.openStreams > 0 else {
+        guard !isClosed, !hasFailed, !isSendingFinished, !writer.closesWhenDrained, writer.openStreams > 0 else {
             if !isClosed { connectionFail(StreamError.closed, stopsReading: false) }
             return
         }
@@ -63,6 +71,17 @@ extension StreamChannel: Connection {
         guard isConnectionOpen, let loop else { return }
         if wasEmpty { writer.flushDriven(in: loop, announce: false) }
         loop.updateInterest(writer)
+    }
+
+    /// Closes the sending direction once every byte queued is written (at once if none is), while
+    /// the connection is still read: a child's standard input closes, so it reads the end of its
+    /// input; a socket's writing side is shut down. Sending after this fails the connection.
+    package func finishSending() {
+        guard !isClosed, !isSendingFinished else { return }
+        isSendingFinished = true
+        let writer = writeEnd ?? self
+        writer.closesWhenDrained = true
+        if isConnectionOpen, writer.queuedBytes == 0 { writer.closeWriting() }
     }
 
     /// Closes the connection; bytes already queued (a farewell flush) still go out, for up to
@@ -91,7 +110,12 @@ extension StreamChannel: Connection {
             process?.reap()
             return
         }
-        process?.reap(in: loop)
+        if let exitWatch {
+            exitWatch.end(after: .seconds(5), terminatingFirst: true)
+            self.exitWatch = nil
+        } else {
+            process?.reap(in: loop)
+        }
         if errorEnd != nil {
             keptAlive = self
             graceTimer?.invalidate()
@@ -100,7 +124,7 @@ extension StreamChannel: Connection {
     }
 
     /// Closes the writing direction (once): its queue is dropped.
-    private func closeWriting() {
+    func closeWriting() {
         guard openStreams > 0 else { return }
         closesWhenDrained = false
         discardQueued()
@@ -203,6 +227,25 @@ extension StreamChannel: Connection {
         }
         errorLines.append(bytes)
         errorOutput.forward?(bytes)
+        onStandardError?(bytes)
+    }
+
+    /// The exit watch reaped the child: all it wrote on its standard error is in the pipe now. A
+    /// pipe still open is held by a process it left behind (a helper's daemon), which an end the
+    /// handler waits for no longer waits on: what the pipe holds is read and the end delivered.
+    private func childDidExit() {
+        childHasExited = true
+        if heldEnd != nil { drainStandardError() }
+    }
+
+    /// Reads what the child's standard error pipe holds now, then ends it.
+    private func drainStandardError() {
+        while let errorEnd, case .done(let bytes)? = try? errorEnd.readOnce(maxCount: 64 * 1024), !bytes.isEmpty {
+            errorLines.append(bytes)
+            errorOutput.forward?(bytes)
+            onStandardError?(bytes)
+        }
+        standardErrorEnded()
     }
 
     private func standardErrorEnded() {
@@ -221,7 +264,8 @@ extension StreamChannel: Connection {
     }
 
     /// Runs `deliver` once the child's standard error has ended (at once without one), or after
-    /// ``standardErrorGrace``.
+    /// ``standardErrorGrace``; once the child has exited (with ``onExit``), after what the pipe
+    /// holds is read.
     private func afterStandardError(_ deliver: @escaping () -> Void) {
         guard errorEnd != nil, let loop else {
             deliver()
@@ -229,6 +273,10 @@ extension StreamChannel: Connection {
         }
         guard heldEnd == nil else { return }
         heldEnd = deliver
+        if childHasExited {
+            drainStandardError()
+            return
+        }
         graceTimer = loop.addTimer(after: Self.standardErrorGrace) { [weak self] _ in
             guard let self else { return }
             self.graceTimer = nil

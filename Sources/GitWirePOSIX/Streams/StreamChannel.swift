@@ -14,7 +14,9 @@ import GitWireCore
 /// are kept for the error that explains a failure (``standardErrorLines``). When the child's
 /// output ends or breaks, the end reaches the handler only once its standard error has ended
 /// too (or after a short grace), so the explanation is there when the exchange fails. Closing
-/// reaps the child on the loop.
+/// reaps the child on the loop (or it is reaped the moment it ends, for ``onExit``). The sending
+/// direction can close alone (``finishSending()``): a child's standard input, a socket's writing
+/// side.
 package final class StreamChannel: LoopSource {
     private(set) var descriptor: FileDescriptor?
     package let isSocket: Bool
@@ -61,6 +63,18 @@ package final class StreamChannel: LoopSource {
     /// The connection a child's standard input or error channel reports to.
     weak var owner: StreamChannel?
     var process: ChildProcess?
+    /// Reaps the child from the start, when the connection has an ``onExit``.
+    var exitWatch: ChildExitWatch?
+    /// Called on the loop with the child's exit code the moment it ends: the connection reaps
+    /// it from its start on (without one, it is reaped once closed). Set before starting.
+    package var onExit: ((Int32) -> Void)?
+    /// Called on the loop with each piece of the child's standard error as it is read, raw
+    /// (besides ``ProgramErrorOutput`` and ``standardErrorLines``).
+    package var onStandardError: (([UInt8]) -> Void)?
+    /// Set once the exit watch has reaped the child.
+    var childHasExited = false
+    /// Set by ``finishSending()``: nothing more may be sent.
+    var isSendingFinished = false
     var errorOutput = ProgramErrorOutput.standardError
     var errorLines = StandardErrorLines()
     /// The end or failure of the output, held until the standard error has ended.
@@ -74,14 +88,23 @@ package final class StreamChannel: LoopSource {
     /// open).
     static let standardErrorGrace: Duration = .seconds(2)
 
-    /// A channel over an open descriptor, used by `streams` streams.
-    package init(descriptor: FileDescriptor, streams: Int) {
+    /// A channel over an open descriptor, used by `streams` streams (or, if `isConnection`, a
+    /// ``Connection`` reading and writing it).
+    package init(descriptor: FileDescriptor, streams: Int, isConnection: Bool = false) {
         self.descriptor = descriptor
         self.isSocket = descriptor.isSocket
         self.isTCPClient = false
         self.openStreams = streams
         self.greeting = []
-        self.isConnection = false
+        self.isConnection = isConnection
+    }
+
+    /// The connection of a connected socket (one a ``ListeningSocket`` accepted), which it owns:
+    /// open as soon as it starts in `loop`.
+    package static func connection(socket: FileDescriptor, loop: EpollRunLoop) -> StreamChannel {
+        let channel = StreamChannel(descriptor: socket, streams: 2, isConnection: true)
+        channel.loop = loop
+        return channel
     }
 
     /// A TCP channel that connects when first opened; a ``Connection`` that sends `greeting` first

@@ -10,24 +10,23 @@ package struct ChildProcessOutput: Sendable {
 extension ChildProcess {
     /// Runs `arguments` to the end on `loop`, without blocking it: writes `input` to its standard
     /// input, collects what it prints on standard output and standard error (each up to `limit`
-    /// bytes; the rest is read and dropped), and calls `completion` on the loop once both have
-    /// ended and the child is reaped. For short helpers (`git credential`). The pipes are streams
-    /// on the loop and the child is reaped there, as every other child is.
+    /// bytes; the rest is read and dropped), and calls `completion` on the loop once its output
+    /// has ended (and its standard error, or a short grace after) and the child is reaped. For
+    /// short helpers (`git credential`). The child is a ``StreamChannel`` on the loop, the
+    /// connection every other child is, reaped there the moment it ends.
     package static func run(
         _ arguments: [String], input: [UInt8], environment: [String: String?] = [:], limit: Int = 1 << 20,
         in loop: EpollRunLoop, completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
     ) {
-        let spawned: (pair: ByteStreamPair, process: ChildProcess, standardError: ByteInputStream?)
+        let channel: StreamChannel
         do {
-            spawned = try ByteStreamPair.spawning(arguments, environment: environment, captureStandardError: true)
+            channel = try StreamChannel.connection(
+                spawning: arguments, environment: environment, errorOutput: .kept, loop: loop)
         } catch {
             completion(.failure(error))
             return
         }
-        ChildRun(
-            pair: spawned.pair, process: spawned.process, standardError: spawned.standardError, limit: limit,
-            completion: completion
-        ).start(input: input, in: loop)
+        ChildRun(channel: channel, limit: limit, completion: completion).start(input: input)
     }
 
     /// The blocking form of ``run(_:input:environment:limit:in:completion:)``: runs it on a loop
@@ -38,91 +37,66 @@ extension ChildProcess {
         let loop = try EpollRunLoop()
         var result: Result<ChildProcessOutput, any Error>?
         run(arguments, input: input, environment: environment, limit: limit, in: loop) { result = $0 }
-        // Returns once both outputs have ended, the input is written and the child is reaped.
+        // Returns once the output has ended, the input is written and the child is reaped.
         loop.run()
         guard let result else { throw StreamError.closed }
         return try result.get()
     }
 }
 
-/// One child run by ``ChildProcess/run(_:input:environment:limit:in:completion:)``: the delegate
-/// of its output streams, kept alive by them and by its reaping until it completes.
-private final class ChildRun: ByteStreamDelegate {
-    private let pair: ByteStreamPair
-    private let process: ChildProcess
-    private let standardError: ByteInputStream?
+/// One child run by ``ChildProcess/run(_:input:environment:limit:in:completion:)``: the handler
+/// of its channel, kept alive by it (and by its exit callback) until it completes.
+private final class ChildRun: ConnectionHandler {
+    private let channel: StreamChannel
     private let limit: Int
     private var completion: ((Result<ChildProcessOutput, any Error>) -> Void)?
     private var output: [UInt8] = []
     private var errors: [UInt8] = []
     private var status: Int32?
-    private var openOutputs: Int
+    private var outputEnded = false
 
-    init(
-        pair: ByteStreamPair, process: ChildProcess, standardError: ByteInputStream?, limit: Int,
-        completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
-    ) {
-        self.pair = pair
-        self.process = process
-        self.standardError = standardError
+    init(channel: StreamChannel, limit: Int, completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void) {
+        self.channel = channel
         self.limit = limit
         self.completion = completion
-        openOutputs = standardError == nil ? 1 : 2
     }
 
-    func start(input: [UInt8], in loop: EpollRunLoop) {
-        for stream in [pair.input, standardError].compactMap({ $0 }) {
-            stream.delegate = self
-            stream.schedule(in: loop)
-        }
-        pair.output.schedule(in: loop)
-        do {
-            try pair.open()
-            try standardError?.open()
-        } catch {
-            pair.close()
-            standardError?.close()
-            process.reap(in: loop, grace: .seconds(1)) { [self] _ in finish(.failure(error)) }
-            return
-        }
-        // A child that stops reading makes the write fail (EPIPE); what it printed still counts.
-        if !input.isEmpty { try? pair.output.write(input) }
-        pair.output.closeAfterWriting()
-        process.reap(in: loop, grace: nil) { [self] code in
+    func start(input: [UInt8]) {
+        channel.onStandardError = { [self] bytes in errors += bytes.prefix(max(0, limit - errors.count)) }
+        channel.onExit = { [self] code in
             status = code
             finishIfDone()
         }
+        channel.start(handler: self)
+        channel.send(input)
+        channel.finishSending()
     }
 
-    func stream(_ stream: ByteStream, handle event: ByteStreamEvent) {
-        switch event {
-        case .hasBytesAvailable:
-            guard let input = stream as? ByteInputStream, let bytes = try? input.read(), !bytes.isEmpty else { return }
-            if input === standardError {
-                errors += bytes.prefix(max(0, limit - errors.count))
-            } else {
-                output += bytes.prefix(max(0, limit - output.count))
-            }
-        case .endEncountered, .errorOccurred:
-            guard stream.status != .closed else { return }
-            stream.close()
-            openOutputs -= 1
-            finishIfDone()
-        case .openCompleted, .hasSpaceAvailable:
-            break
-        }
+    func connectionDidOpen(_ connection: any Connection) {}
+
+    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+        output += bytes.prefix(max(0, limit - output.count))
+    }
+
+    func connectionDidEnd(_ connection: any Connection) {
+        outputEnded = true
+        finishIfDone()
+    }
+
+    func connection(_ connection: any Connection, didFail error: any Error) {
+        // A child that stops reading makes the write fail (EPIPE); what it prints still counts,
+        // and its output is read on to its end. A failed read ends the output.
+        guard !channel.isReading else { return }
+        outputEnded = true
+        finishIfDone()
     }
 
     private func finishIfDone() {
-        guard openOutputs == 0, let status else { return }
-        finish(.success(ChildProcessOutput(status: status, standardOutput: output, standardError: errors)))
-    }
-
-    private func finish(_ result: Result<ChildProcessOutput, any Error>) {
-        pair.close()
-        standardError?.close()
-        let completion = self.completion
+        guard outputEnded, let status, let completion else { return }
         self.completion = nil
-        completion?(result)
+        channel.onStandardError = nil
+        channel.onExit = nil
+        channel.close()
+        completion(.success(ChildProcessOutput(status: status, standardOutput: output, standardError: errors)))
     }
 }

@@ -4,6 +4,8 @@ import GitWireReplay
 import GitWireTestSupport
 import Testing
 
+@testable import GitWirePOSIX
+
 /// `gitwire record-proxy` in front of servers whose answers are far larger than the request
 /// (issue #19, D17: 1 MB of gzip took it to 12.6 GB and a 2 GB fixture): the proxy reads an
 /// answer only as fast as its client takes it, records at most `--max-session-size` MiB per
@@ -152,6 +154,51 @@ struct RecordProxyBoundsTests {
             client: "git clone --bare -q \"git://127.0.0.1:$port/blob.git\" \"$work/clone.git\"")
         #expect(recorded.proxy.status == 0, "\(recorded.proxy.errorText)")
         #expect(recorded.files == ["connection-001.session"])
+    }
+
+    /// A client that sends its request, shuts down its writing side and then reads slowly still
+    /// gets every byte of the answer through the git:// proxy: when both sides have ended, what
+    /// the proxy still holds for the client goes out before the connection (and, with
+    /// `--connections=1`, the proxy) closes. The old proxy dropped it (2.7 of 8 MiB arrived).
+    @Test func aSlowHalfClosedClientGetsTheWholeAnswer() throws {
+        let answer = (0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let listener = try ListeningSocket()
+        let upstream = "git://127.0.0.1:\(listener.address.port)"
+        let served = Locked<Int>(0)
+        nonisolated(unsafe) let unsafeListener = listener
+        Thread {
+            // One connection: the request to its end, then the answer, then the end.
+            defer { unsafeListener.close() }
+            guard let pair = try? unsafeListener.accept(timeout: .seconds(120).scaledForSlowRuns) else { return }
+            pair.setTimeout(.seconds(120).scaledForSlowRuns)
+            while let bytes = try? pair.input.read(), !bytes.isEmpty {}
+            if (try? pair.output.writeFully(answer)) != nil { served.withLock { $0 = answer.count } }
+            pair.close()
+        }.start()
+        let client = """
+            python3 -c '
+            import socket, sys, time
+            c = socket.socket()
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            c.settimeout(60)
+            c.connect(("127.0.0.1", int(sys.argv[1])))
+            request = b"git-upload-pack /x.git\\0host=h\\0"
+            c.sendall(b"%04x" % (len(request) + 4) + request)
+            c.shutdown(socket.SHUT_WR)
+            time.sleep(2)
+            got = 0
+            while True:
+                data = c.recv(65536)
+                if not data: break
+                got += len(data)
+            print(got)
+            ' "$port"
+            """
+        let run = try Self.recordOneSession(upstream: upstream, options: [], client: client)
+        #expect(served.withLock { $0 } == answer.count)
+        #expect(run.client.text == "\(answer.count)\n", "\(run.client.errorText)")
+        #expect(run.proxy.status == 0, "\(run.proxy.errorText)")
+        #expect(run.files == ["connection-001.session"])
     }
 
     @Test func theLimitOptionIsChecked() throws {

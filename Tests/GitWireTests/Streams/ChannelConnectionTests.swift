@@ -98,4 +98,103 @@ struct ChannelConnectionTests {
         #expect(loop.scheduledSourceCount == 0)
         #expect(handler.failure == nil)
     }
+
+    /// Runs `loop` until `done` holds, for at most 30 seconds (scaled for slow runs).
+    private static func run(_ loop: EpollRunLoop, until done: () -> Bool) {
+        let limit = ContinuousClock.now + Duration.seconds(30).scaledForSlowRuns
+        while !done() && ContinuousClock.now < limit { loop.run(until: limit) }
+    }
+
+    /// `finishSending` closes only a child's standard input, once what is queued (more than a
+    /// pipe holds) is written: `cat` reads the end of its input and exits, and what it echoed is
+    /// still read to its end. Sending afterwards fails the connection.
+    @Test func finishSendingClosesOnlyAChildsInput() throws {
+        let loop = try EpollRunLoop()
+        let connection = try StreamChannel.connection(
+            spawning: ["cat"], environment: [:], errorOutput: .kept, loop: loop)
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        let message = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        connection.send(message)
+        connection.finishSending()
+        Self.run(loop) { handler.ended || handler.failure != nil }
+        #expect(handler.received == message)
+        #expect(handler.ended)
+        #expect(handler.failure == nil)
+        connection.send([1])
+        Self.run(loop) { handler.failure != nil }
+        #expect(handler.failure as? StreamError == .closed)
+        connection.close()
+        loop.run(until: .now + Duration.seconds(30).scaledForSlowRuns)
+        #expect(loop.scheduledSourceCount == 0)
+    }
+
+    /// On a socket, `finishSending` shuts down only the writing side: the peer reads every byte
+    /// and then the end, and what the peer sends after that still arrives.
+    @Test func finishSendingShutsDownOnlyASocketsWritingSide() throws {
+        let loop = try EpollRunLoop()
+        let (ours, theirs) = try Socket.makePair()
+        let connection = StreamChannel.connection(socket: ours, loop: loop)
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        let peer = ByteStreamPair(socket: theirs)
+        try peer.open()
+        peer.setTimeout(.seconds(30).scaledForSlowRuns)
+        let message = Array("a request the peer reads to its end\n".utf8)
+        connection.send(message)
+        connection.finishSending()
+        #expect(try peer.input.readFully(message.count) == message)
+        #expect(try peer.input.read() == [])
+        let answer = Array("the answer after the end\n".utf8)
+        try peer.output.writeFully(answer)
+        peer.close()
+        Self.run(loop) { handler.ended || handler.failure != nil }
+        #expect(handler.received == answer)
+        #expect(handler.ended)
+        #expect(handler.failure == nil)
+        connection.close()
+        #expect(loop.scheduledSourceCount == 0)
+    }
+
+    /// `onStandardError` gets a child's standard error raw, as it is read: bytes that are no
+    /// text and a last line without its line break included, apart from its standard output.
+    @Test func standardErrorHookGetsTheRawBytes() throws {
+        let loop = try EpollRunLoop()
+        let connection = try StreamChannel.connection(
+            spawning: ["sh", "-c", "printf 'one\\ntw\\377o' >&2; printf out"], environment: [:],
+            errorOutput: .kept, loop: loop)
+        var errors: [UInt8] = []
+        connection.onStandardError = { errors += $0 }
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        Self.run(loop) { handler.ended || handler.failure != nil }
+        #expect(errors == Array("one\ntw".utf8) + [0xff] + Array("o".utf8))
+        #expect(handler.received == Array("out".utf8))
+        #expect(handler.ended)
+        connection.close()
+        loop.run(until: .now + Duration.seconds(30).scaledForSlowRuns)
+        #expect(loop.scheduledSourceCount == 0)
+    }
+
+    /// `onExit` gets the child's exit code from the one reaping path the moment it ends, while
+    /// the connection is still open: here a child that closes its output first and exits later.
+    @Test func exitCallbackGetsTheCodeBeforeClosing() throws {
+        let loop = try EpollRunLoop()
+        let connection = try StreamChannel.connection(
+            spawning: ["sh", "-c", "exec >&- 2>&-; sleep 0.2; exit 7"], environment: [:], errorOutput: .kept,
+            loop: loop)
+        var code: Int32?
+        connection.onExit = { exit in
+            code = exit
+            loop.stop()
+        }
+        let handler = StoppingHandler(loop: loop)
+        connection.start(handler: handler)
+        Self.run(loop) { handler.ended && code != nil }
+        #expect(handler.ended)
+        #expect(code == 7)
+        // Reaped already: closing leaves nothing to watch.
+        connection.close()
+        #expect(loop.scheduledSourceCount == 0)
+    }
 }

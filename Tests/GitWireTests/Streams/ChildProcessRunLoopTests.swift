@@ -1,4 +1,5 @@
 import Foundation
+import GitWireTestSupport
 import Testing
 
 @testable import GitWire
@@ -75,5 +76,40 @@ struct ChildProcessRunLoopTests {
         // ls itself opens one descriptor to list the folder; the pipe's two are not there.
         #expect(!descriptors.contains(leaky[0]) && !descriptors.contains(leaky[1]), "\(descriptors) \(leaky)")
         #expect(descriptors.count <= 4)
+    }
+
+    /// A helper that closes its standard input before reading it (the request goes nowhere:
+    /// more than a pipe holds, so the write fails) still ends the run with its output and code.
+    @Test func childClosingItsInputEarlyStillEnds() throws {
+        let input = [UInt8](repeating: 0x61, count: 4 << 20)
+        let result = try ChildProcess.run(
+            ["sh", "-c", "exec 0<&-; echo early; echo why >&2; exit 4"], input: input)
+        #expect(result.status == 4)
+        #expect(result.standardOutput == Array("early\n".utf8))
+        #expect(result.standardError == Array("why\n".utf8))
+    }
+
+    /// A helper that writes far more than the limit on both outputs ends the run with the limit
+    /// kept of each: the rest is read and dropped, not held.
+    @Test func floodingChildIsReadToItsEndWithinTheLimit() throws {
+        let result = try ChildProcess.run(
+            ["sh", "-c", "head -c 67108864 /dev/zero >&2 & head -c 67108864 /dev/zero; wait; exit 2"], input: [],
+            limit: 1000)
+        #expect(result.status == 2)
+        #expect(result.standardOutput == [UInt8](repeating: 0, count: 1000))
+        #expect(result.standardError == [UInt8](repeating: 0, count: 1000))
+    }
+
+    /// A helper that leaves a process behind holding its standard error (a daemon it starts) ends
+    /// the run as soon as it has exited and its output has ended, with what it wrote itself: what
+    /// the process left behind writes later is not waited for (the old run waited for it, as long
+    /// as it lived; git does not capture that output at all).
+    @Test func aProcessLeftBehindHoldingStandardErrorIsNotWaitedFor() throws {
+        let later = scaledForSlowRuns(seconds: 30)
+        let result = try ChildProcess.run(
+            ["sh", "-c", "echo out; echo err >&2; (sleep \(later); echo late >&2) >/dev/null & exit 3"], input: [])
+        #expect(result.status == 3)
+        #expect(result.standardOutput == Array("out\n".utf8))
+        #expect(result.standardError == Array("err\n".utf8))
     }
 }
