@@ -11,6 +11,8 @@ final class RepositoryPush: @unchecked Sendable {
     private var results: [PushRefResult] = []
     private var commands: [PushCommand] = []
     private var localRejection = false
+    /// git's error line for an atomic push stopped by a ref refused here.
+    private var atomicFailure: String?
     /// Problems met while matching refspecs (git's `error:` lines); the push then sends nothing.
     private(set) var matchErrors: [String] = []
     private(set) var writer: PackWriter?
@@ -145,18 +147,37 @@ final class RepositoryPush: @unchecked Sendable {
         }
         if results.contains(where: { if case .rejected = $0.status { true } else { false } }) {
             localRejection = true
-            if options.atomic {
-                for index in results.indices where results[index].status == .ok {
-                    results[index].status = .atomicPushFailed
-                }
-                return []
+        }
+        // git's send-pack: with --atomic, the first ref refused locally (a deletion the server
+        // does not allow included) stops the push before its commands, with git's error line
+        // (`status` is git's REF_STATUS number) and no flush; the other refs fail with it.
+        if options.atomic, let refused = results.first(where: { Self.gitRefusalStatus($0.status) != nil }) {
+            for index in results.indices where results[index].status == .ok {
+                results[index].status = .atomicPushFailed
             }
+            atomicFailure =
+                "atomic push failed for ref \(refused.destination). status: \(Self.gitRefusalStatus(refused.status)!)\n"
+            throw PushError.atomicRefusedLocally
         }
         let zero = ObjectID.zero(repository.objects.format)
         commands = results.filter { $0.status == .ok }.map {
             PushCommand(name: $0.destination, old: $0.old ?? zero, new: $0.new ?? zero)
         }
         return commands
+    }
+
+    /// git's `REF_STATUS_*` number of a status its send-pack refuses to send (`remote.h`), nil
+    /// for the others.
+    static func gitRefusalStatus(_ status: PushRefResult.Status) -> Int? {
+        switch status {
+        case .rejected(.nonFastForward): return 2
+        case .rejected(.alreadyExists): return 3
+        case .deletionNotSupported: return 4
+        case .rejected(.fetchFirst): return 5
+        case .rejected(.needsForce): return 6
+        case .rejected(.stale): return 7
+        default: return nil
+        }
     }
 
     /// What `--force-with-lease` expects the remote's `name` to hold: nil when no lease covers
@@ -406,7 +427,7 @@ final class RepositoryPush: @unchecked Sendable {
         if !matchErrors.isEmpty {
             throw PushMatchError(errors: matchErrors)
         }
-        var errors: [String] = []
+        var errors: [String] = atomicFailure.map { [$0] } ?? []
         var warnings: [String] = []
         if let report = outcome.report {
             errors += report.problems

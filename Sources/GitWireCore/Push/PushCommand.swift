@@ -96,4 +96,10 @@ public struct PushError: GitWireError, Hashable, Sendable {
     /// words); nothing was sent.
     public static let unsupportedObjectFormat = PushError(
         .usage, "the receiving end does not support this repository's hash algorithm")
+
+    /// Thrown by a ``PushExchange``'s plan to stop as git's send-pack stops an `--atomic` push
+    /// with a ref refused locally: nothing is sent, not even the flush that says "no updates",
+    /// and the exchange ends without a request (the results say why). Not an error the exchange
+    /// passes on.
+    public static let atomicRefusedLocally = PushError(.usage, "atomic push failed")
 }

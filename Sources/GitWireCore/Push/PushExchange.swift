@@ -34,7 +34,9 @@ public struct PushExchange: Exchange, Sendable {
 
     /// A push with `options`. `plan` sees the remote's refs and returns the updates to send, in
     /// the order they go (git's: the remote's refs in advertisement order, then new ones); an
-    /// empty plan sends nothing. It may throw to stop the push before anything is sent.
+    /// empty plan sends nothing but a flush. It may throw to stop the push before anything is
+    /// sent; ``PushError/atomicRefusedLocally`` ends it without even the flush, as git ends an
+    /// atomic push it refused locally.
     ///
     /// `keeping`, when given, says which advertised refs `plan` needs: the others are dropped as
     /// they are read (not held, not in the listing, not emitted), so that a server advertising
@@ -180,7 +182,16 @@ public struct PushExchange: Exchange, Sendable {
         for option in options.pushOptions where option.utf8.contains(where: { $0 == 0x0a || $0 == 0 }) {
             throw PushError(.usage, "push options must not have new line characters")
         }
-        let commands = try plan(listing)
+        let commands: [PushCommand]
+        do {
+            commands = try plan(listing)
+        } catch let error as PushError where error == .atomicRefusedLocally {
+            // git's send-pack returns before its commands and closes the connection unflushed
+            // (receive-pack then says the remote end hung up).
+            state = .done
+            outcome = PushOutcome(listing: listing, request: nil, report: nil)
+            return .finish(outcome!, farewell: [])
+        }
         let statusReport =
             capabilities.contains("report-status-v2") ? 2 : capabilities.contains("report-status") ? 1 : 0
         let sideBand = capabilities.contains("side-band-64k")

@@ -166,6 +166,31 @@ final class PushScenario: @unchecked Sendable {
         try scenario.expectSameAsGit(push.options + [daemon.url("served.git")] + push.refspecs)
     }
 
+    /// An atomic push with a ref refused here (non-fast-forward, a stale lease) stops before its commands as git's send-pack stops: git's `error: atomic push
+    /// failed for ref <ref>. status: <n>` line and a blank one, the connection closed without a
+    /// flush, the other refs failed with it. Over git:// the daemon keeps receive-pack's "hung
+    /// up" to itself, so the output is compared byte for byte.
+    @Test(
+        "--atomic with a ref refused locally stops as git's send-pack stops",
+        arguments: [
+            ["--atomic", "main", "main~7:old"],
+            ["--atomic", "main~7:old", "main"],
+            ["--atomic", "--porcelain", "main", "main~7:old"],
+            ["--atomic", "--dry-run", "main", "main~7:old"],
+            ["--atomic", "--force-with-lease=old:main", "main", "feature:old"],
+        ])
+    func atomicRefusedLocally(_ arguments: [String]) throws {
+        let (scenario, daemon) = try Self.daemonScenario.get()
+        let url = daemon.url("served.git")
+        let options = arguments.filter { $0.hasPrefix("-") }
+        let refspecs = arguments.filter { !$0.hasPrefix("-") }
+        try scenario.expectSameAsGit(options + [url] + refspecs)
+        // The case is one git stops there.
+        try scenario.reset()
+        let fromGit = try git(["push"] + options + [url] + refspecs, in: scenario.local, check: false)
+        #expect(fromGit.errorText.contains("error: atomic push failed for ref "), "\(fromGit.errorText)")
+    }
+
     @Test(
         "--force-with-lease (remote-tracking default, explicit, stale), --follow-tags, --mirror, revisions as sources",
         arguments: [
