@@ -196,13 +196,22 @@ struct ObjectWalk {
     /// each with the hash of its path.
     private mutating func addTreeContents(_ id: ObjectID, seen: inout ObjectIDTable) throws {
         var stack: [(ObjectID, [UInt8])] = [(id, [])]
+        var subtrees: [(ObjectID, [UInt8])] = []
         while let (tree, prefix) = stack.popLast() {
             guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
             guard object.type == .tree else { throw PushPackError.malformed(tree) }
-            var subtrees: [(ObjectID, [UInt8])] = []
-            for (name, link) in try ObjectLinks.namedTreeLinks(object.data, format: database.format)
-            where seen.insert(link.id).inserted {
-                let path = prefix.isEmpty ? Array(name) : prefix + [0x2f] + name
+            let data = object.data
+            subtrees.removeAll(keepingCapacity: true)
+            // Entries are read in place; a path is made only for an object not seen before.
+            try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+                guard seen.insert(link.id).inserted else { return }
+                var path: [UInt8] = []
+                path.reserveCapacity(prefix.count + 1 + name.count)
+                if !prefix.isEmpty {
+                    path += prefix
+                    path.append(0x2f)
+                }
+                path += data[name]
                 try addPreferredBases(path: path)
                 objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
                 if link.type == .tree { subtrees.append((link.id, path)) }

@@ -73,10 +73,10 @@ public final class PackWriter {
     private let options: Options
     private let progress: (@Sendable (PackingProgress) -> Void)?
     private var items: [Item] = []
-    private var position: [ObjectID: Int] = [:]
+    private var position = ObjectIDMap<Int>()
     private var queue: [Int] = []
     private var next = 0
-    private var written: [ObjectID: UInt64] = [:]
+    private var written = ObjectIDMap<UInt64>()
     private var offset: UInt64 = 0
     /// The trailer's digest: SHA-1 (without collision detection: the pack is ours), or SHA-256
     /// when the database's format is SHA-256 (then `sha256` is set and `hasher` unused).
@@ -108,7 +108,8 @@ public final class PackWriter {
         progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
         let located = try plan(walk)
         try searchDeltas(walk, located: located)
-        position.reserveCapacity(items.count)
+        position = ObjectIDMap(capacity: items.count)
+        written = ObjectIDMap(capacity: items.count)
         for (index, item) in items.enumerated() { position[item.id] = index }
         var header = Array("PACK".utf8)
         appendBigEndian(UInt32(2), to: &header)
@@ -121,10 +122,10 @@ public final class PackWriter {
     private typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
 
     /// Decides which stored bytes are reused; returns where each object is stored.
-    private func plan(_ walk: ObjectWalk) throws -> [ObjectID: Location] {
+    private func plan(_ walk: ObjectWalk) throws -> ObjectIDMap<Location> {
         var sending = ObjectIDTable(capacity: walk.objects.count)
         for entry in walk.objects { sending.insert(entry.id) }
-        var located: [ObjectID: Location] = [:]
+        var located = ObjectIDMap<Location>(capacity: walk.objects.count + walk.preferredBases.count)
         var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
         let total = walk.objects.count + walk.preferredBases.count
         var counted = 0
@@ -164,8 +165,7 @@ public final class PackWriter {
         let preferred = Set(walk.preferredBases.map(\.id))
 
         enum Mark { case inProgress, done }
-        var marks: [ObjectID: Mark] = [:]
-        marks.reserveCapacity(walk.objects.count)
+        var marks = ObjectIDMap<Mark>(capacity: walk.objects.count)
         items.reserveCapacity(walk.objects.count)
         // Depth first so that a reused delta's base is written before it; a base met again
         // while its own chain is being placed (a cycle across packs) makes the object whole.
@@ -221,10 +221,9 @@ public final class PackWriter {
     /// again when written (git's `pack.deltaCacheSize`).
     static let deltaCacheBytes = 256 << 20
 
-    private func searchDeltas(_ walk: ObjectWalk, located: [ObjectID: Location]) throws {
+    private func searchDeltas(_ walk: ObjectWalk, located: ObjectIDMap<Location>) throws {
         guard options.depth > 0, options.window > 0 else { return }
-        var types: [ObjectID: (ObjectType, UInt32)] = [:]
-        types.reserveCapacity(walk.objects.count)
+        var types = ObjectIDMap<(ObjectType, UInt32)>(capacity: walk.objects.count)
         for entry in walk.objects { types[entry.id] = (entry.type, entry.nameHash) }
         // Sizes come from headers, as git's `check_object` takes them: a delta's from the start of
         // its data, a loose object's from its header; nothing is inflated whole here.

@@ -50,30 +50,51 @@ public enum ObjectLinks {
 
     private static func treeLinks(_ data: [UInt8], _ format: ObjectFormat) throws -> [Link] {
         var links: [Link] = []
-        try forEachTreeEntry(data, format) { _, link in links.append(link) }
+        try forEachTreeEntry(data, format: format) { _, link in links.append(link) }
         return links
     }
 
-    /// Walks a tree's entries in order, gitlinks (submodule commits) left out: each entry's name
-    /// and link. Throws ``ProtocolError`` for a malformed tree.
-    @inline(__always)
-    private static func forEachTreeEntry(
-        _ data: [UInt8], _ format: ObjectFormat, _ body: (ArraySlice<UInt8>, Link) -> Void
+    /// Walks a tree's entries in order, gitlinks (submodule commits) left out: each entry's
+    /// link and where its name is in `data`. Reads in place, making no slice or array per entry:
+    /// a push's walk reads every entry of every tree it sends (millions for a whole history).
+    /// Throws ``ProtocolError`` for a malformed tree.
+    package static func forEachTreeEntry(
+        _ data: [UInt8], format: ObjectFormat, _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
     ) throws {
-        var index = 0
-        let entryEnd = 1 + format.byteCount
-        while index < data.count {
-            guard let space = data[index...].firstIndex(of: 0x20),
-                let nul = data[space...].firstIndex(of: 0), nul + entryEnd <= data.count
-            else { throw ProtocolError("malformed tree entry at byte \(index)") }
-            let mode = data[index..<space]
-            let id = ObjectID(bytes: data[(nul + 1)..<(nul + entryEnd)], format: format)!
-            if mode.elementsEqual("40000".utf8) {
-                body(data[(space + 1)..<nul], Link(id: id, type: .tree))
-            } else if !mode.elementsEqual("160000".utf8) {
-                body(data[(space + 1)..<nul], Link(id: id, type: .blob))
+        let count = data.count
+        let width = format.byteCount
+        var start = 0
+        while start < count {
+            var space = start
+            while space < count && data[space] != 0x20 { space += 1 }
+            var nul = space
+            while nul < count && data[nul] != 0 { nul += 1 }
+            guard nul < count, width <= count - nul - 1 else {
+                throw ProtocolError("malformed tree entry at byte \(start)")
             }
-            index = nul + entryEnd
+            let modeLength = space - start
+            // "40000" is a tree, "160000" a gitlink (left out), anything else a blob.
+            let isTree =
+                modeLength == 5 && data[start] == 0x34 && data[start + 1] == 0x30 && data[start + 2] == 0x30
+                && data[start + 3] == 0x30 && data[start + 4] == 0x30
+            let isGitlink =
+                modeLength == 6 && data[start] == 0x31 && data[start + 1] == 0x36 && data[start + 2] == 0x30
+                && data[start + 3] == 0x30 && data[start + 4] == 0x30 && data[start + 5] == 0x30
+            let idStart = nul + 1
+            start = idStart + width
+            if isGitlink { continue }
+            @inline(__always) func word(_ from: Int, _ length: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for i in from..<(from + length) { value = value << 8 | UInt64(data[i]) }
+                return value << UInt64(8 * (8 - length))
+            }
+            let id =
+                format == .sha1
+                ? ObjectID(words: word(idStart, 8), word(idStart + 8, 8), word(idStart + 16, 4), 0, format: .sha1)
+                : ObjectID(
+                    words: word(idStart, 8), word(idStart + 8, 8), word(idStart + 16, 8), word(idStart + 24, 8),
+                    format: .sha256)
+            try body((space + 1)..<nul, Link(id: id, type: isTree ? .tree : .blob))
         }
     }
 
@@ -83,7 +104,7 @@ public enum ObjectLinks {
         name: ArraySlice<UInt8>, link: Link
     )] {
         var links: [(name: ArraySlice<UInt8>, link: Link)] = []
-        try forEachTreeEntry(data, format) { name, link in links.append((name, link)) }
+        try forEachTreeEntry(data, format: format) { name, link in links.append((data[name], link)) }
         return links
     }
 
