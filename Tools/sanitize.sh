@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Runs the test suite under a sanitizer, in a build directory of its own:
 #
-#   bash Tools/sanitize.sh address [swift test options...]   # AddressSanitizer, .build-asan
-#   bash Tools/sanitize.sh thread  [swift test options...]   # ThreadSanitizer, .build-tsan
+#   bash Tools/sanitize.sh address [--part N/M] [swift test options...]   # AddressSanitizer, .build-asan
+#   bash Tools/sanitize.sh thread  [--part N/M] [swift test options...]   # ThreadSanitizer, .build-tsan
 #
-# With no options it runs the whole suite (`bash Tools/sanitize.sh thread`: over an hour on a
-# loaded 2-core machine); e.g. `bash Tools/sanitize.sh thread --filter 'RunLoop|Remote'` for a
-# subset. The build and the run are niced (the machine is shared). Everything the tests start from
-# the build (the gitwire command, the test helper) is instrumented too. A run passes only if every
-# test passes and no sanitizer report appears: every instrumented process, the test process and
-# each child it starts, writes its reports to files of its own under
-# <build directory>/sanitizer-reports (`log_path`), which this script reads after the run, so a
-# report from a child whose standard error a test discards cannot slip by; the whole log is
-# searched too. The log is kept in <build directory>/sanitize.log.
+# With no options it runs the whole suite in one run; e.g. `bash Tools/sanitize.sh thread --filter
+# 'RunLoop|Remote'` runs a subset. `--part N/M` runs part N of M: the suites `swift test list`
+# names, sorted and cut into M runs of about as many tests each (the script checks that the M
+# parts match every listed test exactly once), each part with a log and reports of its own. On the
+# loaded 2-core machine the whole suite in one run starts every test at once and finishes none for
+# many minutes; `--part 1/6` to `--part 6/6`, one after another, take about 4 to 18 minutes each
+# under ThreadSanitizer (Documentation/Sanitizers.md has the figures of the runs). The build and
+# `swift test` run niced (the machine is shared), though the test process SwiftPM starts runs at
+# the normal priority. Everything the tests start from the build (the gitwire command, the test
+# helper) is instrumented too. A run passes only if every test passes and no sanitizer report
+# appears: every instrumented process, the test process and each child it starts, writes its
+# reports to files of its own under <build directory>/sanitizer-reports (`log_path`), which this
+# script reads after the run, so a report from a child whose standard error a test discards cannot
+# slip by; the whole log is searched too. The log is kept in <build directory>/sanitize.log
+# (sanitizer-reports-partN-ofM and sanitize-partN-ofM.log for a part).
 #
 # GITWIRE_TEST_SLOW (default 4 for address, 10 for thread) scales the tests' server lifetimes and
 # the waits and timeouts that must not run out first, since a sanitizer makes everything slower.
@@ -24,7 +30,7 @@ case "$sanitizer" in
     address) scratch=.build-asan slow=4 ;;
     thread) scratch=.build-tsan slow=10 ;;
     *)
-        echo "usage: bash Tools/sanitize.sh (address | thread) [swift test options...]" >&2
+        echo "usage: bash Tools/sanitize.sh (address | thread) [--part N/M] [swift test options...]" >&2
         exit 2
         ;;
 esac
