@@ -140,6 +140,14 @@ nice -n 19 swift test --skip-build -Xcc -O2 --disable-xctest --sanitize="$saniti
 status=${PIPESTATUS[0]}
 set -e
 elapsed=$(($(date +%s) - started))
+if [ -n "$part" ]; then
+    # The part ran exactly the tests its filter was meant to choose.
+    ran=$(grep -aoE 'Test run with [0-9]+ tests?' "$log" | tail -n 1 | grep -oE '[0-9]+' || true)
+    if [ "$ran" != "$part_tests" ]; then
+        echo "== part $part: $part_tests tests listed for it, but the run reports ${ran:-no count}" >&2
+        [ "$status" != 0 ] || status=1
+    fi
+fi
 
 # Reports look like "WARNING: ThreadSanitizer: …" or "==123==ERROR: AddressSanitizer: …", each with
 # a "SUMMARY: …Sanitizer: …" line.
