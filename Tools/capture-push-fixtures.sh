@@ -227,14 +227,19 @@ capture() {
     { cat "$work/stderr"; echo "--- stdout"; cat "$work/stdout"; echo "--- exit $status"; } | sed "s|$work/|/tmp/push-capture/|g" >"$out/$name.expected"
 }
 
-git init -q --initial-branch=main "$work/local"
-for i in 1 2 3; do
-    echo "version $i" >"$work/local/file.txt"
-    git -C "$work/local" add file.txt
-    GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" git -C "$work/local" commit -q -m "commit $i"
-done
-git -C "$work/local" branch feature HEAD~1
-git -C "$work/local" tag -a -m "version one" v1 HEAD~2
+# make_local <name> [object format]: the repository pushed from, three commits with fixed dates,
+# a branch and an annotated tag, so that object ids are the same on every capture.
+make_local() {
+    git init -q --initial-branch=main --object-format="${2:-sha1}" "$work/$1"
+    for i in 1 2 3; do
+        echo "version $i" >"$work/$1/file.txt"
+        git -C "$work/$1" add file.txt
+        GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" git -C "$work/$1" commit -q -m "commit $i"
+    done
+    git -C "$work/$1" branch feature HEAD~1
+    git -C "$work/$1" tag -a -m "version one" v1 HEAD~2
+}
+make_local local
 
 # An empty repository: the capabilities^{} line; hooks that print on both hook stages.
 git init -q --bare --initial-branch=main "$work/empty.git"
@@ -267,14 +272,7 @@ PROTOCOL=1 capture v1-atomic-quiet "$work/v1.git" --atomic -q main feature
 # A SHA-256 repository (git init --object-format=sha256) pushed to SHA-256 ones: the empty
 # repository's capabilities^{} line with a 64-digit zero id, and an update of an existing one
 # (a fast-forward, a new branch, a tag, a deletion), commands with object-format=sha256.
-git init -q --initial-branch=main --object-format=sha256 "$work/local256"
-for i in 1 2 3; do
-    echo "version $i" >"$work/local256/file.txt"
-    git -C "$work/local256" add file.txt
-    GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" git -C "$work/local256" commit -q -m "commit $i"
-done
-git -C "$work/local256" branch feature HEAD~1
-git -C "$work/local256" tag -a -m "version one" v1 HEAD~2
+make_local local256 sha256
 git init -q --bare --initial-branch=main --object-format=sha256 "$work/empty256.git"
 LOCAL=local256 capture sha256-new-branch-empty "$work/empty256.git" main
 git init -q --bare --initial-branch=main --object-format=sha256 "$work/served256.git"

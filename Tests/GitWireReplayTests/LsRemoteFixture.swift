@@ -52,25 +52,10 @@ struct LsRemoteFixture: CustomTestStringConvertible, Sendable {
         showSymrefs = flags.contains("--symref")
         exitCode = flags.contains("--exit-code")
 
-        let expected = Array(
-            try Data(contentsOf: URL(fileURLWithPath: path.replacingOccurrences(of: ".session", with: ".expected"))))
-        var lines = expected.split(separator: UInt8(ascii: "\n"), maxSplits: 3, omittingEmptySubsequences: false)
-        func number(_ key: String) throws -> Int {
-            let line = String(decoding: lines.removeFirst(), as: UTF8.self)
-            guard line.hasPrefix(key + " "), let value = Int(line.dropFirst(key.count + 1)) else {
-                throw FixtureProblem("\(path): bad .expected header line '\(line)'")
-            }
-            return value
-        }
-        gitStatus = Int32(try number("git-exit-status"))
-        let errorCount = try number("git-stderr-bytes")
-        let outputCount = try number("git-stdout-bytes")
-        let rest = Array(lines.first ?? [])
-        guard rest.count == errorCount + outputCount else {
-            throw FixtureProblem("\(path): .expected sizes do not add up")
-        }
-        gitStandardError = Array(rest.prefix(errorCount))
-        gitStandardOutput = Array(rest.dropFirst(errorCount))
+        let expected = try GitExpectation(path: path.replacingOccurrences(of: ".session", with: ".expected"))
+        gitStatus = expected.status
+        gitStandardError = expected.standardError
+        gitStandardOutput = expected.standardOutput
     }
 
     /// A remote that replays this fixture.
