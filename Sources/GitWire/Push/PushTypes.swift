@@ -241,3 +241,14 @@ public struct PushRefspecError: GitWireError, Hashable, Sendable {
     /// The text shown to users and in logs.
     public var description: String { message }
 }
+
+/// Refspecs that match nothing usable: git's `error:` lines, then "failed to push some refs".
+public struct PushMatchError: GitWireError, Hashable, Sendable {
+    /// ``GitWireErrorKind/usage``.
+    public var kind: GitWireErrorKind { .usage }
+    /// git's messages, one per refspec that failed.
+    public let errors: [String]
+
+    /// The text shown to users and in logs.
+    public var description: String { errors.joined(separator: "\n") }
+}
