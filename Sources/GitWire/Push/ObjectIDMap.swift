@@ -1,6 +1,6 @@
 /// A dictionary keyed by object names for the push's planning and writing, which look up and
 /// record every object sent several times (where each object is, whether it is placed, where
-/// it was written): open addressing as ``ObjectIDTable`` does, the slot taken from the name's
+/// it was written), and with no values the walks' ``ObjectIDTable``: open addressing, the slot taken from the name's
 /// first eight bytes mixed with a random number chosen once per process. `Dictionary` hashes
 /// all of each name through SipHash. Entries are never removed.
 struct ObjectIDMap<Value> {
@@ -32,19 +32,24 @@ struct ObjectIDMap<Value> {
         Int(truncatingIfNeeded: ((id.w0 ^ Self.seed) &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
+    /// The slot that holds `id`, or the free slot where it would go (linear probing).
+    @inline(__always) private func probe(_ id: ObjectID) -> Int {
+        let mask = keys.count - 1
+        var index = slot(of: id)
+        while true {
+            let held = keys[index]
+            if held == id || Self.isFree(held) { return index }
+            index = (index + 1) & mask
+        }
+    }
+
     /// The value for `id`, nil if `id` is not held; setting it adds or replaces (never removes:
     /// setting nil is ignored).
     subscript(id: ObjectID) -> Value? {
         get {
             if Self.isFree(id) { return zeros[id] }
-            let mask = keys.count - 1
-            var index = slot(of: id)
-            while true {
-                let held = keys[index]
-                if held == id { return values[index] }
-                if Self.isFree(held) { return nil }
-                index = (index + 1) & mask
-            }
+            let index = probe(id)
+            return Self.isFree(keys[index]) ? nil : values[index]
         }
         set {
             guard let newValue else { return }
@@ -53,23 +58,30 @@ struct ObjectIDMap<Value> {
                 return
             }
             if (count + 1) * 2 > keys.count { grow() }
-            let mask = keys.count - 1
-            var index = slot(of: id)
-            while true {
-                let held = keys[index]
-                if held == id {
-                    values[index] = newValue
-                    return
-                }
-                if Self.isFree(held) {
-                    keys[index] = id
-                    values[index] = newValue
-                    count += 1
-                    return
-                }
-                index = (index + 1) & mask
+            let index = probe(id)
+            if Self.isFree(keys[index]) {
+                keys[index] = id
+                count += 1
             }
+            values[index] = newValue
         }
+    }
+
+    /// Adds `id` with `value` unless `id` is held already (then nothing changes); says whether it
+    /// was added. One probe where a lookup and then a store would take two.
+    mutating func insertIfAbsent(_ id: ObjectID, _ value: Value) -> Bool {
+        if Self.isFree(id) {
+            guard zeros[id] == nil else { return false }
+            zeros[id] = value
+            return true
+        }
+        if (count + 1) * 2 > keys.count { grow() }
+        let index = probe(id)
+        guard Self.isFree(keys[index]) else { return false }
+        keys[index] = id
+        values[index] = value
+        count += 1
+        return true
     }
 
     private mutating func grow() {
@@ -78,10 +90,8 @@ struct ObjectIDMap<Value> {
         keys = Array(repeating: Self.free, count: oldKeys.count * 2)
         values = Array(repeating: nil, count: oldKeys.count * 2)
         shift -= 1
-        let mask = keys.count - 1
         for (position, id) in oldKeys.enumerated() where !Self.isFree(id) {
-            var index = slot(of: id)
-            while !Self.isFree(keys[index]) { index = (index + 1) & mask }
+            let index = probe(id)
             keys[index] = id
             values[index] = oldValues[position]
         }
