@@ -202,7 +202,8 @@ public struct PushResult: Hashable, Sendable {
 }
 
 /// A push over smart HTTP that stopped after its refs were decided, as git's push stops when
-/// its remote helper's send-pack dies (a receiving end of another object format): nothing was
+/// its remote helper's send-pack dies (a receiving end of another object format, or without
+/// `atomic` or `push-options` when the push asks for them: ``PushError/stopsSendPack``): nothing was
 /// sent, and the refs the push refused itself are still reported, as git reports them.
 public struct PushHelperError: GitWireError, Hashable, Sendable {
     /// Why the push stopped.

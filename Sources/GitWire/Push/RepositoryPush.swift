@@ -150,13 +150,16 @@ final class RepositoryPush: @unchecked Sendable {
         }
         // git's send-pack: with --atomic, the first ref refused locally (a deletion the server
         // does not allow included) stops the push before its commands, with git's error line
-        // (`status` is git's REF_STATUS number) and no flush; the other refs fail with it.
+        // (`status` is git's REF_STATUS number) and no flush; the other refs fail with it. Over
+        // smart HTTP git's push stops there itself, before its helper runs send-pack: no line.
         if options.atomic, let refused = results.first(where: { Self.gitRefusalStatus($0.status) != nil }) {
             for index in results.indices where results[index].status == .ok {
                 results[index].status = .atomicPushFailed
             }
-            atomicFailure =
-                "atomic push failed for ref \(refused.destination). status: \(Self.gitRefusalStatus(refused.status)!)\n"
+            if connection?.persists != false {
+                atomicFailure =
+                    "atomic push failed for ref \(refused.destination). status: \(Self.gitRefusalStatus(refused.status)!)\n"
+            }
             throw PushError.atomicRefusedLocally
         }
         let zero = ObjectID.zero(repository.objects.format)
@@ -449,10 +452,11 @@ final class RepositoryPush: @unchecked Sendable {
     }
 
     /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
-    /// a receiving end of another format is the helper's death after the refs were decided (git
-    /// then reports the refs it refused itself, or the refspecs that matched nothing).
+    /// a receiving end of another format or without a capability the push asked for is the
+    /// helper's death after the refs were decided (git then reports the refs it refused itself,
+    /// or the refspecs that matched nothing).
     func failure(_ error: any Error, stateless: Bool) -> any Error {
-        guard stateless, let pushError = error as? PushError, pushError == .unsupportedObjectFormat else {
+        guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error
         }
         if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors) }

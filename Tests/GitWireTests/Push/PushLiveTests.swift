@@ -91,14 +91,21 @@ final class PushScenario: @unchecked Sendable {
     /// `prepare` runs before each push (in the local repository: its remote-tracking refs and
     /// configuration as the case needs them); the local remote-tracking refs after each push are
     /// compared too. `pusher`, when given, is the repository pushed from instead of `local`.
+    ///
+    /// `gitDies`: git's push dies before its receive-pack has ended, which then writes on the
+    /// same standard error after git exited (as a terminal shows it); git's standard error is
+    /// then read to its end, not only to git's exit.
     func expectSameAsGit(
-        _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil,
+        _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil, gitDies: Bool = false,
         prepare: () throws -> Void = {}
     ) throws {
         let local = pusher ?? self.local
         try reset()
         try prepare()
-        let fromGit = try git(["push"] + arguments, in: local, environment: environment, check: false)
+        let fromGit =
+            gitDies
+            ? try gitReadToTheEnd(["push"] + arguments, in: local, environment: environment)
+            : try git(["push"] + arguments, in: local, environment: environment, check: false)
         let gitState = try serverState()
         let gitTracking = try localTracking(local)
         try reset()
@@ -114,6 +121,25 @@ final class PushScenario: @unchecked Sendable {
         #expect(fromGitwire.status == fromGit.status, "\(arguments)")
         #expect(state.refs == gitState.refs, "\(arguments)")
         #expect(state.fsck == 0, "\(arguments)")
+    }
+
+    /// git run through a shell that reads its standard error to the end (a pipe's end: every
+    /// process holding it, git's children too, has exited), then exits with git's status.
+    private func gitReadToTheEnd(
+        _ arguments: [String], in directory: String, environment: [String: String]
+    ) throws -> ProcessOutput {
+        let script = """
+            exec 3>&1
+            { git "$@" 2>&1 1>&3 3>&-; echo $? >"$GITWIRE_TEST_STATUS"; } | cat >&2
+            exit "$(cat "$GITWIRE_TEST_STATUS")"
+            """
+        let status = self.directory.appending("git-status")
+        return try run(
+            ["sh", "-c", script, "sh"] + arguments, in: directory,
+            environment: reproducibleGitEnvironment.merging(environment) { $1 }.merging(["GITWIRE_TEST_STATUS": status])
+            {
+                $1
+            }, check: false)
     }
 
     /// The remote-tracking refs of the local repository (or of `repository`).
@@ -169,7 +195,8 @@ final class PushScenario: @unchecked Sendable {
     /// An atomic push with a ref refused here (non-fast-forward, a stale lease) stops before its commands as git's send-pack stops: git's `error: atomic push
     /// failed for ref <ref>. status: <n>` line and a blank one, the connection closed without a
     /// flush, the other refs failed with it. Over git:// the daemon keeps receive-pack's "hung
-    /// up" to itself, so the output is compared byte for byte.
+    /// up" to itself; over file:// it comes after send-pack's error lines, as git prints them
+    /// before closing the connection; over smart HTTP git stops before running send-pack.
     @Test(
         "--atomic with a ref refused locally stops as git's send-pack stops",
         arguments: [
@@ -185,6 +212,10 @@ final class PushScenario: @unchecked Sendable {
         let options = arguments.filter { $0.hasPrefix("-") }
         let refspecs = arguments.filter { !$0.hasPrefix("-") }
         try scenario.expectSameAsGit(options + [url] + refspecs)
+        try scenario.expectSameAsGit(options + ["file://\(scenario.served)"] + refspecs)
+        // Over smart HTTP git's push stops before its helper runs send-pack: no error line.
+        let server = try HTTPServer(root: scenario.root)
+        try scenario.expectSameAsGit(options + [server.url("/git/served.git")] + refspecs)
         // The case is one git stops there.
         try scenario.reset()
         let fromGit = try git(["push"] + options + [url] + refspecs, in: scenario.local, check: false)
