@@ -329,6 +329,48 @@ final class PushScenario: @unchecked Sendable {
         try scenario.expectSameAsGit(["--receive-pack=\(wrapper) --bogus-option", scenario.served, "feature"])
     }
 
+    /// `--record` records the live session through the program `--receive-pack` names (it
+    /// was run as `git-receive-pack` before); `--replay` runs no program, so the recorded
+    /// command line, `--receive-pack` and all, replays with nothing run.
+    @Test("--receive-pack with --record runs that program; with --replay nothing runs")
+    func receivePackRecordedAndReplayed() throws {
+        let scenario = try PushScenario()
+        let marker = scenario.directory.appending("wrapper-ran")
+        let wrapper = scenario.directory.appending("marking-receive-pack")
+        try """
+        #!/bin/sh
+        echo "wrapped receive-pack ran" >&2
+        touch '\(marker)'
+        exec git-receive-pack "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        let arguments = ["--receive-pack=\(wrapper)", "file://\(scenario.served)", "main", "feature:old"]
+        try scenario.reset()
+        let fromGit = try git(["push"] + arguments, in: scenario.local, check: false)
+        try #require(fromGit.status == 0 && FileManager.default.fileExists(atPath: marker), "\(fromGit.errorText)")
+        let gitRefs = try scenario.serverState().refs
+        try FileManager.default.removeItem(atPath: marker)
+        try scenario.reset()
+        let session = scenario.directory.appending("receive-pack.session")
+        let recorded = try gitwire(
+            ["push", "--record=\(session)"] + arguments, in: scenario.local, environment: reproducibleGitEnvironment)
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(recorded.errorText == fromGit.errorText)
+        #expect(recorded.text == fromGit.text)
+        #expect(recorded.status == fromGit.status)
+        #expect(try scenario.serverState().refs == gitRefs)
+        // Played back against the server state it was recorded against, with nothing run.
+        try? FileManager.default.removeItem(atPath: marker)
+        try scenario.reset()
+        let replayed = try gitwire(
+            ["push", "--replay=\(session)"] + arguments, in: scenario.local, environment: reproducibleGitEnvironment)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(replayed.status == 0, "\(replayed.errorText)")
+        #expect(replayed.text == fromGit.text)
+        #expect(
+            replayed.errorText == fromGit.errorText.replacingOccurrences(of: "wrapped receive-pack ran\n", with: ""))
+    }
+
     static let trackingScenario = Result { () throws -> (PushScenario, Int) in
         let scenario = try PushScenario()
         try git(["remote", "add", "origin", scenario.served], in: scenario.local)
