@@ -215,8 +215,12 @@ struct PushCommand: Subcommand {
             let text = Self.summary(result, url: shown, porcelain: porcelain)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
         }
+        // git's send-pack fails the push itself when the report says the unpack failed (or
+        // cannot be read): then its push prints no "Done" (over smart HTTP the helper's failure
+        // is not heard, and "Done" comes).
+        let sendPackFailed = pushing.transport.connectionPersists && !(result.report?.problems.isEmpty ?? true)
         if porcelain {
-            try Console.writeOutput("Done\n")
+            if !sendPackFailed { try Console.writeOutput("Done\n") }
         } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
             Console.writeError("Everything up-to-date\n")
         }

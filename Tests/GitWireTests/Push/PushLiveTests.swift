@@ -147,7 +147,7 @@ final class PushScenario: @unchecked Sendable {
         try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"], in: repository ?? local).text
     }
 
-    private func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
+    func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
         bytes.map { ($0 < 0x20 && $0 != 0x0a && $0 != 0x09) || $0 == 0x7f ? UInt8(ascii: "?") : $0 }
     }
 }
