@@ -188,7 +188,13 @@ struct PushCommand: Subcommand {
             Console.writeError("fatal: \(error.message)\n")
             return 128
         } catch let error as PushMatchError {
-            for message in error.errors { Console.writeError("error: \(message)\n") }
+            let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
+            for (index, message) in error.errors.enumerated() {
+                Console.writeError("error: \(message)\n")
+                if advises, let hint = error.hints[index] {
+                    Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+                }
+            }
             programOutput.release()
             Console.writeError("error: failed to push some refs to '\(shown)'\n")
             return 1

@@ -249,6 +249,10 @@ public struct PushMatchError: GitWireError, Hashable, Sendable {
     public var kind: GitWireErrorKind { .usage }
     /// git's messages, one per refspec that failed.
     public let errors: [String]
+    /// git's advice (`hint:` lines, `advice.pushUnqualifiedRefName`) after the error of the
+    /// same index: a destination that is not a full ref name, with what the source's object
+    /// suggests.
+    public var hints: [Int: String] = [:]
 
     /// The text shown to users and in logs.
     public var description: String { errors.joined(separator: "\n") }

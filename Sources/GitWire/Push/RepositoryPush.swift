@@ -15,6 +15,8 @@ final class RepositoryPush: @unchecked Sendable {
     private var atomicFailure: String?
     /// Problems met while matching refspecs (git's `error:` lines); the push then sends nothing.
     private(set) var matchErrors: [String] = []
+    /// git's advice after some of ``matchErrors``, by their index.
+    private(set) var matchHints: [Int: String] = [:]
     private(set) var writer: PackWriter?
     weak var connection: PackStreamingConnection?
 
@@ -351,6 +353,22 @@ final class RepositoryPush: @unchecked Sendable {
                 return Match(source: source, sourceID: sourceID, destination: "refs/tags/\(wanted)", force: spec.force)
             }
         }
+        // git's advice (advice.pushUnqualifiedRefName) after the error: what the source's
+        // object suggests.
+        if let sourceID, let type = try repository.objects.object(sourceID)?.type {
+            let (kind, action, prefix) =
+                switch type {
+                case .commit: ("commit", "create a new branch", "refs/heads/")
+                case .tag: ("tag", "create a new tag", "refs/tags/")
+                case .tree: ("tree", "tag a new tree", "refs/tags/")
+                case .blob: ("blob", "tag a new blob", "refs/tags/")
+                }
+            matchHints[matchErrors.count] = """
+                The <src> part of the refspec is a \(kind) object.
+                Did you mean to \(action) by pushing to
+                '\(source ?? ""):\(prefix)\(wanted)'?
+                """
+        }
         matchErrors.append(
             """
             The destination you provided is not a full refname (i.e.,
@@ -428,7 +446,7 @@ final class RepositoryPush: @unchecked Sendable {
     /// accepted.
     func complete(_ outcome: PushOutcome) throws -> PushResult {
         if !matchErrors.isEmpty {
-            throw PushMatchError(errors: matchErrors)
+            throw PushMatchError(errors: matchErrors, hints: matchHints)
         }
         var errors: [String] = atomicFailure.map { [$0] } ?? []
         var warnings: [String] = []
@@ -459,7 +477,7 @@ final class RepositoryPush: @unchecked Sendable {
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error
         }
-        if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors) }
+        if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors, hints: matchHints) }
         let refused = results.filter { if case .rejected = $0.status { true } else { false } }
         return PushHelperError(error: pushError, refused: refused)
     }

@@ -248,6 +248,27 @@ final class PushScenario: @unchecked Sendable {
         try scenario.expectSameAsGit(arguments) { try scenario.trackOrigin() }
     }
 
+    /// A destination that is not a full ref name, from a source that is not a ref: git's error,
+    /// then its advice by the source's object type (a commit, an annotated tag, a tree, a blob),
+    /// or none with `advice.pushUnqualifiedRefName=false`.
+    @Test("an unqualified destination from a non-ref source: git's error and advice")
+    func unqualifiedDestinationAdvice() throws {
+        let (scenario, _) = try Self.trackingScenario.get()
+        let tag = try gitText(["rev-parse", "v1"], in: scenario.local)
+        let tree = try gitText(["rev-parse", "main~1^{tree}"], in: scenario.local)
+        let blob = try gitText(["rev-parse", "main:file1.txt"], in: scenario.local)
+        for source in ["main~1", tag, tree, blob] {
+            try scenario.expectSameAsGit(["origin", "\(source):newname"]) { try scenario.trackOrigin() }
+        }
+        try scenario.expectSameAsGit(
+            ["origin", "main~1:newname", "main"],
+            environment: [
+                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "advice.pushUnqualifiedRefName",
+                "GIT_CONFIG_VALUE_0": "false",
+            ]
+        ) { try scenario.trackOrigin() }
+    }
+
     @Test("an abbreviated object id as a refspec's source, as git's")
     func abbreviatedSource() throws {
         let (scenario, _) = try Self.trackingScenario.get()
