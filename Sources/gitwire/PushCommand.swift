@@ -187,6 +187,12 @@ struct PushCommand: Subcommand {
             // git's send-pack dies, and receive-pack then finds its input ended.
             Console.writeError("fatal: \(error.message)\n")
             return 128
+        } catch let error as PushHungUpError {
+            // receive-pack's own last words (if any) first: it ended before send-pack noticed.
+            programOutput.release()
+            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            Console.writeError("fatal: the remote end hung up unexpectedly\n")
+            return 128
         } catch let error as PushMatchError {
             let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
             for (index, message) in error.errors.enumerated() {

@@ -223,6 +223,22 @@ public struct PushHelperError: GitWireError, Hashable, Sendable {
     }
 }
 
+/// The receiving end hung up after the push's commands were sent, before its report (a
+/// receive-pack that died or quit mid-pack), over a connection that persists: git's send-pack
+/// says "the remote end hung up unexpectedly", after its side-band demultiplexer's line when
+/// the report was to come side-banded. Nothing local changed.
+public struct PushHungUpError: GitWireError, Sendable {
+    /// ``GitWireErrorKind/connectionLost``.
+    public var kind: GitWireErrorKind { .connectionLost }
+    /// Whether the report was to come side-banded (`side-band-64k`).
+    public let sideBand: Bool
+    /// How the loss showed (a broken pipe while sending the pack, the connection's end).
+    public let underlying: AnyGitWireError
+
+    /// The text shown to users and in logs.
+    public var description: String { "the remote end hung up unexpectedly (\(underlying))" }
+}
+
 /// A push refspec that names nothing usable, in git's words.
 public struct PushRefspecError: GitWireError, Hashable, Sendable {
     /// ``GitWireErrorKind/usage``.

@@ -419,6 +419,7 @@ final class RepositoryPush: @unchecked Sendable {
         case .ref: break
         case .remoteMessage(let bytes): progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .sending(let request):
+            sentRequest = request
             guard request.sendsPack, !options.dryRun else { return }
             var exclude: [ObjectID] = []
             // What the remote advertised (that we have) and the old values: git's negative revisions.
@@ -436,6 +437,9 @@ final class RepositoryPush: @unchecked Sendable {
             connection?.writer = writer
         }
     }
+
+    /// The request whose commands went out, once they did.
+    private var sentRequest: PushRequest?
 
     /// The remote's advertised ids, kept by the exchange's listing for the pack's exclusions.
     var advertised: [ObjectID] = []
@@ -474,6 +478,10 @@ final class RepositoryPush: @unchecked Sendable {
     /// helper's death after the refs were decided (git then reports the refs it refused itself,
     /// or the refspecs that matched nothing).
     func failure(_ error: any Error, stateless: Bool) -> any Error {
+        // The connection lost after the commands (not a timeout, not cancelled): git's words.
+        if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
+            return PushHungUpError(sideBand: request.sideBand, underlying: AnyGitWireError(lost))
+        }
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error
         }
