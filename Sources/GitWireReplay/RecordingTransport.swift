@@ -33,15 +33,20 @@ public struct RecordingTransport: Transport {
             Session(
                 transport: base.scheme.rawValue, service: request.service.rawValue, path: request.path,
                 protocolVersion: request.protocolVersion, host: host, command: command))
+        // Smart HTTP's push streams a large pack after a probe request: passed on, so that a
+        // recorded push makes the requests a live one makes.
+        if let streamed = connection as? any StreamedRequestConnection {
+            return StreamedRecordingConnection(streamed: streamed, recorder: recorder, index: index)
+        }
         return RecordingConnection(base: connection, recorder: recorder, index: index)
     }
 }
 
 /// Records a connection's bytes, standing between it and its handler.
-final class RecordingConnection: Connection, ConnectionHandler, HTTPConnectionObserver {
+class RecordingConnection: Connection, ConnectionHandler, HTTPConnectionObserver {
     private let base: any Connection
-    private let recorder: SessionRecorder
-    private let index: Int
+    let recorder: SessionRecorder
+    let index: Int
     private var handler: (any ConnectionHandler)?
     private var isClosed = false
 
@@ -95,5 +100,36 @@ final class RecordingConnection: Connection, ConnectionHandler, HTTPConnectionOb
 
     func connection(_ connection: any Connection, didFail error: any Error) {
         handler?.connection(self, didFail: error)
+    }
+}
+
+/// Records a smart HTTP connection that can stream a request (a push's pack larger than
+/// `http.postBuffer`): the probe request's body (a lone flush, as `record-proxy` records git's),
+/// then the streamed request's body as the connection takes it, so that the recording holds
+/// what went over the wire in the order it went.
+final class StreamedRecordingConnection: RecordingConnection, StreamedRequestConnection {
+    private let streamed: any StreamedRequestConnection
+
+    init(streamed: any StreamedRequestConnection, recorder: SessionRecorder, index: Int) {
+        self.streamed = streamed
+        super.init(base: streamed, recorder: recorder, index: index)
+    }
+
+    var postBuffer: Int { streamed.postBuffer }
+
+    func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?) {
+        recorder.record(SmartHTTP.probeBody, from: .client, in: index)
+        // The body's start is recorded when the connection first asks for more of it: after
+        // the probe was answered, not when a refused probe means it never goes.
+        var unrecordedPrefix: [UInt8]? = prefix
+        streamed.sendStreamed(prefix) { [recorder, index] in
+            if let start = unrecordedPrefix {
+                unrecordedPrefix = nil
+                recorder.record(start, from: .client, in: index)
+            }
+            let chunk = try rest()
+            if let chunk { recorder.record(chunk, from: .client, in: index) }
+            return chunk
+        }
     }
 }

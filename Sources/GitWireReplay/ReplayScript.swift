@@ -110,14 +110,15 @@ struct ReplayScript {
         .differs(expected: expected, sent: Array(expected[..<offset]) + unmatched)
     }
 
-    /// Moves past a fully delivered or consumed event, and past the client's recorded close.
+    /// Moves past a fully delivered or consumed event, past the client's recorded close, and
+    /// past HTTP request and status lines (a streamed request's body is recorded after its line).
     private mutating func skipFinished() {
         while eventIndex < events.count {
             switch events[eventIndex] {
             case .bytes(_, let bytes) where offset == bytes.count:
                 eventIndex += 1
                 offset = 0
-            case .end(.client):
+            case .end(.client), .http:
                 eventIndex += 1
             default:
                 return

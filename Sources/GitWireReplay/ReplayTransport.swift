@@ -10,6 +10,10 @@ public struct ReplayTransport: Transport {
     public let session: Session
     /// How the server's bytes are split.
     public let chunking: ReplayChunking
+    /// `http.postBuffer` of the replayed smart HTTP session's client: a push's body larger than
+    /// this (less one packet's room) is sent as a live one is, after git's probe request. Nil:
+    /// every body goes whole.
+    package var postBuffer: Int?
     private let state = SharedState()
 
     /// Plays `session` back, splitting the server's bytes by `chunking`.
@@ -45,7 +49,11 @@ public struct ReplayTransport: Transport {
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
-        ReplayConnection(player: try makePlayer(request), loop: loop)
+        let player = try makePlayer(request)
+        if let postBuffer, !connectionPersists {
+            return StreamedReplayConnection(player: player, loop: loop, postBuffer: postBuffer)
+        }
+        return ReplayConnection(player: player, loop: loop)
     }
 
     private func makePlayer(_ request: ServiceRequest) throws -> ReplayPlayer {
@@ -111,10 +119,10 @@ final class ReplayPlayer {
 }
 
 /// A run-loop connection to a replaying server: one chunk per loop iteration.
-final class ReplayConnection: Connection {
+class ReplayConnection: Connection {
     private let player: ReplayPlayer
     private weak var loop: EpollRunLoop?
-    private var handler: (any ConnectionHandler)?
+    fileprivate var handler: (any ConnectionHandler)?
     private var pumping = false
 
     init(player: ReplayPlayer, loop: EpollRunLoop) {
@@ -163,6 +171,28 @@ final class ReplayConnection: Connection {
             let error = ReplayMismatchError.clientShouldSend(expected)
             player.fail(error)
             handler.connection(self, didFail: error)
+        }
+    }
+}
+
+/// A replayed smart HTTP connection that streams a large push's body as the live one does:
+/// git's probe request (a lone flush) first, then the body as it is made, each compared with
+/// the recording.
+final class StreamedReplayConnection: ReplayConnection, StreamedRequestConnection {
+    let postBuffer: Int
+
+    init(player: ReplayPlayer, loop: EpollRunLoop, postBuffer: Int) {
+        self.postBuffer = postBuffer
+        super.init(player: player, loop: loop)
+    }
+
+    func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?) {
+        send(SmartHTTP.probeBody)
+        send(prefix)
+        do {
+            while handler != nil, let chunk = try rest() { send(chunk) }
+        } catch {
+            handler?.connection(self, didFail: error)
         }
     }
 }

@@ -124,8 +124,11 @@ struct RemoteArguments {
 
     /// The remote for `repository` (a remote's name or a URL), with the configuration (`configuration`,
     /// else the one git would read here), `--protocol-version`, `--timeout`, `--upload-pack` and
-    /// `--record` (or `--replay`) applied.
-    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
+    /// `--record` (or `--replay`) applied. `prepare` adjusts the remote's own transport before a
+    /// recording wraps it or a replay replaces it (a push's `--receive-pack`).
+    func remote(
+        _ repository: String, configuration: GitConfiguration? = nil, prepare: (inout Remote) throws -> Void = { _ in }
+    ) throws -> (Remote, SessionRecording?) {
         var remote: Remote
         if let configuration {
             remote = try Remote(repository, configuration: configuration, timeout: try parseTimeout(timeout))
@@ -138,6 +141,7 @@ struct RemoteArguments {
             guard remote.url.scheme == .file else { throw ValidationError("--upload-pack works with local remotes") }
             remote.transport = LocalTransport(uploadPack: uploadPack)
         }
+        try prepare(&remote)
         if let replay {
             guard record == nil else { throw ValidationError("--record and --replay cannot be combined") }
             let replaying = try SessionRecording(replaying: replay, remote: &remote)

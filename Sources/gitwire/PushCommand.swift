@@ -144,15 +144,22 @@ struct PushCommand: Subcommand {
             case .refspec(let spec): specs = [spec]
             }
         }
-        let (remote, recording) = try connection.remote(url)
-        var pushing = remote
-        if let command = try receivePack ?? Self.configuredReceivePack(configuration, remote: repository) {
-            if var local = pushing.transport as? LocalTransport {
+        // --receive-pack names the program of the live connection, recorded or not; a replay
+        // runs no program, so there it changes nothing (the recorded command line replays as it is).
+        let command = try receivePack ?? Self.configuredReceivePack(configuration, remote: repository)
+        // What receive-pack (or ssh) says once the connection closes comes after what git prints
+        // before closing it (send-pack's errors, or its death): held until those are printed.
+        let programOutput = HeldErrorOutput()
+        defer { programOutput.release() }
+        let (pushing, recording) = try connection.remote(url) { remote in
+            remote.programErrorOutput = programOutput.output
+            guard let command else { return }
+            if var local = remote.transport as? LocalTransport {
                 local.receivePack = command
-                pushing.transport = local
-            } else if var ssh = pushing.transport as? SSHTransport {
+                remote.transport = local
+            } else if var ssh = remote.transport as? SSHTransport {
                 ssh.receivePack = command
-                pushing.transport = ssh
+                remote.transport = ssh
             }
         }
         // git's rule: --progress or --no-progress decides; otherwise a terminal and no -q.
@@ -173,10 +180,28 @@ struct PushCommand: Subcommand {
             result = try recording.saving {
                 defer { display.finish() }
                 return try pushing.pushBlocking(
-                    from: gitDirectory, updates: specs, options: options, progress: display.handler)
+                    from: gitDirectory, updates: specs, options: options, progress: display.handler,
+                    exchangeEnded: programOutput.hold)
             }
+        } catch let error as PushError where error.stopsSendPack {
+            // git's send-pack dies, and receive-pack then finds its input ended.
+            Console.writeError("fatal: \(error.message)\n")
+            return 128
+        } catch let error as PushHungUpError {
+            // receive-pack's own last words (if any) first: it ended before send-pack noticed.
+            programOutput.release()
+            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            Console.writeError("fatal: the remote end hung up unexpectedly\n")
+            return 128
         } catch let error as PushMatchError {
-            for message in error.errors { Console.writeError("error: \(message)\n") }
+            let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
+            for (index, message) in error.errors.enumerated() {
+                Console.writeError("error: \(message)\n")
+                if advises, let hint = error.hints[index] {
+                    Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+                }
+            }
+            programOutput.release()
             Console.writeError("error: failed to push some refs to '\(shown)'\n")
             return 1
         } catch let error as PushHelperError {
@@ -195,14 +220,19 @@ struct PushCommand: Subcommand {
         }
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for error in result.errors { Console.writeError("error: \(error)\n") }
+        programOutput.release()
         let failed = !result.succeeded
         let head = try? refStore.head()
         if porcelain || !quiet || failed {
             let text = Self.summary(result, url: shown, porcelain: porcelain)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
         }
+        // git's send-pack fails the push itself when the report says the unpack failed (or
+        // cannot be read): then its push prints no "Done" (over smart HTTP the helper's failure
+        // is not heard, and "Done" comes).
+        let sendPackFailed = pushing.transport.connectionPersists && !(result.report?.problems.isEmpty ?? true)
         if porcelain {
-            try Console.writeOutput("Done\n")
+            if !sendPackFailed { try Console.writeOutput("Done\n") }
         } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
             Console.writeError("Everything up-to-date\n")
         }
@@ -481,5 +511,49 @@ struct PushCommand: Subcommand {
                 """
         }
         return nil
+    }
+}
+
+/// A push's program output (receive-pack's or ssh's standard error): written through as it
+/// comes, and from ``hold()`` on (the exchange has ended, the connection closed) kept until
+/// ``release()``, so that what git prints before closing its connection comes first, as in git.
+/// At most 64 KiB is kept; past that, everything goes through again.
+final class HeldErrorOutput: Sendable {
+    private struct State {
+        var holding = false
+        var held: [UInt8] = []
+    }
+    private let state = Locked(State())
+
+    /// The output to give the remote's transport.
+    var output: ProgramErrorOutput { ProgramErrorOutput { [self] bytes in write(bytes) } }
+
+    private func write(_ bytes: [UInt8]) {
+        let passed = state.withLock { state -> [UInt8]? in
+            guard state.holding else { return bytes }
+            state.held += bytes
+            guard state.held.count > 64 << 10 else { return nil }
+            defer {
+                state.held = []
+                state.holding = false
+            }
+            return state.held
+        }
+        if let passed { Console.writeError(passed) }
+    }
+
+    /// Keeps what comes from now on.
+    func hold() { state.withLock { $0.holding = true } }
+
+    /// Writes what was kept, and everything after it as it comes.
+    func release() {
+        let kept = state.withLock { state in
+            defer {
+                state.held = []
+                state.holding = false
+            }
+            return state.held
+        }
+        if !kept.isEmpty { Console.writeError(kept) }
     }
 }

@@ -23,7 +23,9 @@ struct SessionRecording {
     /// Plays the session in the fixture at `path` back to `remote`'s client: no connection is made.
     init(replaying path: String, remote: inout Remote) throws {
         self.path = path
-        let transport = try ReplayTransport(fixture: path)
+        var transport = try ReplayTransport(fixture: path)
+        // A push's large body goes as over the live connection: after git's probe request.
+        transport.postBuffer = (remote.transport as? HTTPTransport)?.options.postBuffer
         remote.transport = transport
         replay = transport
     }

@@ -205,6 +205,8 @@ struct ReplayPushTests {
         // git's probe request, recorded by record-proxy, before a pack larger than http.postBuffer
         // (131072 in the pushing repository) and only then.
         #expect(theirs.probes == (fixture.name.hasSuffix("large-probe") ? 1 : 0))
+        // gitwire's recording (`--record`) sends the probe as the live push does.
+        #expect(try ours.commandsAndPack().probes == theirs.probes)
     }
 
     /// Each recorded pack, git's and gitwire's, holds exactly the objects `git rev-list --objects

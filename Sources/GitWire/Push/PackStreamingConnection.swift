@@ -6,7 +6,8 @@
 /// a lost connection "while sending the pack".
 final class PackStreamingConnection: Connection, ConnectionHandler {
     private let inner: any Connection
-    private let persists: Bool
+    /// Whether the connection persists (false over smart HTTP's stateless requests).
+    let persists: Bool
     private var handler: (any ConnectionHandler)?
     /// The pack to send after the next bytes.
     var writer: PackWriter?

@@ -202,7 +202,8 @@ public struct PushResult: Hashable, Sendable {
 }
 
 /// A push over smart HTTP that stopped after its refs were decided, as git's push stops when
-/// its remote helper's send-pack dies (a receiving end of another object format): nothing was
+/// its remote helper's send-pack dies (a receiving end of another object format, or without
+/// `atomic` or `push-options` when the push asks for them: ``PushError/stopsSendPack``): nothing was
 /// sent, and the refs the push refused itself are still reported, as git reports them.
 public struct PushHelperError: GitWireError, Hashable, Sendable {
     /// Why the push stopped.
@@ -220,6 +221,22 @@ public struct PushHelperError: GitWireError, Hashable, Sendable {
         self.error = error
         result = PushResult(refs: refused, pack: nil, report: nil, errors: [], warnings: [])
     }
+}
+
+/// The receiving end hung up after the push's commands were sent, before its report (a
+/// receive-pack that died or quit mid-pack), over a connection that persists: git's send-pack
+/// says "the remote end hung up unexpectedly", after its side-band demultiplexer's line when
+/// the report was to come side-banded. Nothing local changed.
+public struct PushHungUpError: GitWireError, Sendable {
+    /// ``GitWireErrorKind/connectionLost``.
+    public var kind: GitWireErrorKind { .connectionLost }
+    /// Whether the report was to come side-banded (`side-band-64k`).
+    public let sideBand: Bool
+    /// How the loss showed (a broken pipe while sending the pack, the connection's end).
+    public let underlying: AnyGitWireError
+
+    /// The text shown to users and in logs.
+    public var description: String { "the remote end hung up unexpectedly (\(underlying))" }
 }
 
 /// A push refspec that names nothing usable, in git's words.
@@ -248,6 +265,10 @@ public struct PushMatchError: GitWireError, Hashable, Sendable {
     public var kind: GitWireErrorKind { .usage }
     /// git's messages, one per refspec that failed.
     public let errors: [String]
+    /// git's advice (`hint:` lines, `advice.pushUnqualifiedRefName`) after the error of the
+    /// same index: a destination that is not a full ref name, with what the source's object
+    /// suggests.
+    public var hints: [Int: String] = [:]
 
     /// The text shown to users and in logs.
     public var description: String { errors.joined(separator: "\n") }

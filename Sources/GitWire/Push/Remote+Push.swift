@@ -11,10 +11,19 @@ extension Remote {
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),
         progress: FetchProgressHandler? = nil
     ) throws -> PushResult {
+        try pushBlocking(from: gitDirectory, updates: updates, options: options, progress: progress, exchangeEnded: nil)
+    }
+
+    /// ``pushBlocking(from:updates:options:progress:)``; `exchangeEnded` is called on the loop
+    /// the moment the exchange ends, as the connection closes (before its program's last words).
+    package func pushBlocking(
+        from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions,
+        progress: FetchProgressHandler?, exchangeEnded: (() -> Void)?
+    ) throws -> PushResult {
         try runOnPrivateLoop { loop, completion in
             push(
                 from: gitDirectory, updates: updates, options: options, in: loop, progress: progress,
-                completion: completion)
+                exchangeEnded: exchangeEnded, completion: completion)
         }
     }
 
@@ -27,6 +36,19 @@ extension Remote {
     public func push(
         from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions = RepositoryPushOptions(),
         in loop: EpollRunLoop, progress: FetchProgressHandler? = nil,
+        completion: @escaping (Result<PushResult, any Error>) -> Void
+    ) -> RunningExchange {
+        push(
+            from: gitDirectory, updates: updates, options: options, in: loop, progress: progress, exchangeEnded: nil,
+            completion: completion)
+    }
+
+    /// ``push(from:updates:options:in:progress:completion:)``, calling `exchangeEnded` on the
+    /// loop the moment the exchange ends (the connection just closed; a program behind it, such
+    /// as receive-pack, has not yet said what it says when its input ends).
+    package func push(
+        from gitDirectory: String, updates: [PushRefspec], options: RepositoryPushOptions, in loop: EpollRunLoop,
+        progress: FetchProgressHandler?, exchangeEnded: (() -> Void)?,
         completion: @escaping (Result<PushResult, any Error>) -> Void
     ) -> RunningExchange {
         // Every progress call on the loop's thread, whole lines, before the completion.
@@ -84,6 +106,7 @@ extension Remote {
                 }
             },
             completion: { result in
+                exchangeEnded?()
                 engine = nil
                 if let handleError { return completion(.failure(handleError)) }
                 completion(

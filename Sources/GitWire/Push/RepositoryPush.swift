@@ -15,6 +15,8 @@ final class RepositoryPush: @unchecked Sendable {
     private var atomicFailure: String?
     /// Problems met while matching refspecs (git's `error:` lines); the push then sends nothing.
     private(set) var matchErrors: [String] = []
+    /// git's advice after some of ``matchErrors``, by their index.
+    private(set) var matchHints: [Int: String] = [:]
     private(set) var writer: PackWriter?
     weak var connection: PackStreamingConnection?
 
@@ -150,13 +152,16 @@ final class RepositoryPush: @unchecked Sendable {
         }
         // git's send-pack: with --atomic, the first ref refused locally (a deletion the server
         // does not allow included) stops the push before its commands, with git's error line
-        // (`status` is git's REF_STATUS number) and no flush; the other refs fail with it.
+        // (`status` is git's REF_STATUS number) and no flush; the other refs fail with it. Over
+        // smart HTTP git's push stops there itself, before its helper runs send-pack: no line.
         if options.atomic, let refused = results.first(where: { Self.gitRefusalStatus($0.status) != nil }) {
             for index in results.indices where results[index].status == .ok {
                 results[index].status = .atomicPushFailed
             }
-            atomicFailure =
-                "atomic push failed for ref \(refused.destination). status: \(Self.gitRefusalStatus(refused.status)!)\n"
+            if connection?.persists != false {
+                atomicFailure =
+                    "atomic push failed for ref \(refused.destination). status: \(Self.gitRefusalStatus(refused.status)!)\n"
+            }
             throw PushError.atomicRefusedLocally
         }
         let zero = ObjectID.zero(repository.objects.format)
@@ -348,6 +353,22 @@ final class RepositoryPush: @unchecked Sendable {
                 return Match(source: source, sourceID: sourceID, destination: "refs/tags/\(wanted)", force: spec.force)
             }
         }
+        // git's advice (advice.pushUnqualifiedRefName) after the error: what the source's
+        // object suggests.
+        if let sourceID, let type = try repository.objects.object(sourceID)?.type {
+            let (kind, action, prefix) =
+                switch type {
+                case .commit: ("commit", "create a new branch", "refs/heads/")
+                case .tag: ("tag", "create a new tag", "refs/tags/")
+                case .tree: ("tree", "tag a new tree", "refs/tags/")
+                case .blob: ("blob", "tag a new blob", "refs/tags/")
+                }
+            matchHints[matchErrors.count] = """
+                The <src> part of the refspec is a \(kind) object.
+                Did you mean to \(action) by pushing to
+                '\(source ?? ""):\(prefix)\(wanted)'?
+                """
+        }
         matchErrors.append(
             """
             The destination you provided is not a full refname (i.e.,
@@ -398,6 +419,7 @@ final class RepositoryPush: @unchecked Sendable {
         case .ref: break
         case .remoteMessage(let bytes): progress?(.remote(RemoteProgressLine(chunk: bytes)))
         case .sending(let request):
+            sentRequest = request
             guard request.sendsPack, !options.dryRun else { return }
             var exclude: [ObjectID] = []
             // What the remote advertised (that we have) and the old values: git's negative revisions.
@@ -416,6 +438,9 @@ final class RepositoryPush: @unchecked Sendable {
         }
     }
 
+    /// The request whose commands went out, once they did.
+    private var sentRequest: PushRequest?
+
     /// The remote's advertised ids, kept by the exchange's listing for the pack's exclusions.
     var advertised: [ObjectID] = []
 
@@ -425,7 +450,7 @@ final class RepositoryPush: @unchecked Sendable {
     /// accepted.
     func complete(_ outcome: PushOutcome) throws -> PushResult {
         if !matchErrors.isEmpty {
-            throw PushMatchError(errors: matchErrors)
+            throw PushMatchError(errors: matchErrors, hints: matchHints)
         }
         var errors: [String] = atomicFailure.map { [$0] } ?? []
         var warnings: [String] = []
@@ -449,13 +474,18 @@ final class RepositoryPush: @unchecked Sendable {
     }
 
     /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
-    /// a receiving end of another format is the helper's death after the refs were decided (git
-    /// then reports the refs it refused itself, or the refspecs that matched nothing).
+    /// a receiving end of another format or without a capability the push asked for is the
+    /// helper's death after the refs were decided (git then reports the refs it refused itself,
+    /// or the refspecs that matched nothing).
     func failure(_ error: any Error, stateless: Bool) -> any Error {
-        guard stateless, let pushError = error as? PushError, pushError == .unsupportedObjectFormat else {
+        // The connection lost after the commands (not a timeout, not cancelled): git's words.
+        if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
+            return PushHungUpError(sideBand: request.sideBand, underlying: AnyGitWireError(lost))
+        }
+        guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error
         }
-        if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors) }
+        if !matchErrors.isEmpty { return PushMatchError(errors: matchErrors, hints: matchHints) }
         let refused = results.filter { if case .rejected = $0.status { true } else { false } }
         return PushHelperError(error: pushError, refused: refused)
     }

@@ -118,9 +118,9 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         if current == nil && discovered { startNextRequest() }
     }
 
-    var postBuffer: Int { options.postBuffer }
+    package var postBuffer: Int { options.postBuffer }
 
-    func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?) {
+    package func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?) {
         guard !isClosed else { return }
         queued.append(QueuedRequest(body: prefix, rest: rest))
         if current == nil && discovered { startNextRequest() }
@@ -204,7 +204,7 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
                 start(
                     SentRequest(
                         method: .post, location: try session.serviceLocation, headers: types + protocolHeader,
-                        body: Array("0000".utf8)),
+                        body: SmartHTTP.probeBody),
                     announced: true)
             } catch {
                 fail(error)
@@ -531,11 +531,18 @@ extension String {
 }
 
 /// A connection that can send one request whose body is made while it goes (smart HTTP's
-/// chunked `POST`), for a push's pack.
-protocol StreamedRequestConnection: Connection {
+/// chunked `POST`), for a push's pack. Recording and replaying connections (`GitWireReplay`)
+/// pass it on, so that a recorded push makes the requests a live one makes.
+package protocol StreamedRequestConnection: Connection {
     /// `http.postBuffer`: bodies that fit (less one packet's room) go whole through ``send(_:)``.
     var postBuffer: Int { get }
     /// Sends one request: `prefix`, then what `rest` makes, with `Transfer-Encoding: chunked`,
-    /// after a probe request (git's) has settled authentication.
+    /// after a probe request (git's: a `POST` of a lone flush packet, ``SmartHTTP/probeBody``) has settled
+    /// authentication.
     func sendStreamed(_ prefix: [UInt8], then rest: @escaping () throws -> [UInt8]?)
+}
+
+extension SmartHTTP {
+    /// The body of git's probe request (`probe_rpc`): a flush packet.
+    package static let probeBody: [UInt8] = Array("0000".utf8)
 }

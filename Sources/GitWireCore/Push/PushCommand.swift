@@ -97,6 +97,21 @@ public struct PushError: GitWireError, Hashable, Sendable {
     public static let unsupportedObjectFormat = PushError(
         .usage, "the receiving end does not support this repository's hash algorithm")
 
+    /// `--atomic` asked of a receiving end that does not offer `atomic` (git's words); nothing
+    /// was sent.
+    public static let atomicUnsupported = PushError(.usage, "the receiving end does not support --atomic push")
+
+    /// Push options asked of a receiving end that does not offer `push-options` (git's words);
+    /// nothing was sent.
+    public static let pushOptionsUnsupported = PushError(.usage, "the receiving end does not support push options")
+
+    /// Whether git's send-pack dies with this before sending anything (the push's refs decided,
+    /// none sent): over smart HTTP it dies under git's remote helper, and the push goes on to
+    /// report the refs it refused itself.
+    public var stopsSendPack: Bool {
+        self == .unsupportedObjectFormat || self == .atomicUnsupported || self == .pushOptionsUnsupported
+    }
+
     /// Thrown by a ``PushExchange``'s plan to stop as git's send-pack stops an `--atomic` push
     /// with a ref refused locally: nothing is sent, not even the flush that says "no updates",
     /// and the exchange ends without a request (the results say why). Not an error the exchange

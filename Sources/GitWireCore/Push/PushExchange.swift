@@ -173,18 +173,23 @@ public struct PushExchange: Exchange, Sendable {
             if !connectionPersists { _ = try plan(listing) }
             throw PushError.unsupportedObjectFormat
         }
-        if options.atomic && !capabilities.contains("atomic") {
-            throw PushError(.usage, "the receiving end does not support --atomic push")
-        }
-        if !options.pushOptions.isEmpty && !capabilities.contains("push-options") {
-            throw PushError(.usage, "the receiving end does not support push options")
-        }
-        for option in options.pushOptions where option.utf8.contains(where: { $0 == 0x0a || $0 == 0 }) {
-            throw PushError(.usage, "push options must not have new line characters")
-        }
         let commands: [PushCommand]
         do {
-            commands = try plan(listing)
+            // Over stateless RPC git decides each ref before its helper's send-pack runs: an
+            // atomic push with a ref refused here stops there, and a send-pack that dies below
+            // (a capability the server lacks) leaves the refs refused here to report.
+            // With nothing to update, the helper's send-pack never runs at all.
+            let planned = connectionPersists ? nil : try plan(listing)
+            if planned?.isEmpty != true {
+                if options.atomic && !capabilities.contains("atomic") { throw PushError.atomicUnsupported }
+                if !options.pushOptions.isEmpty && !capabilities.contains("push-options") {
+                    throw PushError.pushOptionsUnsupported
+                }
+                for option in options.pushOptions where option.utf8.contains(where: { $0 == 0x0a || $0 == 0 }) {
+                    throw PushError(.usage, "push options must not have new line characters")
+                }
+            }
+            commands = try planned ?? plan(listing)
         } catch let error as PushError where error == .atomicRefusedLocally {
             // git's send-pack returns before its commands and closes the connection unflushed
             // (receive-pack then says the remote end hung up).

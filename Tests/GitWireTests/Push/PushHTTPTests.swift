@@ -69,6 +69,39 @@ import Testing
         #expect(!lines.joined().contains(server.password))
     }
 
+    /// `--record` passes the live connection's way of sending on: a push larger than
+    /// `http.postBuffer` goes after git's probe request, chunked, as git's does, and the
+    /// recording holds the probe's lone flush before the commands.
+    @Test("a recorded push makes git's requests: small whole, large probed then chunked", arguments: [false, true])
+    func recordedRequestSequence(_ large: Bool) throws {
+        let scenario = try PushScenario()
+        if large { try Self.addRandomFile(scenario, bytes: 300_000, name: "large.bin") }
+        let server = try HTTPServer(root: scenario.root, logsFraming: true)
+        var environment = Self.credentialEnvironment(server, extra: [("http.postBuffer", "128k")])
+        environment = reproducibleGitEnvironment.merging(environment) { $1 }
+        let arguments = [server.url("/auth/served.git"), "main", "feature", "v1"]
+        try scenario.reset()
+        let fromGit = try git(["push"] + arguments, in: scenario.local, environment: environment, check: false)
+        let mark = server.loggedRequests().count
+        try scenario.reset()
+        let session = scenario.directory.appending("push.session")
+        let recorded = try gitwire(
+            ["push", "--record=\(session)"] + arguments, in: scenario.local, environment: environment)
+        #expect(recorded.status == fromGit.status, "\(recorded.errorText)")
+        #expect(recorded.errorText == fromGit.errorText)
+        let lines = server.loggedRequests()
+        let fromGitwire = lines[mark...].map(Self.shape)
+        let gitRequests = lines[..<mark].map(Self.shape)
+        #expect(fromGitwire == gitRequests)
+        #expect(
+            gitRequests.filter { $0.hasPrefix("POST") }.map { $0.contains("body=chunked") }
+                == (large ? [false, true] : [false]), "\(gitRequests)")
+        // The probe's flush, then its request line, recorded before the commands.
+        let text = try String(contentsOfFile: session, encoding: .utf8)
+        #expect(text.contains("client\n  flush\nclient\n  http \"POST ") == large)
+        #expect(!text.contains(server.password))
+    }
+
     @Test("a large push's memory stays bounded: the pack is streamed, never held whole")
     func largePushMemory() throws {
         let scenario = try PushScenario()

@@ -91,14 +91,21 @@ final class PushScenario: @unchecked Sendable {
     /// `prepare` runs before each push (in the local repository: its remote-tracking refs and
     /// configuration as the case needs them); the local remote-tracking refs after each push are
     /// compared too. `pusher`, when given, is the repository pushed from instead of `local`.
+    ///
+    /// `gitDies`: git's push dies before its receive-pack has ended, which then writes on the
+    /// same standard error after git exited (as a terminal shows it); git's standard error is
+    /// then read to its end, not only to git's exit.
     func expectSameAsGit(
-        _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil,
+        _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil, gitDies: Bool = false,
         prepare: () throws -> Void = {}
     ) throws {
         let local = pusher ?? self.local
         try reset()
         try prepare()
-        let fromGit = try git(["push"] + arguments, in: local, environment: environment, check: false)
+        let fromGit =
+            gitDies
+            ? try gitReadToTheEnd(["push"] + arguments, in: local, environment: environment)
+            : try git(["push"] + arguments, in: local, environment: environment, check: false)
         let gitState = try serverState()
         let gitTracking = try localTracking(local)
         try reset()
@@ -116,12 +123,31 @@ final class PushScenario: @unchecked Sendable {
         #expect(state.fsck == 0, "\(arguments)")
     }
 
+    /// git run through a shell that reads its standard error to the end (a pipe's end: every
+    /// process holding it, git's children too, has exited), then exits with git's status.
+    private func gitReadToTheEnd(
+        _ arguments: [String], in directory: String, environment: [String: String]
+    ) throws -> ProcessOutput {
+        let script = """
+            exec 3>&1
+            { git "$@" 2>&1 1>&3 3>&-; echo $? >"$GITWIRE_TEST_STATUS"; } | cat >&2
+            exit "$(cat "$GITWIRE_TEST_STATUS")"
+            """
+        let status = self.directory.appending("git-status")
+        return try run(
+            ["sh", "-c", script, "sh"] + arguments, in: directory,
+            environment: reproducibleGitEnvironment.merging(environment) { $1 }.merging(["GITWIRE_TEST_STATUS": status])
+            {
+                $1
+            }, check: false)
+    }
+
     /// The remote-tracking refs of the local repository (or of `repository`).
     func localTracking(_ repository: String? = nil) throws -> String {
         try git(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes"], in: repository ?? local).text
     }
 
-    private func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
+    func maskedControls(_ bytes: [UInt8]) -> [UInt8] {
         bytes.map { ($0 < 0x20 && $0 != 0x0a && $0 != 0x09) || $0 == 0x7f ? UInt8(ascii: "?") : $0 }
     }
 }
@@ -169,7 +195,8 @@ final class PushScenario: @unchecked Sendable {
     /// An atomic push with a ref refused here (non-fast-forward, a stale lease) stops before its commands as git's send-pack stops: git's `error: atomic push
     /// failed for ref <ref>. status: <n>` line and a blank one, the connection closed without a
     /// flush, the other refs failed with it. Over git:// the daemon keeps receive-pack's "hung
-    /// up" to itself, so the output is compared byte for byte.
+    /// up" to itself; over file:// it comes after send-pack's error lines, as git prints them
+    /// before closing the connection; over smart HTTP git stops before running send-pack.
     @Test(
         "--atomic with a ref refused locally stops as git's send-pack stops",
         arguments: [
@@ -185,6 +212,10 @@ final class PushScenario: @unchecked Sendable {
         let options = arguments.filter { $0.hasPrefix("-") }
         let refspecs = arguments.filter { !$0.hasPrefix("-") }
         try scenario.expectSameAsGit(options + [url] + refspecs)
+        try scenario.expectSameAsGit(options + ["file://\(scenario.served)"] + refspecs)
+        // Over smart HTTP git's push stops before its helper runs send-pack: no error line.
+        let server = try HTTPServer(root: scenario.root)
+        try scenario.expectSameAsGit(options + [server.url("/git/served.git")] + refspecs)
         // The case is one git stops there.
         try scenario.reset()
         let fromGit = try git(["push"] + options + [url] + refspecs, in: scenario.local, check: false)
@@ -215,6 +246,27 @@ final class PushScenario: @unchecked Sendable {
     func leasesTagsMirror(_ arguments: [String]) throws {
         let (scenario, _) = try Self.trackingScenario.get()
         try scenario.expectSameAsGit(arguments) { try scenario.trackOrigin() }
+    }
+
+    /// A destination that is not a full ref name, from a source that is not a ref: git's error,
+    /// then its advice by the source's object type (a commit, an annotated tag, a tree, a blob),
+    /// or none with `advice.pushUnqualifiedRefName=false`.
+    @Test("an unqualified destination from a non-ref source: git's error and advice")
+    func unqualifiedDestinationAdvice() throws {
+        let (scenario, _) = try Self.trackingScenario.get()
+        let tag = try gitText(["rev-parse", "v1"], in: scenario.local)
+        let tree = try gitText(["rev-parse", "main~1^{tree}"], in: scenario.local)
+        let blob = try gitText(["rev-parse", "main:file1.txt"], in: scenario.local)
+        for source in ["main~1", tag, tree, blob] {
+            try scenario.expectSameAsGit(["origin", "\(source):newname"]) { try scenario.trackOrigin() }
+        }
+        try scenario.expectSameAsGit(
+            ["origin", "main~1:newname", "main"],
+            environment: [
+                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "advice.pushUnqualifiedRefName",
+                "GIT_CONFIG_VALUE_0": "false",
+            ]
+        ) { try scenario.trackOrigin() }
     }
 
     @Test("an abbreviated object id as a refspec's source, as git's")
@@ -296,6 +348,48 @@ final class PushScenario: @unchecked Sendable {
         try scenario.expectSameAsGit(["--receive-pack=\(wrapper)", "file://\(scenario.served)", "main"])
         try scenario.expectSameAsGit(["--exec=\(wrapper)", scenario.served, "feature"])
         try scenario.expectSameAsGit(["--receive-pack=\(wrapper) --bogus-option", scenario.served, "feature"])
+    }
+
+    /// `--record` records the live session through the program `--receive-pack` names (it
+    /// was run as `git-receive-pack` before); `--replay` runs no program, so the recorded
+    /// command line, `--receive-pack` and all, replays with nothing run.
+    @Test("--receive-pack with --record runs that program; with --replay nothing runs")
+    func receivePackRecordedAndReplayed() throws {
+        let scenario = try PushScenario()
+        let marker = scenario.directory.appending("wrapper-ran")
+        let wrapper = scenario.directory.appending("marking-receive-pack")
+        try """
+        #!/bin/sh
+        echo "wrapped receive-pack ran" >&2
+        touch '\(marker)'
+        exec git-receive-pack "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        let arguments = ["--receive-pack=\(wrapper)", "file://\(scenario.served)", "main", "feature:old"]
+        try scenario.reset()
+        let fromGit = try git(["push"] + arguments, in: scenario.local, check: false)
+        try #require(fromGit.status == 0 && FileManager.default.fileExists(atPath: marker), "\(fromGit.errorText)")
+        let gitRefs = try scenario.serverState().refs
+        try FileManager.default.removeItem(atPath: marker)
+        try scenario.reset()
+        let session = scenario.directory.appending("receive-pack.session")
+        let recorded = try gitwire(
+            ["push", "--record=\(session)"] + arguments, in: scenario.local, environment: reproducibleGitEnvironment)
+        #expect(FileManager.default.fileExists(atPath: marker))
+        #expect(recorded.errorText == fromGit.errorText)
+        #expect(recorded.text == fromGit.text)
+        #expect(recorded.status == fromGit.status)
+        #expect(try scenario.serverState().refs == gitRefs)
+        // Played back against the server state it was recorded against, with nothing run.
+        try? FileManager.default.removeItem(atPath: marker)
+        try scenario.reset()
+        let replayed = try gitwire(
+            ["push", "--replay=\(session)"] + arguments, in: scenario.local, environment: reproducibleGitEnvironment)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        #expect(replayed.status == 0, "\(replayed.errorText)")
+        #expect(replayed.text == fromGit.text)
+        #expect(
+            replayed.errorText == fromGit.errorText.replacingOccurrences(of: "wrapped receive-pack ran\n", with: ""))
     }
 
     static let trackingScenario = Result { () throws -> (PushScenario, Int) in
