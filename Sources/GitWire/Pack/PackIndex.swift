@@ -10,6 +10,9 @@ public struct PackIndex: Sendable {
     public let packChecksum: ObjectID
     private let bytes: [UInt8]
     private let largeOffsetCount: Int
+    /// The first eight bytes of each name, big-endian, in name order: lookups search these (8
+    /// bytes an object) and read a whole name only where they match.
+    private let prefixes: [UInt64]
 
     private static let headerLength = 8
     private static let fanOutLength = 256 * 4
@@ -42,6 +45,13 @@ public struct PackIndex: Sendable {
         self.count = count
         self.bytes = bytes
         largeOffsetCount = (bytes.count - fixed) / 8
+        let namesStart = Self.headerLength + Self.fanOutLength
+        prefixes = (0..<count).map { position in
+            let start = namesStart + position * width
+            var value: UInt64 = 0
+            for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
         packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * width)...], format: format)!
         for position in 0..<count where offsetWord(at: position) & 0x8000_0000 != 0 {
             guard Int(offsetWord(at: position) & 0x7fff_ffff) < largeOffsetCount else {
@@ -92,8 +102,13 @@ public struct PackIndex: Sendable {
         let end = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))
         // A fan-out table that goes down (a damaged index) holds no such name.
         guard first < end else { return nil }
-        let position = partitionPoint(in: first..<end) { self.id(at: $0) < id }
-        return position < end && self.id(at: position) == id ? position : nil
+        // Names of one prefix are next to each other (in an index in name order).
+        var position = partitionPoint(in: first..<end) { prefixes[$0] < id.w0 }
+        while position < end && prefixes[position] == id.w0 {
+            if self.id(at: position) == id { return position }
+            position += 1
+        }
+        return nil
     }
 
     /// The pack offset of `id`, or nil if the pack does not hold it.

@@ -137,9 +137,7 @@ public final class PackReader: ObjectSource {
     /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);
     /// nil if no entry starts there.
     func entryEnd(startingAt offset: UInt64) -> UInt64? {
-        let next = partitionPoint(in: 0..<max(boundaries.count - 1, 0)) { boundaries[$0] <= offset }
-        guard next > 0, boundaries[next - 1] == offset else { return nil }
-        return boundaries[next]
+        entryRank(at: offset).map { boundaries[$0 + 1] }
     }
 }
 

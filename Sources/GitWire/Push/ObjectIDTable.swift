@@ -10,7 +10,7 @@ struct ObjectIDTable {
     /// An empty table with room for about `capacity` names before it grows.
     init(capacity: Int = 0) { map = ObjectIDMap(capacity: capacity) }
 
-    /// The number of names held (all-zero names, never objects, not counted).
+    /// The number of names held.
     var count: Int { map.count }
 
     /// Whether `id` is held.

@@ -26,3 +26,26 @@ extension PackReader {
         return (header, start..<end)
     }
 }
+
+extension PackReader {
+    /// The reverse index (what git keeps in a `.rev` file): for each entry in pack order, its
+    /// position in the index (name order). With ``entryRank(at:)`` it names the entry at an
+    /// offset, as an offset delta names its base, in 4 bytes per object where a dictionary from
+    /// offsets to names took about 90.
+    func reverseIndex() -> [UInt32] {
+        var positions = [UInt32](repeating: 0, count: index.count)
+        for position in 0..<index.count {
+            // Every offset of the index is one of `boundaries` (they were made from them).
+            guard let rank = entryRank(at: index.offset(at: position)) else { continue }
+            positions[rank] = UInt32(truncatingIfNeeded: position)
+        }
+        return positions
+    }
+
+    /// The rank in pack order of the entry that starts at `offset`, or nil if none starts there.
+    func entryRank(at offset: UInt64) -> Int? {
+        let next = partitionPoint(in: 0..<max(boundaries.count - 1, 0)) { boundaries[$0] <= offset }
+        guard next > 0, boundaries[next - 1] == offset else { return nil }
+        return next - 1
+    }
+}

@@ -126,7 +126,7 @@ public final class PackWriter {
         var sending = ObjectIDTable(capacity: walk.objects.count)
         for entry in walk.objects { sending.insert(entry.id) }
         var located = ObjectIDMap<Location>(capacity: walk.objects.count + walk.preferredBases.count)
-        var offsetIDs: [Int: [UInt64: ObjectID]] = [:]
+        var reverseIndexes = [[UInt32]?](repeating: nil, count: database.packs.count)
         let total = walk.objects.count + walk.preferredBases.count
         var counted = 0
         var countedPercent = -1
@@ -152,14 +152,10 @@ public final class PackWriter {
             case .object: return nil
             case .referenceDelta(let base): return base
             case .offsetDelta(let baseOffset):
-                if offsetIDs[number] == nil {
-                    let index = database.packs[number].index
-                    var map: [UInt64: ObjectID] = [:]
-                    map.reserveCapacity(index.count)
-                    for position in 0..<index.count { map[index.offset(at: position)] = index.id(at: position) }
-                    offsetIDs[number] = map
-                }
-                return offsetIDs[number]![baseOffset]
+                let pack = database.packs[number]
+                if reverseIndexes[number] == nil { reverseIndexes[number] = pack.reverseIndex() }
+                guard let rank = pack.entryRank(at: baseOffset) else { return nil }
+                return pack.index.id(at: Int(reverseIndexes[number]![rank]))
             }
         }
         let preferred = Set(walk.preferredBases.map(\.id))
