@@ -72,12 +72,13 @@ final class EarlyDeltaResolver {
     private var pending: [ReceivedEntry] = []
     private var batchesSent = 0
     private var batchesAcknowledged = 0
-    private var outcome: Outcome??
+    private var finished = false
     let probe: EarlyResolutionProbe?
 
     /// The cache of base data for a pack of `objectCount` objects: 64 bytes an object, at
-    /// least 2 MiB and at most 32 MiB.
-    static func cacheLimit(objectCount: Int) -> Int { min(32 << 20, max(2 << 20, objectCount &* 64)) }
+    /// least 2 MiB and at most 8 MiB (more kept the peak memory of git.git's clone above git's:
+    /// Documentation/Performance.md).
+    static func cacheLimit(objectCount: Int) -> Int { min(8 << 20, max(2 << 20, objectCount &* 64)) }
 
     /// Starts the thread, reading the pack being written at `packPath`, of `objectCount` objects
     /// named in `format`; nil if no thread can be started (the pack is then resolved at the end).
@@ -135,7 +136,8 @@ final class EarlyDeltaResolver {
     /// Stops the thread at the next delta and waits for it; returns its results, or nil if it met
     /// an error (or was finished before). Entries not worked off yet are left.
     func finish() -> Outcome? {
-        if let outcome { return outcome }
+        guard !finished else { return nil }
+        finished = true
         pending.removeAll()
         flags.stop.store(true, ordering: .relaxed)
         queue.close(discardingItems: true)
@@ -143,7 +145,6 @@ final class EarlyDeltaResolver {
         thread?.join()
         thread = nil
         let result = worker.takeOutcome()
-        outcome = .some(result)
         probe?.resolverEnded(failed: result == nil)
         return result
     }
@@ -192,6 +193,11 @@ final class EarlyDeltaResolver {
         /// the thread stops resolving when the second outgrows the first by more than 64 MiB.
         private var bytesMade = 0
         private var bytesRemade = 0
+        /// Deltas applied once, and applied again to rebuild bases: a rebuild that would take the
+        /// second past the first by more than 4,096 is not begun, and the thread stops.
+        private var deltasMade = 0
+        private var deltasRemade = 0
+        private var overBudget = false
         private var failed = false
 
         init(
@@ -273,13 +279,15 @@ final class EarlyDeltaResolver {
             let base = bases[Int(index)]
             guard base >= 0, types[Int(base)] != 0, !tooLarge.contains(base) else { return }
             do {
-                guard let baseData = try data(of: base) else { return }
-                guard bytesRemade <= bytesMade + (64 << 20) else {
+                let baseData = try data(of: base)
+                guard !overBudget, bytesRemade <= bytesMade + (64 << 20) else {
                     // Rebuilding costs more than the work it saves: leave the rest to the end.
                     flags.stop.store(true, ordering: .relaxed)
                     return
                 }
+                guard let baseData else { return }
                 let result = try apply(index, to: baseData)
+                deltasMade += 1
                 let type = ObjectType(rawValue: types[Int(base)])!
                 types[Int(index)] = types[Int(base)]
                 bytesMade += result.count
@@ -314,6 +322,10 @@ final class EarlyDeltaResolver {
                 chain.append(ancestor)
                 ancestor = base
             }
+            guard deltasRemade + chain.count <= deltasMade + 4096 else {
+                overBudget = true
+                return nil
+            }
             if data == nil {
                 // A whole object, read once its size is known to fit.
                 guard let whole = try readWhole(ancestor) else { return nil }
@@ -323,6 +335,7 @@ final class EarlyDeltaResolver {
             }
             for delta in chain.reversed() {
                 let made = try apply(delta, to: data!)
+                deltasRemade += 1
                 bytesRemade += made.count
                 remember(delta, made)
                 data = made
@@ -366,6 +379,7 @@ final class EarlyDeltaResolver {
             tick += 1
             cache[index]!.tick = tick
             cacheOrder.append((index, tick))
+            compactOrder()
             return found.data
         }
 
@@ -385,10 +399,21 @@ final class EarlyDeltaResolver {
                 cachedBytes -= entry.data.count
                 cache[oldest] = nil
             }
-            if cacheOrderHead >= 4096 && cacheOrderHead * 2 >= cacheOrder.count {
-                cacheOrder.removeFirst(cacheOrderHead)
-                cacheOrderHead = 0
+            compactOrder()
+        }
+
+        /// Drops the marks of entries evicted or used again since, once they are most of the list.
+        private func compactOrder() {
+            let marks = cacheOrder.count - cacheOrderHead
+            guard marks >= 4096 && marks >= 2 * cache.count else {
+                if cacheOrderHead >= 4096 && cacheOrderHead * 2 >= cacheOrder.count {
+                    cacheOrder.removeFirst(cacheOrderHead)
+                    cacheOrderHead = 0
+                }
+                return
             }
+            cacheOrder = cacheOrder[cacheOrderHead...].filter { cache[$0.index]?.tick == $0.tick }
+            cacheOrderHead = 0
         }
 
         private func nameBatch() throws {

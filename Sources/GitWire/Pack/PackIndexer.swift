@@ -123,14 +123,16 @@ public final class PackIndexer {
         var table = parser.takeTable()
         let deltaCount = table.offsetDeltas.count + table.referenceDeltas.count
         // The early results are used only once the first pass has accepted the whole pack.
-        let earlyOutcome = early?.finish()
-        early = nil
         var resolvedEarly: [Int32] = []
         var statistics = DeltaResolutionStatistics()
-        if let earlyOutcome {
-            resolvedEarly = Self.takeEarlyResults(earlyOutcome, into: &table)
-            statistics = earlyOutcome.statistics
-            options.earlyResolutionProbe?.resultsUsed(resolvedEarly.count)
+        if let earlyResolver = early {
+            early = nil
+            // Taken out of the resolver and freed with it here, before the final walk.
+            if let outcome = earlyResolver.finish() {
+                resolvedEarly = Self.takeEarlyResults(outcome, into: &table)
+                statistics = outcome.statistics
+                options.earlyResolutionProbe?.resultsUsed(resolvedEarly.count)
+            }
         }
         let packPath: String
         switch source {
