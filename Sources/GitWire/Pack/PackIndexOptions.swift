@@ -24,6 +24,17 @@ public struct PackIndexOptions: Sendable {
     /// Records what the pack's commits, trees and tags name while it is indexed, for a
     /// connectivity check that needs no second pass over the pack.
     package var links: LinkCollector?
+    /// Whether offset deltas of a pack received through ``PackIndexer/append(_:)-(ArraySlice<UInt8>)``
+    /// are resolved on a thread of their own while it arrives (``EarlyDeltaResolver``). Off
+    /// unless the environment has `GITWIRE_RESOLVE_WHILE_RECEIVING=1`: an experiment whose peak
+    /// memory on git.git's clone is above git's (Documentation/Performance.md, "Resolving deltas
+    /// while the pack arrives").
+    package var resolvesWhileReceiving = Self.resolvesWhileReceivingByDefault
+
+    /// Whether `GITWIRE_RESOLVE_WHILE_RECEIVING=1` was in the environment when first asked.
+    package static let resolvesWhileReceivingByDefault = Environment.value("GITWIRE_RESOLVE_WHILE_RECEIVING") == "1"
+    /// For tests: what the early resolution did, and whether the parser waits for it.
+    package var earlyResolutionProbe: EarlyResolutionProbe?
 
     /// Makes options; by default one thread per processor, a 16 MiB base cache, git's offset
     /// threshold, the index beside the pack and SHA-1.

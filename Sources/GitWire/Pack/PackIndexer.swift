@@ -22,6 +22,9 @@ public final class PackIndexer {
     private var bytesRead: UInt64 = 0
     private var isDone = false
     private var temporaryPaths: [String] = []
+    /// Resolves offset deltas while the pack arrives; made at the first entry.
+    private var early: EarlyDeltaResolver?
+    private var earlyTried = false
 
     /// Makes an indexer that writes the pack it receives to `destination`, reporting progress
     /// to `progress`.
@@ -45,6 +48,9 @@ public final class PackIndexer {
         parser = try PackStreamParser(format: options.objectFormat)
         parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
+        if options.resolvesWhileReceiving {
+            parser.onEntry = { [unowned self] entry in self.entryRecorded(entry) }
+        }
     }
 
     private init(existing path: String, options: PackIndexOptions, progress: PackProgressHandler?) throws {
@@ -83,7 +89,9 @@ public final class PackIndexer {
             if case .received(let file, _) = source { try file.write(bytes) }
             bytesRead += UInt64(bytes.count)
             try parser.append(bytes)
+            early?.flush()
         } catch {
+            early?.inputEnded()
             fail()
             throw error
         }
@@ -109,29 +117,48 @@ public final class PackIndexer {
     }
 
     private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
+        early?.inputEnded()
         var packChecksum = try parser.finish()
         receiving?.report(bytes: bytesRead)
         var table = parser.takeTable()
+        let deltaCount = table.offsetDeltas.count + table.referenceDeltas.count
+        // The early results are used only once the first pass has accepted the whole pack.
+        var resolvedEarly: [Int32] = []
+        var statistics = DeltaResolutionStatistics()
+        if let earlyResolver = early {
+            early = nil
+            // Taken out of the resolver and freed with it here, before the final walk.
+            if let outcome = earlyResolver.finish() {
+                resolvedEarly = Self.takeEarlyResults(outcome, into: &table)
+                statistics = outcome.statistics
+                options.earlyResolutionProbe?.resultsUsed(resolvedEarly.count)
+            }
+        }
         let packPath: String
         switch source {
         case .received(let file, _): packPath = file.path
         case .existing(let path): packPath = path
         }
-        let deltaCount = table.offsetDeltas.count + table.referenceDeltas.count
         let threads = max(1, options.threads)
         let resolving = ProgressCounter(phase: .resolving, total: deltaCount, handler: progress)
         var objectsAdded = 0
-        var statistics = DeltaResolutionStatistics()
         if deltaCount > 0 {
             resolving.start()
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
             let claims = OnceFlags(count: table.count)
+            for index in resolvedEarly {
+                _ = claims.claim(Int(index))
+                resolving.advance()
+            }
+            resolvedEarly = []
             var ids = ObjectIDArray(format: table.format)
             swap(&ids, &table.ids)
-            (table.ids, statistics) = try ParallelDeltaResolver.resolve(
+            let walked: DeltaResolutionStatistics
+            (table.ids, walked) = try ParallelDeltaResolver.resolve(
                 plan: plan, claims: claims, threads: threads, progress: resolving, ids: consume ids,
                 links: options.links)
+            statistics.add(walked)
             if resolving.count < deltaCount, let externalBases, case .received(let file, _) = source {
                 let completion = ThinPackCompletion(
                     plan: plan, claims: claims, file: file, header: parser.header!, checksum: packChecksum,
@@ -181,6 +208,45 @@ public final class PackIndexer {
             objectsAdded: objectsAdded)
     }
 
+    /// Hands an entry the first pass recorded to the early resolver, starting it at the first.
+    private func entryRecorded(_ entry: ReceivedEntry) {
+        if !earlyTried, case .received(let file, _) = source {
+            earlyTried = true
+            early = EarlyDeltaResolver(
+                packPath: file.path, format: options.objectFormat, objectCount: Int(parser.expectedCount),
+                links: options.links, probe: options.earlyResolutionProbe)
+        }
+        early?.add(entry)
+    }
+
+    /// Takes the deltas resolved early whose whole subtree was resolved early too, and on which no
+    /// reference delta may be based: writes their names into `table` and removes them from its
+    /// offset deltas, so that the final resolution neither sees nor counts them; returns their
+    /// entry indices. Early results with later deltas left unresolved are resolved again (from
+    /// their tree's root) with those, as if there had been no early resolution.
+    static func takeEarlyResults(_ outcome: EarlyDeltaResolver.Outcome, into table: inout PackEntryTable) -> [Int32] {
+        guard !outcome.indices.isEmpty else { return [] }
+        var done = [Bool](repeating: false, count: table.count)
+        for index in outcome.indices { done[Int(index)] = true }
+        if !table.referenceDeltas.isEmpty {
+            var bases = ObjectIDSet()
+            for link in table.referenceDeltas { bases.insert(link.base) }
+            for (position, index) in outcome.indices.enumerated() where bases.contains(outcome.ids[position]) {
+                done[Int(index)] = false
+            }
+        }
+        // A delta comes after its base, and the links are in the order of their deltas: from the
+        // last, a delta not done marks its base not done before the base's own link is seen.
+        for link in table.offsetDeltas.reversed() where !done[Int(link.delta)] { done[Int(link.base)] = false }
+        var taken: [Int32] = []
+        for (position, index) in outcome.indices.enumerated() where done[Int(index)] {
+            table.ids[Int(index)] = outcome.ids[position]
+            taken.append(index)
+        }
+        table.offsetDeltas.removeAll { done[Int($0.delta)] }
+        return taken
+    }
+
     private func objectRead(_ count: Int) {
         if receiving == nil {
             receiving = ProgressCounter(phase: .receiving, total: Int(parser.expectedCount), handler: progress)
@@ -194,6 +260,9 @@ public final class PackIndexer {
     }
 
     private func removeTemporaryFiles() {
+        // The early thread reads the temporary pack: it stops before the file goes.
+        _ = early?.finish()
+        early = nil
         for path in temporaryPaths { try? FileSystem.remove(path) }
         temporaryPaths = []
     }

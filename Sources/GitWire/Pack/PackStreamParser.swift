@@ -21,6 +21,8 @@ final class PackStreamParser {
     private(set) var header: PackHeader?
     /// Called with the number of objects read after each one.
     var onObject: ((Int) -> Void)?
+    /// Called with each entry once it is recorded (its bytes have all been given to the parser).
+    var onEntry: ((ReceivedEntry) -> Void)?
     /// Records what whole commits, trees and tags name, if set.
     var links: LinkCollector?
     /// The content of the entry being read, kept while ``links`` wants it.
@@ -266,6 +268,7 @@ final class PackStreamParser {
         table.offsets.append(entryOffset)
         table.crc32s.append(entryCRC)
         table.typeNumbers.append(entryHeader.typeNumber)
+        var offsetBase: Int32 = -1
         switch entryHeader.kind {
         case .object(let type):
             let id: ObjectID
@@ -288,12 +291,14 @@ final class PackStreamParser {
             }
             table.ids.append(format.zeroID)
             table.offsetDeltas.append(OffsetDeltaLink(base: Int32(base), delta: Int32(index)))
+            offsetBase = Int32(base)
         case .referenceDelta(let base):
             table.ids.append(format.zeroID)
             table.referenceDeltas.append(ReferenceDeltaLink(base: base, delta: Int32(index)))
         }
         table.endOffset = offset
         state = table.count == Int(expectedCount) ? .end : .entryHeader
+        onEntry?(ReceivedEntry(start: entryOffset, end: offset, typeNumber: entryHeader.typeNumber, base: offsetBase))
         onObject?(table.count)
     }
 }

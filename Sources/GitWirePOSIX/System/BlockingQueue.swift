@@ -91,6 +91,15 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
         return item
     }
 
+    /// Removes and returns the first item if there is one now; nil if the queue is empty (closed
+    /// or not), without waiting.
+    package func poll() -> Item? {
+        pthread_mutex_lock(mutex)
+        let empty = head == items.count
+        pthread_mutex_unlock(mutex)
+        return empty ? nil : take()
+    }
+
     /// Ends the queue: waiting calls return, later puts are refused, and takes return what is left
     /// (all of it, or nothing with `discardingItems`) and then nil.
     package func close(discardingItems: Bool = false) {

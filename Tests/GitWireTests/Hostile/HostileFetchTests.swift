@@ -615,12 +615,12 @@ final class HostileFetchFixture: Sendable {
 // MARK: - Pack surgery
 
 /// The object count in a pack's header.
-private func objectCount(_ pack: [UInt8]) -> UInt32 {
+func objectCount(_ pack: [UInt8]) -> UInt32 {
     pack[8..<12].reduce(0) { $0 << 8 | UInt32($1) }
 }
 
 /// `pack` with its trailer (whatever the last 20 bytes are) replaced by the SHA-1 of the rest.
-private func withTrailer(_ packWithoutTrailer: [UInt8]) -> [UInt8] {
+func withTrailer(_ packWithoutTrailer: [UInt8]) -> [UInt8] {
     var pack = packWithoutTrailer
     UncheckedSHA1.hash(pack[...]).append(to: &pack)
     return pack
@@ -646,7 +646,7 @@ private func appendingReferenceDelta(to pack: [UInt8], base: ObjectID) throws ->
 /// The side-band stream of `pack` (cut at `upTo` bytes, with no flush, when given): progress,
 /// then the pack in about eight packets, then a flush. With `keepAlives`, an empty band-1 packet
 /// comes first, between every two packets and before the flush.
-private func sideBandStream(_ pack: [UInt8], upTo end: Int? = nil, keepAlives: Bool = false) -> [UInt8] {
+func sideBandStream(_ pack: [UInt8], upTo end: Int? = nil, keepAlives: Bool = false) -> [UInt8] {
     let keepAlive = keepAlives ? Array("0005\u{1}".utf8) : []
     var stream = keepAlive + sideBandPacket(2, Array("Enumerating objects: \(objectCount(pack)), done.\n".utf8))
     let chunk = max(16, pack.count / 8)
@@ -687,7 +687,7 @@ private struct RepositorySnapshot: Equatable {
 }
 
 /// Temporary and lock files anywhere in the repository: `tmp_pack_*`, `tmp_idx_*`, `*.lock`.
-private func leftovers(in gitDirectory: String) throws -> [String] {
+func leftovers(in gitDirectory: String) throws -> [String] {
     try FileManager.default.subpathsOfDirectory(atPath: gitDirectory).filter { path in
         let name = path.split(separator: "/").last.map(String.init) ?? path
         return name.hasPrefix("tmp_") || name.hasSuffix(".lock") || name.hasPrefix(".promisor-")

@@ -1,0 +1,441 @@
+import Synchronization
+
+/// One entry of a pack as the first pass recorded it, handed to the ``EarlyDeltaResolver``.
+struct ReceivedEntry: Sendable {
+    /// Where the entry starts in the pack (its header).
+    var start: UInt64
+    /// Where it ends (the end of its zlib stream).
+    var end: UInt64
+    /// Its type number in the pack (1–4 whole objects, 6 offset delta, 7 reference delta).
+    var typeNumber: UInt8
+    /// The entry index of an offset delta's base; -1 for anything else.
+    var base: Int32
+}
+
+/// For tests: lets a test see how far resolution went before the input ended, and makes the
+/// parsing thread wait after each chunk until the resolving thread has caught up, so that the
+/// count does not depend on how the threads happened to run.
+package final class EarlyResolutionProbe: Sendable {
+    /// Whether the parsing thread waits for the resolving thread after each chunk.
+    package let waitsAfterEachChunk: Bool
+    private let state = Locked<(atEndOfInput: Int?, failed: Bool, used: Int)>((nil, false, 0))
+
+    /// Makes a probe; `waitsAfterEachChunk` makes the count at the end of input deterministic.
+    package init(waitsAfterEachChunk: Bool = true) { self.waitsAfterEachChunk = waitsAfterEachChunk }
+
+    /// The deltas resolved early when the input ended (by its end or by a first-pass error); nil
+    /// if the input has not ended or nothing was resolved early.
+    package var resolvedAtEndOfInput: Int? { state.withLock { $0.atEndOfInput } }
+    /// Whether the resolving thread met an error (its results were then dropped).
+    package var resolverFailed: Bool { state.withLock { $0.failed } }
+    /// The deltas whose early results the final resolution used.
+    package var resultsUsed: Int { state.withLock { $0.used } }
+
+    func endOfInput(resolved: Int) { state.withLock { $0.atEndOfInput = resolved } }
+    func resolverEnded(failed: Bool) { state.withLock { $0.failed = failed } }
+    func resultsUsed(_ count: Int) { state.withLock { $0.used = count } }
+}
+
+/// Resolves a pack's offset deltas on a thread of its own while the pack still arrives (gitwire
+/// issue #24; Documentation/Performance.md, "Resolving deltas while the pack arrives").
+///
+/// The parsing thread hands each entry it records to ``add(_:)`` once the entry's bytes are in the
+/// temporary pack file; this thread reads them back with `pread`. An offset delta is resolved when
+/// it arrives, from its base's data in an LRU cache sized to the pack, or, when the base is not
+/// there, from its nearest cached ancestor (a whole object is read from the file). Results are
+/// named in batches (``ObjectHashBatch``) as in ``DeltaTreeResolver``. Reference deltas, and
+/// everything based on them, are left to the final resolution, as are deltas on objects too large
+/// for the cache. Work done twice (rebuilding evicted bases) is bounded by the work done once: when
+/// rebuilds would exceed it, the thread stops resolving.
+///
+/// The thread never reports an error: whatever it meets (a bad delta, a stream it cannot read, a
+/// collision) makes it stop and drop its results, and the final resolution then resolves the
+/// pack as if it had never run, failing with the error it always did. ``finish()`` stops and joins
+/// it (call it at the end of the input, or before the temporary files are removed).
+final class EarlyDeltaResolver {
+    /// What the thread leaves for the final resolution.
+    struct Outcome {
+        /// Entry indices of the deltas resolved, in the order resolved.
+        var indices: [Int32]
+        /// Their names, in the same order.
+        var ids: ObjectIDArray
+        /// Delta applications, rebuilds included.
+        var statistics: DeltaResolutionStatistics
+    }
+
+    private let queue = BlockingQueue<[ReceivedEntry]>(capacity: 1 << 16)
+    /// In test mode, the number of batches the thread has taken in and worked off.
+    private let acknowledged = BlockingQueue<Int>(capacity: 1 << 30)
+    private let flags: Flags
+    private let worker: Worker
+    private var thread: JoinableThread?
+    private var pending: [ReceivedEntry] = []
+    private var batchesSent = 0
+    private var batchesAcknowledged = 0
+    private var finished = false
+    let probe: EarlyResolutionProbe?
+
+    /// The cache of base data for a pack of `objectCount` objects: 64 bytes an object, at
+    /// least 2 MiB and at most 8 MiB (more kept the peak memory of git.git's clone above git's:
+    /// Documentation/Performance.md).
+    static func cacheLimit(objectCount: Int) -> Int { min(8 << 20, max(2 << 20, objectCount &* 64)) }
+
+    /// Starts the thread, reading the pack being written at `packPath`, of `objectCount` objects
+    /// named in `format`; nil if no thread can be started (the pack is then resolved at the end).
+    init?(
+        packPath: String, format: ObjectFormat, objectCount: Int, links: LinkCollector?, probe: EarlyResolutionProbe?
+    ) {
+        let flags = Flags()
+        guard
+            let worker = try? Worker(
+                packPath: packPath, format: format, cacheLimit: Self.cacheLimit(objectCount: objectCount),
+                links: links, flags: flags)
+        else { return nil }
+        self.flags = flags
+        self.worker = worker
+        self.probe = probe
+        let queue = queue
+        let acknowledged = acknowledged
+        let acknowledges = probe?.waitsAfterEachChunk ?? false
+        nonisolated(unsafe) let unsafeWorker = worker
+        guard
+            let thread = try? JoinableThread({
+                unsafeWorker.run(queue: queue, acknowledged: acknowledges ? acknowledged : nil)
+            })
+        else { return nil }
+        self.thread = thread
+    }
+
+    deinit { _ = finish() }
+
+    /// Takes the next entry recorded by the first pass; its bytes must be in the file already.
+    func add(_ entry: ReceivedEntry) {
+        pending.append(entry)
+        if pending.count >= 1024 { flush() }
+    }
+
+    /// Hands the entries taken so far to the thread; call when the chunk they came from is
+    /// parsed. In test mode, waits until the thread has worked them off.
+    func flush() {
+        if !pending.isEmpty {
+            if queue.put(pending, weight: pending.count) { batchesSent += 1 }
+            pending.removeAll(keepingCapacity: true)
+        }
+        guard probe?.waitsAfterEachChunk == true, thread != nil else { return }
+        while batchesAcknowledged < batchesSent, let done = acknowledged.take() {
+            batchesAcknowledged = max(batchesAcknowledged, done)
+        }
+    }
+
+    /// Notes in the probe that the input has ended, with how many deltas were resolved by then.
+    func inputEnded() {
+        flush()
+        probe?.endOfInput(resolved: flags.resolved.load(ordering: .relaxed))
+    }
+
+    /// Stops the thread at the next delta and waits for it; returns its results, or nil if it met
+    /// an error (or was finished before). Entries not worked off yet are left.
+    func finish() -> Outcome? {
+        guard !finished else { return nil }
+        finished = true
+        pending.removeAll()
+        flags.stop.store(true, ordering: .relaxed)
+        queue.close(discardingItems: true)
+        acknowledged.close(discardingItems: true)
+        thread?.join()
+        thread = nil
+        let result = worker.takeOutcome()
+        probe?.resolverEnded(failed: result == nil)
+        return result
+    }
+
+    /// What the two threads share: whether to stop, and the deltas resolved so far.
+    private final class Flags: Sendable {
+        let stop = Atomic<Bool>(false)
+        let resolved = Atomic<Int>(0)
+    }
+
+    /// The thread's state: only the thread touches it until it is joined.
+    private final class Worker {
+        private let format: ObjectFormat
+        private let file: File
+        private let inflater: Inflater
+        private let wholeInflater: WholeInflater
+        private let cacheLimit: Int
+        private let links: LinkCollector?
+        private var linkBatch: [ObjectID] = []
+        private let flags: Flags
+
+        /// Every entry taken in: where it starts, its offset-delta base (-1 if none), and the type
+        /// of its object once known (0 while unknown: a delta not resolved, or left to the end).
+        private var starts: [UInt64] = []
+        private var lastEnd: UInt64 = 0
+        private var bases: [Int32] = []
+        private var types: [UInt8] = []
+        /// Entries that are not to be used as bases here (their data is larger than the cache
+        /// allows): their deltas are left to the end.
+        private var tooLarge: Set<Int32> = []
+        /// The next entry to work on.
+        private var next = 0
+
+        private var cache: [Int32: (data: [UInt8], tick: Int)] = [:]
+        private var cacheOrder: [(index: Int32, tick: Int)] = []
+        private var cacheOrderHead = 0
+        private var cachedBytes = 0
+        private var tick = 0
+
+        private var hashBatch: ObjectHashBatch
+        private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
+        private var resultIndices: [Int32] = []
+        private var resultIDs: ObjectIDArray
+        private var statistics = DeltaResolutionStatistics()
+        /// Bytes made once (results), and bytes made again (rebuilt bases and whole objects read):
+        /// the thread stops resolving when the second outgrows the first by more than 64 MiB.
+        private var bytesMade = 0
+        private var bytesRemade = 0
+        /// Deltas applied once, and applied again to rebuild bases: a rebuild that would take the
+        /// second past the first by more than 4,096 is not begun, and the thread stops.
+        private var deltasMade = 0
+        private var deltasRemade = 0
+        private var overBudget = false
+        private var failed = false
+
+        init(
+            packPath: String, format: ObjectFormat, cacheLimit: Int, links: LinkCollector?, flags: Flags
+        ) throws {
+            self.format = format
+            file = try File.openForReading(packPath)
+            inflater = try Inflater()
+            wholeInflater = try WholeInflater()
+            self.cacheLimit = cacheLimit
+            self.links = links
+            self.flags = flags
+            hashBatch = ObjectHashBatch(format: format)
+            resultIDs = ObjectIDArray(format: format)
+        }
+
+        func run(queue: BlockingQueue<[ReceivedEntry]>, acknowledged: BlockingQueue<Int>?) {
+            var taken = 0
+            defer {
+                // Whatever ends the thread, the parsing thread must not wait for it: later entries
+                // are refused, and a test waiting for it goes on.
+                queue.close(discardingItems: true)
+                acknowledged?.put(Int.max, weight: 0)
+            }
+            while let batch = queue.take() {
+                take(batch)
+                taken += 1
+                while let more = queue.poll() {
+                    take(more)
+                    taken += 1
+                }
+                while next < starts.count && !failed && !flags.stop.load(ordering: .relaxed) {
+                    resolve(Int32(next))
+                    next += 1
+                    // Entries that arrived meanwhile are taken in at once, so the queue stays short.
+                    if next & 63 == 0, let more = queue.poll() {
+                        take(more)
+                        taken += 1
+                    }
+                }
+                if failed || flags.stop.load(ordering: .relaxed) { break }
+                acknowledged?.put(taken, weight: 0)
+            }
+            if !failed {
+                do { try nameBatch() } catch { failed = true }
+            }
+            links?.record(linkBatch)
+            linkBatch = []
+            cache = [:]
+            cacheOrder = []
+        }
+
+        /// The results, or nil if the thread failed; called once the thread is joined.
+        func takeOutcome() -> Outcome? {
+            guard !failed else { return nil }
+            defer {
+                resultIndices = []
+                resultIDs = ObjectIDArray(format: format)
+            }
+            return Outcome(indices: resultIndices, ids: resultIDs, statistics: statistics)
+        }
+
+        private func take(_ batch: [ReceivedEntry]) {
+            for entry in batch {
+                starts.append(entry.start)
+                lastEnd = entry.end
+                bases.append(entry.typeNumber == 6 ? entry.base : -1)
+                types.append(entry.typeNumber <= 4 ? entry.typeNumber : 0)
+            }
+        }
+
+        private func range(of index: Int32) -> Range<UInt64> {
+            let position = Int(index)
+            return starts[position]..<(position + 1 < starts.count ? starts[position + 1] : lastEnd)
+        }
+
+        /// Resolves entry `index` if it is an offset delta whose base can be had here.
+        private func resolve(_ index: Int32) {
+            let base = bases[Int(index)]
+            guard base >= 0, types[Int(base)] != 0, !tooLarge.contains(base) else { return }
+            do {
+                let baseData = try data(of: base)
+                guard !overBudget, bytesRemade <= bytesMade + (64 << 20) else {
+                    // Rebuilding costs more than the work it saves: leave the rest to the end.
+                    flags.stop.store(true, ordering: .relaxed)
+                    return
+                }
+                guard let baseData else { return }
+                let result = try apply(index, to: baseData)
+                deltasMade += 1
+                let type = ObjectType(rawValue: types[Int(base)])!
+                types[Int(index)] = types[Int(base)]
+                bytesMade += result.count
+                flags.resolved.add(1, ordering: .relaxed)
+                remember(index, result)
+                if result.count <= DeltaTreeResolver.batchLargestObject {
+                    hashBatch.append(type: type, data: result)
+                    batchEntries.append((index, type, result))
+                    if hashBatch.count >= 64 || hashBatch.bytes >= 4 << 20 { try nameBatch() }
+                } else {
+                    named(index, type: type, id: try ObjectID.of(type: type, data: result[...], format: format), result)
+                }
+            } catch {
+                failed = true
+            }
+        }
+
+        /// The data of entry `index` (resolved, or a whole object), from the cache or made again
+        /// from its nearest cached ancestor; nil if it is too large to be used as a base here.
+        private func data(of index: Int32) throws -> [UInt8]? {
+            if let found = cached(index) { return found }
+            var chain: [Int32] = []
+            var ancestor = index
+            var data: [UInt8]? = nil
+            while true {
+                if let found = cached(ancestor) {
+                    data = found
+                    break
+                }
+                let base = bases[Int(ancestor)]
+                guard base >= 0 else { break }
+                chain.append(ancestor)
+                ancestor = base
+            }
+            guard deltasRemade + chain.count <= deltasMade + 4096 else {
+                overBudget = true
+                return nil
+            }
+            if data == nil {
+                // A whole object, read once its size is known to fit.
+                guard let whole = try readWhole(ancestor) else { return nil }
+                data = whole
+                bytesRemade += whole.count
+                remember(ancestor, whole)
+            }
+            for delta in chain.reversed() {
+                let made = try apply(delta, to: data!)
+                deltasRemade += 1
+                bytesRemade += made.count
+                remember(delta, made)
+                data = made
+            }
+            guard data!.count <= cacheLimit / 4 else {
+                tooLarge.insert(index)
+                return nil
+            }
+            return data
+        }
+
+        /// The content of the whole object at entry `index`, or nil if it is larger than a
+        /// quarter of the cache (its deltas are then left to the end).
+        private func readWhole(_ index: Int32) throws -> [UInt8]? {
+            let range = range(of: index)
+            let head = try file.read(at: Int64(range.lowerBound), count: Int(min(range.count, 64)))
+            guard let header = try PackEntryHeader.parse(head[...], at: range.lowerBound, format: format) else {
+                throw PackError(offset: range.lowerBound, .packChangedOnDisk)
+            }
+            guard header.size <= UInt64(cacheLimit / 4) else {
+                tooLarge.insert(index)
+                return nil
+            }
+            return try readEntry(range)
+        }
+
+        private func readEntry(_ range: Range<UInt64>) throws -> [UInt8] {
+            // libdeflate may read these streams: the first pass has zlib read every one, and a
+            // stream zlib refuses fails the pack, dropping whatever was made from it here.
+            try PackEntryReading.read(range, of: file, format: format, with: inflater, whole: wholeInflater).data
+        }
+
+        private func apply(_ index: Int32, to base: [UInt8]) throws -> [UInt8] {
+            let delta = try readEntry(range(of: index))
+            statistics.deltasApplied += 1
+            return try Delta.applyNative(delta[...], to: base[...])
+        }
+
+        private func cached(_ index: Int32) -> [UInt8]? {
+            guard let found = cache[index] else { return nil }
+            tick += 1
+            cache[index]!.tick = tick
+            cacheOrder.append((index, tick))
+            compactOrder()
+            return found.data
+        }
+
+        /// Keeps `data` as entry `index`'s, evicting the least recently used entries over the
+        /// limit; data larger than a quarter of the cache is not kept.
+        private func remember(_ index: Int32, _ data: [UInt8]) {
+            guard data.count <= cacheLimit / 4, cache[index] == nil else { return }
+            tick += 1
+            cache[index] = (data, tick)
+            cacheOrder.append((index, tick))
+            cachedBytes += data.count
+            while cachedBytes > cacheLimit && cacheOrderHead < cacheOrder.count {
+                let (oldest, used) = cacheOrder[cacheOrderHead]
+                cacheOrderHead += 1
+                // A later use moved the entry up: this mark is stale.
+                guard let entry = cache[oldest], entry.tick == used else { continue }
+                cachedBytes -= entry.data.count
+                cache[oldest] = nil
+            }
+            compactOrder()
+        }
+
+        /// Drops the marks of entries evicted or used again since, once they are most of the list.
+        private func compactOrder() {
+            let marks = cacheOrder.count - cacheOrderHead
+            guard marks >= 4096 && marks >= 2 * cache.count else {
+                if cacheOrderHead >= 4096 && cacheOrderHead * 2 >= cacheOrder.count {
+                    cacheOrder.removeFirst(cacheOrderHead)
+                    cacheOrderHead = 0
+                }
+                return
+            }
+            cacheOrder = cacheOrder[cacheOrderHead...].filter { cache[$0.index]?.tick == $0.tick }
+            cacheOrderHead = 0
+        }
+
+        private func nameBatch() throws {
+            guard !batchEntries.isEmpty else { return }
+            let results = hashBatch.hashAll()
+            let entries = batchEntries
+            batchEntries.removeAll(keepingCapacity: true)
+            for (entry, result) in zip(entries, results) {
+                named(entry.index, type: entry.type, id: try result.get(), entry.data)
+            }
+        }
+
+        private func named(_ index: Int32, type: ObjectType, id: ObjectID, _ data: [UInt8]) {
+            resultIndices.append(index)
+            resultIDs.append(id)
+            if let links {
+                links.collect(type: type, id: id, data: data, into: &linkBatch)
+                if linkBatch.count >= 4096 {
+                    links.record(linkBatch)
+                    linkBatch.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+    }
+}
