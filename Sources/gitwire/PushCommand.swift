@@ -103,8 +103,10 @@ struct PushCommand: Subcommand {
         }
         var specs = try refspecs.map { text in
             if delete {
-                guard !text.contains(":") else { throw UsageError("--delete only accepts plain target ref names") }
-                return PushRefspec(source: nil, destination: text)
+                guard !text.isEmpty && !text.contains(":") else {
+                    throw UsageError("--delete only accepts plain target ref names")
+                }
+                return try PushRefspec(":\(text)")
             }
             return try PushRefspec(text)
         }
@@ -395,7 +397,10 @@ struct PushCommand: Subcommand {
             }
         }
         if porcelain {
-            let names = showsSource && ref.source != nil ? "\(ref.source!):\(ref.destination)" : ":\(ref.destination)"
+            let destination = maskedForTerminal(ref.destination)
+            let names =
+                showsSource && ref.source != nil
+                ? "\(maskedForTerminal(ref.source!)):\(destination)" : ":\(destination)"
             return "\(flag)\t\(names)\t\(summary)\(message.map { " (\($0))" } ?? "")\n"
         }
         var text = " \(flag) \(summary.padding(toLength: 17)) "
@@ -429,12 +434,13 @@ struct PushCommand: Subcommand {
         }
     }
 
-    /// A ref name as git's `prettify_refname` shows it.
+    /// A ref name as git's `prettify_refname` shows it, control characters masked (a remote's
+    /// well-formed names may still hold C1 controls, U+0080–U+009F).
     static func pretty(_ name: String) -> String {
         for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
-            return String(name.dropFirst(prefix.count))
+            return maskedForTerminal(String(name.dropFirst(prefix.count)))
         }
-        return name
+        return maskedForTerminal(name)
     }
 
     /// git's advice after a rejection, the first reason that applies in git's order.

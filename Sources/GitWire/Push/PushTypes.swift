@@ -36,6 +36,15 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         guard !(source ?? "").contains("*") && !(destination ?? "").contains("*") else {
             throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
         }
+        // git's parse_refspec for a push: an empty destination after a source is refused, and the
+        // destination (or, without one, the source) must be a well-formed ref name.
+        let hasColon = rest.contains(":")
+        let named = destination ?? (hasColon || source == "@" ? nil : source)
+        guard !(hasColon && destination == nil),
+            named.map({ RefNameFormat.isValid(Array($0.utf8), allowOneLevel: true) }) ?? true
+        else {
+            throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+        }
     }
 
     /// The spec as written.

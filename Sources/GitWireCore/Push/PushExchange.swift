@@ -240,7 +240,8 @@ public struct PushExchange: Exchange, Sendable {
         emit(.sending(request))
         if statusReport > 0 {
             state = .report(
-                PushReportParser(commands: commands), sideBand ? SideBandDemultiplexer() : nil, PktLineDecoder())
+                PushReportParser(commands: commands, format: options.objectFormat),
+                sideBand ? SideBandDemultiplexer() : nil, PktLineDecoder())
         } else {
             state = .awaitingEnd(sideBand ? SideBandDemultiplexer() : nil)
         }
