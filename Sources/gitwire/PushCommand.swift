@@ -203,6 +203,9 @@ struct PushCommand: Subcommand {
             let text = Self.summary(result, url: shown, porcelain: porcelain)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
         }
+        for error in result.trackingErrors {
+            Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
+        }
         if porcelain {
             try Console.writeOutput("Done\n")
         } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
@@ -381,7 +384,23 @@ struct PushCommand: Subcommand {
             + result.refs.filter { $0.status != .ok && $0.status != .upToDate }
         guard !shown.isEmpty else { return "" }
         text += "To \(url)\n"
-        for ref in shown { text += line(ref, porcelain: porcelain) }
+        for ref in shown {
+            // report-status-v2 `option` lines (a proc-receive hook's): one line for each thing the
+            // server says it did instead, as git's print_one_push_report shows them.
+            guard ref.status == .ok, let rewrites = result.report?.ref(ref.destination)?.rewrites, !rewrites.isEmpty
+            else {
+                text += line(ref, porcelain: porcelain)
+                continue
+            }
+            for rewrite in rewrites {
+                var shownRef = ref
+                shownRef.destination = rewrite.refName ?? ref.destination
+                shownRef.old = rewrite.old ?? ref.old
+                shownRef.new = rewrite.new ?? ref.new
+                shownRef.forced = ref.forced || rewrite.forcedUpdate
+                text += line(shownRef, porcelain: porcelain)
+            }
+        }
         return text
     }
 

@@ -208,6 +208,10 @@ public struct PushResult: Hashable, Sendable {
     public var errors: [String]
     /// Warnings git reports as `warning: …`.
     public var warnings: [String]
+    /// The remote-tracking refs that could not be moved to what the server accepted (a name
+    /// conflict, a held lock): git's `error: update_ref failed for ref '…': …` lines, after
+    /// the ref lines. The push itself is not failed by them, as in git.
+    public var trackingErrors: [RefUpdateError] = []
 }
 
 /// A push over smart HTTP that stopped after its refs were decided, as git's push stops when

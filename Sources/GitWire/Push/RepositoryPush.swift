@@ -453,9 +453,10 @@ final class RepositoryPush: @unchecked Sendable {
                 if let rejection = answer.rejection { results[index].status = .remoteRejected(rejection) }
             }
         }
-        if !options.dryRun { try updateTrackingRefs() }
+        let trackingErrors = options.dryRun ? [] : try updateTrackingRefs()
         return PushResult(
-            refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings)
+            refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings,
+            trackingErrors: trackingErrors)
     }
 
     /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
@@ -470,8 +471,9 @@ final class RepositoryPush: @unchecked Sendable {
         return PushHelperError(error: pushError, refused: refused)
     }
 
-    /// Moves the remote-tracking refs the tracking refspecs map accepted refs to.
-    private func updateTrackingRefs() throws {
+    /// Moves the remote-tracking refs the tracking refspecs map accepted refs to; returns those
+    /// that could not be moved.
+    private func updateTrackingRefs() throws -> [RefUpdateError] {
         var updates: [RefUpdate] = []
         for result in results where result.status == .ok {
             for spec in options.trackingRefspecs {
@@ -480,7 +482,7 @@ final class RepositoryPush: @unchecked Sendable {
                 break
             }
         }
-        guard !updates.isEmpty else { return }
-        try repository.refs.apply(updates, atomic: false)
+        guard !updates.isEmpty else { return [] }
+        return try repository.refs.apply(updates, atomic: false)
     }
 }
