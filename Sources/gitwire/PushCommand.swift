@@ -206,8 +206,10 @@ struct PushCommand: Subcommand {
         for error in result.trackingErrors {
             Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
         }
+        // git's porcelain "Done" follows a report it could read (send_pack's return): refs
+        // refused or not.
         if porcelain {
-            try Console.writeOutput("Done\n")
+            if result.report?.problems.isEmpty ?? true { try Console.writeOutput("Done\n") }
         } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
             Console.writeError("Everything up-to-date\n")
         }

@@ -201,8 +201,10 @@ public struct PushResult: Hashable, Sendable {
     public var pack: PackWriter.Statistics?
     /// The server's status report, if it sent one.
     public var report: PushReport?
-    /// Whether every ref ended as asked.
-    public var succeeded: Bool { refs.allSatisfy(\.succeeded) }
+    /// Whether every ref ended as asked and the server's report was sound: a report git's
+    /// send-pack refuses (an unpack failure, a malformed line; see ``errors``) fails the push as
+    /// in git, even when each ref said `ok`.
+    public var succeeded: Bool { refs.allSatisfy(\.succeeded) && errors.isEmpty }
     /// Problems git reports as `error: …` lines before the ref lines (a failed unpack, a
     /// malformed report).
     public var errors: [String]
