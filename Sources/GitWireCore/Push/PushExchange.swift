@@ -160,6 +160,12 @@ public struct PushExchange: Exchange, Sendable {
         PushOutcome
     > {
         let capabilities = listing.capabilities
+        // A receive-pack that answered in protocol v2 (asked for or not): git 2.39 reads its refs
+        // and stops, as pushing over v2 does not exist; going on would send v0 commands into a v2
+        // session that offers no report-status, and trust its exit.
+        guard listing.protocolVersion != .v2 else {
+            throw PushError(.protocol, "support for protocol v2 not implemented yet")
+        }
         // git's send-pack: one of the receiving end's `object-format` values must be the
         // repository's (none means SHA-1). An empty SHA-1 repository's `capabilities^{}` line
         // fails earlier in a SHA-256 git: its 40-digit zero id is not the 64-digit one git 2.39
