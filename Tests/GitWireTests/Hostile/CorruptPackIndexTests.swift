@@ -70,4 +70,37 @@ import Testing
         #expect(fromGit.status != 0, "\(name): \(fromGit.errorText)")
         #expect(try git(["for-each-ref"], in: served).text == "")
     }
+
+    /// git's load_idx allows at most one large offset per object but the first: a larger table
+    /// ("wrong index file size") is refused, a huge one before the file is read whole.
+    @Test("a pack index with more large offsets than objects is refused, as git refuses it", arguments: [1, 1 << 21])
+    func largeOffsetTableBounded(_ extra: Int) throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-corrupt-idx")
+        let (repository, index) = try Self.packedRepository(directory)
+        let original = try readFile(index)
+        let count = try PackIndex(bytes: original, format: .sha1).count
+        // count - 1 large offsets is the most an index may hold: that many is accepted.
+        let most = Self.damaged(
+            original, position: 0, word: 0x8000_0000, largeOffsets: Array(repeating: 12, count: count - 1))
+        #expect(try PackIndex(bytes: most, format: .sha1).offset(at: 0) == 12)
+        let damaged = Self.damaged(
+            original, position: 0, word: 0x8000_0000, largeOffsets: Array(repeating: 12, count: count - 1 + extra))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: index)
+        try Data(damaged).write(to: URL(fileURLWithPath: index))
+        #expect(throws: PackIndexError.badSize(damaged.count, objects: count)) {
+            try PackIndex(path: index, format: .sha1)
+        }
+        #expect(throws: PackIndexError.badSize(damaged.count, objects: count)) {
+            try PackIndex(bytes: damaged, format: .sha1)
+        }
+        let fromGit = try git(["cat-file", "-p", "HEAD"], in: repository, check: false)
+        #expect(fromGit.errorText.contains("wrong index v2 file size"), "\(fromGit.errorText)")
+        let served = directory.appending("served.git")
+        try git(["init", "--quiet", "--bare", served])
+        let output = try gitwire(["push", served, "main"], in: repository)
+        #expect(output.status == 128, "\(output.errorText)")
+        #expect(
+            output.errorText.contains("pack index size \(damaged.count) does not fit \(count) objects"),
+            "\(output.errorText)")
+    }
 }
