@@ -31,6 +31,11 @@ public struct PushExchange: Exchange, Sendable {
     private var messageByteCount = 0
     /// The most band 2 bytes taken from a server (its hooks' output).
     public static let maximumMessageBytes = 64 << 20
+    /// Band 1 bytes seen after the status report.
+    private var trailingBytes = 0
+    /// The most band 1 bytes passed over after the status report (what a pipe holds): git's
+    /// send-pack fails beyond about this much.
+    static let maximumTrailingBytes = 64 << 10
 
     /// A push with `options`. `plan` sees the remote's refs and returns the updates to send, in
     /// the order they go (git's: the remote's refs in advertisement order, then new ones); an
@@ -94,6 +99,16 @@ public struct PushExchange: Exchange, Sendable {
             state = .done
             if var sideBand = demultiplexer {
                 switch try sideBand.receive(packet) {
+                case .data(let bytes) where parser.isDone:
+                    // Band 1 after the report: git's demultiplexer fails writing it to the report's
+                    // closed pipe once that pipe is full. Not kept; past a pipe's worth, the push
+                    // fails as git's does.
+                    trailingBytes += bytes.count
+                    if trailingBytes > Self.maximumTrailingBytes {
+                        var report = parser.report
+                        report.problems.append("error in sideband demultiplexer")
+                        return finish(report)
+                    }
                 case .data(let bytes):
                     inner.append(bytes)
                     while !parser.isDone, let line = try inner.next() { try parser.receive(line) }
