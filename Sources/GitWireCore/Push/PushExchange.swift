@@ -114,7 +114,15 @@ public struct PushExchange: Exchange, Sendable {
                     while !parser.isDone, let line = try inner.next() { try parser.receive(line) }
                 case .progress(let bytes): try message(bytes, emit: emit)
                 case .keepAlive: break
-                case .end: return finish(parser.report)
+                case .end:
+                    // The side-band ended before the report did: git's send-pack meets the end
+                    // of the report's pipe there, a hang-up.
+                    guard parser.isDone else {
+                        throw PushError(
+                            .connectionLost,
+                            "the remote end hung up unexpectedly while waiting for the remote's status report")
+                    }
+                    return finish(parser.report)
                 }
                 demultiplexer = sideBand
             } else {
