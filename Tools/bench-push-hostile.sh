@@ -26,7 +26,7 @@ git init -q -b main "$work/local"
 for index in 1 2 3; do
     echo "$index" >"$work/local/file"
     git -C "$work/local" add file
-    git -C "$work/local" commit -q -m "commit $index"
+    git -C "$work/local" -c user.name=bench -c user.email=bench@example.com commit -q -m "commit $index"
 done
 git init -q --bare "$work/template.git"
 
