@@ -40,7 +40,7 @@ for argument in "$@"; do
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for target in "${targets[@]}"; do
-    printf '%s\n' "${all_targets[@]}" | grep -qx -- "$target" || { echo "fuzz.sh: no target '$target'" >&2; exit 2; }
+    printf '%s\n' "${all_targets[@]}" | grep -x -- "$target" >/dev/null || { echo "fuzz.sh: no target '$target'" >&2; exit 2; }
 done
 
 build=.build-fuzz

@@ -103,8 +103,10 @@ struct PushCommand: Subcommand {
         }
         var specs = try refspecs.map { text in
             if delete {
-                guard !text.contains(":") else { throw UsageError("--delete only accepts plain target ref names") }
-                return PushRefspec(source: nil, destination: text)
+                guard !text.isEmpty && !text.contains(":") else {
+                    throw UsageError("--delete only accepts plain target ref names")
+                }
+                return try PushRefspec(":\(text)")
             }
             return try PushRefspec(text)
         }
@@ -226,6 +228,9 @@ struct PushCommand: Subcommand {
         if porcelain || !quiet || failed {
             let text = Self.summary(result, url: shown, porcelain: porcelain)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+        }
+        for error in result.trackingErrors {
+            Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
         }
         // git's send-pack fails the push itself when the report says the unpack failed (or
         // cannot be read): then its push prints no "Done" (over smart HTTP the helper's failure
@@ -409,7 +414,23 @@ struct PushCommand: Subcommand {
             + result.refs.filter { $0.status != .ok && $0.status != .upToDate }
         guard !shown.isEmpty else { return "" }
         text += "To \(url)\n"
-        for ref in shown { text += line(ref, porcelain: porcelain) }
+        for ref in shown {
+            // report-status-v2 `option` lines (a proc-receive hook's): one line for each thing the
+            // server says it did instead, as git's print_one_push_report shows them.
+            guard ref.status == .ok, let rewrites = result.report?.ref(ref.destination)?.rewrites, !rewrites.isEmpty
+            else {
+                text += line(ref, porcelain: porcelain)
+                continue
+            }
+            for rewrite in rewrites {
+                var shownRef = ref
+                shownRef.destination = rewrite.refName ?? ref.destination
+                shownRef.old = rewrite.old ?? ref.old
+                shownRef.new = rewrite.new ?? ref.new
+                shownRef.forced = ref.forced || rewrite.forcedUpdate
+                text += line(shownRef, porcelain: porcelain)
+            }
+        }
         return text
     }
 
@@ -425,7 +446,10 @@ struct PushCommand: Subcommand {
             }
         }
         if porcelain {
-            let names = showsSource && ref.source != nil ? "\(ref.source!):\(ref.destination)" : ":\(ref.destination)"
+            let destination = maskedForTerminal(ref.destination)
+            let names =
+                showsSource && ref.source != nil
+                ? "\(maskedForTerminal(ref.source!)):\(destination)" : ":\(destination)"
             return "\(flag)\t\(names)\t\(summary)\(message.map { " (\($0))" } ?? "")\n"
         }
         var text = " \(flag) \(summary.padding(toLength: 17)) "
@@ -459,12 +483,13 @@ struct PushCommand: Subcommand {
         }
     }
 
-    /// A ref name as git's `prettify_refname` shows it.
+    /// A ref name as git's `prettify_refname` shows it, control characters masked (a remote's
+    /// well-formed names may still hold C1 controls, U+0080–U+009F).
     static func pretty(_ name: String) -> String {
         for prefix in ["refs/heads/", "refs/tags/", "refs/remotes/"] where name.hasPrefix(prefix) {
-            return String(name.dropFirst(prefix.count))
+            return maskedForTerminal(String(name.dropFirst(prefix.count)))
         }
-        return name
+        return maskedForTerminal(name)
     }
 
     /// git's advice after a rejection, the first reason that applies in git's order.

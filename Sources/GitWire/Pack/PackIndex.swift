@@ -40,7 +40,10 @@ public struct PackIndex: Sendable {
         }
         let count = Int(previous)
         let fixed = minimum + count * (width + 8)
-        guard bytes.count >= fixed, (bytes.count - fixed) % 8 == 0 else { throw .badSize(bytes.count, objects: count) }
+        // As git's load_idx: at most one 8-byte large offset per object but the first (which
+        // starts at offset 12).
+        guard bytes.count >= fixed, (bytes.count - fixed) % 8 == 0, bytes.count <= Self.maximumSize(count, format)
+        else { throw .badSize(bytes.count, objects: count) }
         self.format = format
         self.count = count
         self.bytes = bytes
@@ -73,9 +76,27 @@ public struct PackIndex: Sendable {
         guard computed == ObjectID(bytes: bytes.suffix(width), format: format) else { throw .checksumMismatch }
     }
 
-    /// Reads and checks the index at `path`, of a pack of `format`.
+    /// The largest index of `count` objects of `format`: every offset but the first a large one.
+    private static func maximumSize(_ count: Int, _ format: ObjectFormat) -> Int {
+        headerLength + fanOutLength + 2 * format.byteCount + count * (format.byteCount + 8) + max(count - 1, 0) * 8
+    }
+
+    /// Reads and checks the index at `path`, of a pack of `format`. A file larger than any index
+    /// of the count its fan-out gives is refused before it is read whole.
     public init(path: String, format: ObjectFormat) throws {
-        try self.init(bytes: FileSystem.read(path), format: format)
+        let file = try File.openForReading(path)
+        let size = try file.size()
+        let table = Self.headerLength + Self.fanOutLength
+        if size >= Int64(table) {
+            let start = try file.read(at: 0, count: table)
+            if start.count == table, start.starts(with: [0xff, 0x74, 0x4f, 0x63]) {
+                let count = Int(bigEndianUInt32(start[...], at: table - 4))
+                guard size <= Int64(Self.maximumSize(count, format)) else {
+                    throw PackIndexError.badSize(Int(size), objects: count)
+                }
+            }
+        }
+        try self.init(bytes: file.read(at: 0, count: Int(size)), format: format)
     }
 
     /// The name of the object at `position` in name order.

@@ -51,7 +51,20 @@ public final class PackReader: ObjectSource {
                 .checksumMismatch(
                     expected: index.packChecksum, computed: ObjectID(bytes: trailer, format: format) ?? format.zeroID))
         }
-        boundaries = OffsetSort.sorted((0..<index.count).map(index.offset(at:))) + [UInt64(size) - UInt64(width)]
+        let trailerOffset = UInt64(size) - UInt64(width)
+        let offsets = OffsetSort.sorted((0..<index.count).map(index.offset(at:)))
+        // The index is read without its checksum (as git reads it): an offset inside the header
+        // or at or past the trailer would make entries that end before they start.
+        if let first = offsets.first, let last = offsets.last,
+            first < UInt64(PackHeader.length) || last >= trailerOffset
+        {
+            let index = index
+            let position = (0..<index.count).first {
+                index.offset(at: $0) < UInt64(PackHeader.length) || index.offset(at: $0) >= trailerOffset
+            }!
+            throw PackIndexError.offsetOutOfRange(position: position, offset: index.offset(at: position))
+        }
+        boundaries = offsets + [trailerOffset]
     }
 
     /// The same pack opened again for another thread: its own file descriptor, inflater and

@@ -36,6 +36,15 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         guard !(source ?? "").contains("*") && !(destination ?? "").contains("*") else {
             throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
         }
+        // git's parse_refspec for a push: an empty destination after a source is refused, and the
+        // destination (or, without one, the source) must be a well-formed ref name.
+        let hasColon = rest.contains(":")
+        let named = destination ?? (hasColon || source == "@" ? nil : source)
+        guard !(hasColon && destination == nil),
+            named.map({ RefNameFormat.isValid(Array($0.utf8), allowOneLevel: true) }) ?? true
+        else {
+            throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+        }
     }
 
     /// The spec as written.
@@ -192,13 +201,19 @@ public struct PushResult: Hashable, Sendable {
     public var pack: PackWriter.Statistics?
     /// The server's status report, if it sent one.
     public var report: PushReport?
-    /// Whether every ref ended as asked.
-    public var succeeded: Bool { refs.allSatisfy(\.succeeded) }
+    /// Whether every ref ended as asked and the server's report was sound: a report git's
+    /// send-pack refuses (an unpack failure, a malformed line; see ``errors``) fails the push as
+    /// in git, even when each ref said `ok`.
+    public var succeeded: Bool { refs.allSatisfy(\.succeeded) && errors.isEmpty }
     /// Problems git reports as `error: …` lines before the ref lines (a failed unpack, a
     /// malformed report).
     public var errors: [String]
     /// Warnings git reports as `warning: …`.
     public var warnings: [String]
+    /// The remote-tracking refs that could not be moved to what the server accepted (a name
+    /// conflict, a held lock): git's `error: update_ref failed for ref '…': …` lines, after
+    /// the ref lines. The push itself is not failed by them, as in git.
+    public var trackingErrors: [RefUpdateError] = []
 }
 
 /// A push over smart HTTP that stopped after its refs were decided, as git's push stops when

@@ -59,8 +59,11 @@ final class RepositoryPush: @unchecked Sendable {
     /// The commands to send for the remote's `listing`.
     func plan(_ listing: RefListing) throws -> [PushCommand] {
         let localRefs = try repository.refs.all()
-        advertised = listing.refs.compactMap(\.objectID)
-        let remoteRefs = listing.refs.filter { $0.objectID != nil && $0.nameBytes.starts(with: "refs/".utf8) }
+        // git's send-pack takes only well-formed names under `refs/` from a receive-pack
+        // (`check_ref` with REF_NORMAL): the others are dropped, neither matched, deleted by
+        // --mirror, shown nor excluded from the pack.
+        let remoteRefs = listing.refs.filter { $0.objectID != nil && Self.isNormalRefName($0.nameBytes) }
+        advertised = remoteRefs.compactMap(\.objectID)
         var matches: [Match] = []
         var specs = refspecs
         if options.all {
@@ -291,6 +294,12 @@ final class RepositoryPush: @unchecked Sendable {
         return false
     }
 
+    /// Whether an advertised name is one git's push keeps: `refs/` and a well-formed name of at
+    /// least two levels after it (no control characters, `..`, `@{`, ...).
+    static func isNormalRefName(_ name: [UInt8]) -> Bool {
+        name.starts(with: "refs/".utf8) && RefNameFormat.isValid(name.dropFirst(5), allowOneLevel: false)
+    }
+
     /// What `spec` names on both sides; nil (with an error noted) when git would refuse it.
     private func match(_ spec: PushRefspec, localRefs: [RefRecord], remoteRefs: [Ref]) throws -> Match? {
         var source: String?
@@ -307,7 +316,8 @@ final class RepositoryPush: @unchecked Sendable {
                 sourceID = localRefs.first { $0.name == name }?.id
                 sourceIsRef = true
             } else if text == "HEAD" || text == "@", let id = try resolveHead() {
-                source = text
+                // git reads `@` as `HEAD`, and shows it so.
+                source = "HEAD"
                 sourceID = id
             } else if let id = try RevisionResolver(repository: repository, refs: localRefs).resolve(text) {
                 source = text
@@ -468,9 +478,10 @@ final class RepositoryPush: @unchecked Sendable {
                 if let rejection = answer.rejection { results[index].status = .remoteRejected(rejection) }
             }
         }
-        if !options.dryRun { try updateTrackingRefs() }
+        let trackingErrors = options.dryRun ? [] : try updateTrackingRefs()
         return PushResult(
-            refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings)
+            refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings,
+            trackingErrors: trackingErrors)
     }
 
     /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
@@ -490,8 +501,9 @@ final class RepositoryPush: @unchecked Sendable {
         return PushHelperError(error: pushError, refused: refused)
     }
 
-    /// Moves the remote-tracking refs the tracking refspecs map accepted refs to.
-    private func updateTrackingRefs() throws {
+    /// Moves the remote-tracking refs the tracking refspecs map accepted refs to; returns those
+    /// that could not be moved.
+    private func updateTrackingRefs() throws -> [RefUpdateError] {
         var updates: [RefUpdate] = []
         for result in results where result.status == .ok {
             for spec in options.trackingRefspecs {
@@ -500,7 +512,7 @@ final class RepositoryPush: @unchecked Sendable {
                 break
             }
         }
-        guard !updates.isEmpty else { return }
-        try repository.refs.apply(updates, atomic: false)
+        guard !updates.isEmpty else { return [] }
+        return try repository.refs.apply(updates, atomic: false)
     }
 }

@@ -31,6 +31,11 @@ public struct PushExchange: Exchange, Sendable {
     private var messageByteCount = 0
     /// The most band 2 bytes taken from a server (its hooks' output).
     public static let maximumMessageBytes = 64 << 20
+    /// Band 1 bytes seen after the status report.
+    private var trailingBytes = 0
+    /// The most band 1 bytes passed over after the status report (what a pipe holds): git's
+    /// send-pack fails beyond about this much.
+    static let maximumTrailingBytes = 64 << 10
 
     /// A push with `options`. `plan` sees the remote's refs and returns the updates to send, in
     /// the order they go (git's: the remote's refs in advertisement order, then new ones); an
@@ -94,12 +99,30 @@ public struct PushExchange: Exchange, Sendable {
             state = .done
             if var sideBand = demultiplexer {
                 switch try sideBand.receive(packet) {
+                case .data(let bytes) where parser.isDone:
+                    // Band 1 after the report: git's demultiplexer fails writing it to the report's
+                    // closed pipe once that pipe is full. Not kept; past a pipe's worth, the push
+                    // fails as git's does.
+                    trailingBytes += bytes.count
+                    if trailingBytes > Self.maximumTrailingBytes {
+                        var report = parser.report
+                        report.problems.append("error in sideband demultiplexer")
+                        return finish(report)
+                    }
                 case .data(let bytes):
                     inner.append(bytes)
                     while !parser.isDone, let line = try inner.next() { try parser.receive(line) }
                 case .progress(let bytes): try message(bytes, emit: emit)
                 case .keepAlive: break
-                case .end: return finish(parser.report)
+                case .end:
+                    // The side-band ended before the report did: git's send-pack meets the end
+                    // of the report's pipe there, a hang-up.
+                    guard parser.isDone else {
+                        throw PushError(
+                            .connectionLost,
+                            "the remote end hung up unexpectedly while waiting for the remote's status report")
+                    }
+                    return finish(parser.report)
                 }
                 demultiplexer = sideBand
             } else {
@@ -160,6 +183,12 @@ public struct PushExchange: Exchange, Sendable {
         PushOutcome
     > {
         let capabilities = listing.capabilities
+        // A receive-pack that answered in protocol v2 (asked for or not): git 2.39 reads its refs
+        // and stops, as pushing over v2 does not exist; going on would send v0 commands into a v2
+        // session that offers no report-status, and trust its exit.
+        guard listing.protocolVersion != .v2 else {
+            throw PushError(.protocol, "support for protocol v2 not implemented yet")
+        }
         // git's send-pack: one of the receiving end's `object-format` values must be the
         // repository's (none means SHA-1). An empty SHA-1 repository's `capabilities^{}` line
         // fails earlier in a SHA-256 git: its 40-digit zero id is not the 64-digit one git 2.39
@@ -245,7 +274,8 @@ public struct PushExchange: Exchange, Sendable {
         emit(.sending(request))
         if statusReport > 0 {
             state = .report(
-                PushReportParser(commands: commands), sideBand ? SideBandDemultiplexer() : nil, PktLineDecoder())
+                PushReportParser(commands: commands, format: options.objectFormat),
+                sideBand ? SideBandDemultiplexer() : nil, PktLineDecoder())
         } else {
             state = .awaitingEnd(sideBand ? SideBandDemultiplexer() : nil)
         }

@@ -85,8 +85,12 @@ struct PushReportParser: Sendable {
     /// More lines than this is no report git would send: an error.
     let maximumLines: Int
 
-    init(commands: [PushCommand]) {
+    /// The format of the ids in `option old-oid`/`new-oid` lines: the push's.
+    private let format: ObjectFormat
+
+    init(commands: [PushCommand], format: ObjectFormat) {
         commandNames = Set(commands.map(\.name))
+        self.format = format
         maximumLines = 64 + commands.count * 8
     }
 
@@ -185,10 +189,12 @@ struct PushReportParser: Sendable {
         let last = report.refs[index].rewrites.count - 1
         if key.elementsEqual("refname".utf8), let value {
             report.refs[index].rewrites[last].refName = String(decoding: value, as: UTF8.self)
-        } else if key.elementsEqual("old-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40), format: .sha1)
+        } else if key.elementsEqual("old-oid".utf8), let value,
+            let id = ObjectID(hex: value.prefix(format.hexCount), format: format)
         {
             report.refs[index].rewrites[last].old = id
-        } else if key.elementsEqual("new-oid".utf8), let value, let id = ObjectID(hex: value.prefix(40), format: .sha1)
+        } else if key.elementsEqual("new-oid".utf8), let value,
+            let id = ObjectID(hex: value.prefix(format.hexCount), format: format)
         {
             report.refs[index].rewrites[last].new = id
         } else if key.elementsEqual("forced-update".utf8) {
