@@ -245,7 +245,8 @@ public struct PushHelperError: GitWireError, Hashable, Sendable {
 public struct PushHungUpError: GitWireError, Sendable {
     /// ``GitWireErrorKind/connectionLost``.
     public var kind: GitWireErrorKind { .connectionLost }
-    /// Whether the report was to come side-banded (`side-band-64k`).
+    /// Whether git's side-band demultiplexer met the hang-up: the report was to come
+    /// side-banded (`side-band-64k`) and the side-band did not end (its flush) first.
     public let sideBand: Bool
     /// How the loss showed (a broken pipe while sending the pack, the connection's end).
     public let underlying: AnyGitWireError

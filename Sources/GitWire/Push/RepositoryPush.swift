@@ -491,7 +491,9 @@ final class RepositoryPush: @unchecked Sendable {
     func failure(_ error: any Error, stateless: Bool) -> any Error {
         // The connection lost after the commands (not a timeout, not cancelled): git's words.
         if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
-            return PushHungUpError(sideBand: request.sideBand, underlying: AnyGitWireError(lost))
+            // A side-band that ended cleanly before the report: git's demultiplexer says nothing.
+            let cutShort = (lost as? PushError) == .sideBandEndedBeforeReport
+            return PushHungUpError(sideBand: request.sideBand && !cutShort, underlying: AnyGitWireError(lost))
         }
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error

@@ -105,6 +105,11 @@ public struct PushError: GitWireError, Hashable, Sendable {
     /// nothing was sent.
     public static let pushOptionsUnsupported = PushError(.usage, "the receiving end does not support push options")
 
+    /// The side-band ended (its flush) before the status report did: git's send-pack then meets
+    /// the end of the report's pipe, a hang-up without its demultiplexer's complaint.
+    public static let sideBandEndedBeforeReport = PushError(
+        .connectionLost, "the remote's side-band ended before its status report was complete")
+
     /// Whether git's send-pack dies with this before sending anything (the push's refs decided,
     /// none sent): over smart HTTP it dies under git's remote helper, and the push goes on to
     /// report the refs it refused itself.

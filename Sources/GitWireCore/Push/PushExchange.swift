@@ -117,11 +117,7 @@ public struct PushExchange: Exchange, Sendable {
                 case .end:
                     // The side-band ended before the report did: git's send-pack meets the end
                     // of the report's pipe there, a hang-up.
-                    guard parser.isDone else {
-                        throw PushError(
-                            .connectionLost,
-                            "the remote end hung up unexpectedly while waiting for the remote's status report")
-                    }
+                    guard parser.isDone else { throw PushError.sideBandEndedBeforeReport }
                     return finish(parser.report)
                 }
                 demultiplexer = sideBand
