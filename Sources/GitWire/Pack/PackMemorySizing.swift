@@ -12,13 +12,14 @@ enum PackMemorySizing {
     }
 
     /// The bytes of delta results a resolving thread collects before naming them together
-    /// (``DeltaTreeResolver``): a sixteenth of the pack, between 1 and 4 MiB (at 512 KiB, fewer
-    /// results per batch cost dulwich's repacked pack 6% more CPU time). Each resolving
+    /// (``DeltaTreeResolver``): an eighth of the pack, between 2 and 4 MiB (at 1 MiB, fewer
+    /// results per batch cost dulwich's repacked pack 6% more CPU time; at 2.7 MiB libgit2's
+    /// repacked pack, whose large results leave the lanes short, 6%). Each resolving
     /// thread holds up to this much. With reference deltas, whose named results wait on the stack
     /// for their children, 2 MiB whatever the pack: smaller batches there made a long reference
     /// chain spill its bases (DeltaChainTests) and saved little on libgit2's pack.
     static func hashBatchBytes(packBytes: UInt64, deferringChildren: Bool) -> Int {
         guard !deferringChildren else { return 2 << 20 }
-        return Int(min(4 << 20, max(1 << 20, packBytes / 16)))
+        return Int(min(4 << 20, max(2 << 20, packBytes / 8)))
     }
 }
