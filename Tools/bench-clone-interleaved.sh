@@ -9,8 +9,6 @@
 # Usage: Tools/bench-clone-interleaved.sh [repository=/work/.mirror/git+git/repo] [rounds=3]
 # The repository is only read: it is copied with `git clone --bare --no-local`, and the copy is
 # served. gitwire is the README's build (Tools/lib.sh; GITWIRE=<path> measures that binary).
-# With BASELINE=<another gitwire binary>, that binary clones in the same rounds too and gets
-# ratios of its own (before/after comparisons).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source_repository=${1:-/work/.mirror/git+git/repo}
@@ -24,24 +22,19 @@ url="git://127.0.0.1:$port/repo.git"
 echo "repository: $source_repository; gitwire: $gitwire; $rounds rounds; $(machine_line)"
 printf '%-8s %5s %9s %9s %9s %9s  %s\n' tool round "wall s" "user s" "sys s" "peak MiB" "load before (1, 5, 15 min)"
 : >"$work/runs"
-tools=(git gitwire)
-[ -z "${BASELINE:-}" ] || tools+=(baseline)
 for round in $(seq "$rounds"); do
-    for tool in "${tools[@]}"; do
+    for tool in git gitwire; do
         rm -rf "$work/clone.git"
         load=$(cut -d' ' -f1-3 /proc/loadavg)
-        case $tool in
-        git) command=(git clone -q --bare "$url" "$work/clone.git") ;;
-        gitwire) command=("$gitwire" clone -q --bare "$url" "$work/clone.git") ;;
-        baseline) command=("$BASELINE" clone -q --bare "$url" "$work/clone.git") ;;
-        esac
+        if [ "$tool" = git ]; then command=(git clone -q --bare "$url" "$work/clone.git")
+        else command=("$gitwire" clone -q --bare "$url" "$work/clone.git"); fi
         /usr/bin/time -f '%e %U %S %M' -o "$work/time" "${command[@]}"
         read -r wall user sys peak <"$work/time"
         printf '%-8s %5d %9.2f %9.2f %9.2f %9.1f  %s\n' "$tool" "$round" "$wall" "$user" "$sys" "$(awk -v k="$peak" 'BEGIN { print k / 1024 }')" "$load"
         echo "$tool $wall $(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }') $peak" >>"$work/runs"
     done
 done
-for tool in "${tools[@]}"; do
+for tool in git gitwire; do
     wall=$(awk -v t="$tool" '$1 == t { print $2 }' "$work/runs" | median)
     cpu=$(awk -v t="$tool" '$1 == t { print $3 }' "$work/runs" | median)
     peak=$(awk -v t="$tool" '$1 == t { print $4 }' "$work/runs" | median)
@@ -49,7 +42,4 @@ for tool in "${tools[@]}"; do
     echo "$tool $wall $cpu $peak" >>"$work/medians"
 done
 awk '{ w[$1] = $2; c[$1] = $3; m[$1] = $4 }
-    END {
-        printf "ratio gitwire/git: wall %.2f, CPU %.2f, peak memory %.2f\n", w["gitwire"] / w["git"], c["gitwire"] / c["git"], m["gitwire"] / m["git"]
-        if ("baseline" in w) printf "ratio baseline/git: wall %.2f, CPU %.2f, peak memory %.2f\n", w["baseline"] / w["git"], c["baseline"] / c["git"], m["baseline"] / m["git"]
-    }' "$work/medians"
+    END { printf "ratio gitwire/git: wall %.2f, CPU %.2f, peak memory %.2f\n", w["gitwire"] / w["git"], c["gitwire"] / c["git"], m["gitwire"] / m["git"] }' "$work/medians"
