@@ -70,7 +70,8 @@ final class DeltaTreeResolver {
     /// The results wait in memory until then. With deferred children the batch is smaller still:
     /// each naming pushes the results that have children as frames, which keep their data until
     /// those children are taken, so the batch size sets how much waits on the stack. The sizes
-    /// were chosen by measurement (Documentation/Performance.md, "Batch sizes").
+    /// were chosen by measurement (Documentation/Performance.md, "Batch sizes"); the bytes are
+    /// sized to the pack (``PackMemorySizing``).
     private let batchObjects: Int
     private let batchBytes: Int
     static let batchLargestObject = 1 << 20
@@ -104,7 +105,9 @@ final class DeltaTreeResolver {
         self.progress = progress
         self.links = links
         naming = inOrder ? .inOrder : plan.referenceChildren.isEmpty ? .batched : .batchedDeferringChildren
-        (batchObjects, batchBytes) = naming == .batchedDeferringChildren ? (32, 2 << 20) : (64, 4 << 20)
+        batchObjects = naming == .batchedDeferringChildren ? 32 : 64
+        batchBytes = PackMemorySizing.hashBatchBytes(
+            packBytes: plan.endOffset, deferringChildren: naming == .batchedDeferringChildren)
         hashBatch = ObjectHashBatch(format: plan.format)
         file = try File.openForReading(plan.packPath)
         inflater = try Inflater()

@@ -23,10 +23,10 @@ final class FirstPassHelper {
         init(format: ObjectFormat) { state = Locked((ObjectHasher(format), nil)) }
     }
 
-    /// Work weighs its bytes: the parser waits to hand over pack bytes while 8 MiB wait (so the
-    /// chunks held stay few whatever the two threads' speeds), and checks streams itself
-    /// rather than wait.
-    private let queue = BlockingQueue<Work>(capacity: 8 << 20)
+    /// Work weighs its bytes: the parser waits to hand over pack bytes while the queue is full (so
+    /// the chunks held stay few whatever the two threads' speeds), and checks streams itself
+    /// rather than wait. Sized to the pack once its header is read (``sizeQueue(objectCount:)``).
+    private let queue = BlockingQueue<Work>(capacity: PackMemorySizing.firstPassQueueBytes(objectCount: 0))
     private let outcome: Outcome
     private var thread: JoinableThread?
     private var pending: [CheckedStream] = []
@@ -53,6 +53,11 @@ final class FirstPassHelper {
     deinit {
         queue.close(discardingItems: true)
         thread?.join()
+    }
+
+    /// Sizes the queue to a pack of `objectCount` objects (``PackMemorySizing``).
+    func sizeQueue(objectCount: UInt32) {
+        queue.setCapacity(PackMemorySizing.firstPassQueueBytes(objectCount: objectCount))
     }
 
     /// Adds the next bytes of the pack to its checksum.

@@ -188,6 +188,7 @@ final class PackStreamParser {
             offset += UInt64(bytes.count)
             table.endOffset = offset
             state = expectedCount == 0 ? .end : .entryHeader
+            helper.sizeQueue(objectCount: expectedCount)
             return
         }
         entryOffset = offset

@@ -10,7 +10,7 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let notEmpty: UnsafeMutablePointer<pthread_cond_t>
     private let notFull: UnsafeMutablePointer<pthread_cond_t>
-    private let capacity: Int
+    private var capacity: Int
     /// The items, from `head` on; taken ones are nil (so nothing they hold stays alive) until the
     /// array is compacted.
     private var items: [(item: Item?, weight: Int)] = []
@@ -41,6 +41,15 @@ package final class BlockingQueue<Item: Sendable>: @unchecked Sendable {
         }
         mutex.deinitialize(count: 1)
         mutex.deallocate()
+    }
+
+    /// Changes what the items may weigh in all (at least one); a put waiting for room goes on if
+    /// there is room now. The items already in the queue stay.
+    package func setCapacity(_ capacity: Int) {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        self.capacity = max(1, capacity)
+        pthread_cond_broadcast(notFull)
     }
 
     /// Adds `item` at the end, waiting while the queue is full (an item of no weight never

@@ -1,0 +1,25 @@
+/// How much memory indexing a pack may hold in its buffers, sized to the pack: a small pack takes
+/// little, while a large one keeps the sizes its speed was measured with (git.git's and libgit2's
+/// packs reach every upper bound here). What each buffer costs and saves is measured in
+/// Documentation/Performance.md, "Every pack at hand".
+enum PackMemorySizing {
+    /// The bytes of work the first pass may queue for its helper thread (``FirstPassHelper``): 16
+    /// bytes an object, between 1 and 8 MiB. The queue absorbs the two threads' differences in
+    /// speed; when it is full the parser checks streams itself, so a smaller queue moves work
+    /// between the threads rather than adding any.
+    static func firstPassQueueBytes(objectCount: UInt32) -> Int {
+        min(8 << 20, max(1 << 20, Int(objectCount) * 16))
+    }
+
+    /// The bytes of delta results a resolving thread collects before naming them together
+    /// (``DeltaTreeResolver``): an eighth of the pack, between 2 and 4 MiB (at 1 MiB, fewer
+    /// results per batch cost dulwich's repacked pack 6% more CPU time; at 2.7 MiB libgit2's
+    /// repacked pack, whose large results leave the lanes short, 6%). Each resolving
+    /// thread holds up to this much. With reference deltas, whose named results wait on the stack
+    /// for their children, 2 MiB whatever the pack: smaller batches there made a long reference
+    /// chain spill its bases (DeltaChainTests) and saved little on libgit2's pack.
+    static func hashBatchBytes(packBytes: UInt64, deferringChildren: Bool) -> Int {
+        guard !deferringChildren else { return 2 << 20 }
+        return Int(min(4 << 20, max(2 << 20, packBytes / 8)))
+    }
+}

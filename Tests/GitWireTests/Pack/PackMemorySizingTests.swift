@@ -1,0 +1,50 @@
+import GitWireTestSupport
+import Testing
+
+@testable import GitWire
+
+/// index-pack's buffers sized to the pack: a small pack takes the least, the packs the speed was
+/// measured on (git.git's, libgit2's) keep the sizes they had, and the first pass's queue takes
+/// its size once the pack's header is read.
+@Suite struct PackMemorySizingTests {
+    @Test func smallPacksTakeTheLeastAndLargeOnesKeepTheirSizes() {
+        // swift-nio's pack as cloned: 30,410 objects, 13 MiB.
+        #expect(PackMemorySizing.firstPassQueueBytes(objectCount: 30_410) == 1 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 13 << 20, deferringChildren: false) == 2 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 21 << 20, deferringChildren: false) == 21 << 17)
+        // libgit2's repacked pack, 43 MiB.
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 43 << 20, deferringChildren: false) == 4 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 13 << 20, deferringChildren: true) == 2 << 20)
+        // A pack of a few objects: the floors.
+        #expect(PackMemorySizing.firstPassQueueBytes(objectCount: 3) == 1 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 300, deferringChildren: false) == 2 << 20)
+        // git.git's pack as cloned: 419,403 objects, 304 MiB.
+        #expect(PackMemorySizing.firstPassQueueBytes(objectCount: 419_403) == 419_403 * 16)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 304 << 20, deferringChildren: false) == 4 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: 304 << 20, deferringChildren: true) == 2 << 20)
+        // Larger packs: the caps.
+        #expect(PackMemorySizing.firstPassQueueBytes(objectCount: 10_000_000) == 8 << 20)
+        #expect(PackMemorySizing.firstPassQueueBytes(objectCount: .max) == 8 << 20)
+        #expect(PackMemorySizing.hashBatchBytes(packBytes: .max, deferringChildren: false) == 4 << 20)
+    }
+
+    @Test func queueCapacityChangesWhatFits() {
+        let queue = BlockingQueue<Int>(capacity: 1)
+        #expect(queue.offer(1, weight: 1))
+        #expect(!queue.offer(2, weight: 1))
+        queue.setCapacity(3)
+        #expect(queue.offer(2, weight: 1))
+        queue.setCapacity(2)
+        #expect(!queue.offer(3, weight: 1))
+        #expect(queue.take() == 1)
+        #expect(queue.offer(3, weight: 1))
+        queue.setCapacity(0)
+        #expect(queue.take() == 2)
+        #expect(!queue.offer(4, weight: 1))
+        #expect(queue.take() == 3)
+        #expect(queue.offer(4, weight: 1))
+        queue.close()
+        #expect(queue.take() == 4)
+        #expect(queue.take() == nil)
+    }
+}
