@@ -9,7 +9,8 @@ one at a time. Batches are cut as
 DeltaTreeResolver cuts them (objects or bytes), results over 1 MiB are hashed alone; --large puts
 results over that size in a second batch of their own (--large-objects, --large-bytes); --keep
 models lanes kept across namings (a naming stops once no message waits and fewer than --keep
-lanes, holding at most --carry-bytes, are busy; those results stay in memory, in the batch's bytes).
+lanes, holding at most --carry-bytes, are busy; those results stay in memory, in the batch's bytes,
+whole or with --unhashed only their bytes left to hash).
 The order
 of the results is pack order, which approximates the resolver's (siblings come together in both).
 
@@ -18,7 +19,7 @@ Input: lines "<id> <type> <size>" of the delta results, as from
         git -C <a repository holding the pack> cat-file --batch-check
 Usage: Tools/simulate-hash-lanes.py <sizes> [--objects 64] [--bytes 4194304] [--handoff 7]
        [--large <bytes>] [--large-objects 16] [--large-bytes 16777216]
-       [--keep <lanes> [--carry-bytes 2097152]]
+       [--keep <lanes> [--carry-bytes 2097152] [--unhashed]]
 Prints the cost in single-block equivalents, against hashing everything one at a time and against
 full lanes throughout.
 """
@@ -52,13 +53,17 @@ def batch_cost(sizes, handoff):
         busy = [b - shortest for b in busy if b > shortest]
 
 
-def carry_cost(sizes, objects, limit, keep, carry_limit, handoff):
+def carry_cost(sizes, objects, limit, keep, carry_limit, handoff, unhashed):
     """The resolver with lanes kept across namings: a naming runs until no message waits and fewer
     than `keep` lanes are busy holding at most `carry_limit` bytes; those messages stay in their
-    lanes (their results in memory, counted in the batch's bytes) for the next naming."""
+    lanes (their results in memory, counted in the batch's bytes: whole, or with `unhashed` only
+    the bytes left to hash, as if the pages hashed were given back) for the next naming."""
     cost = 0.0
     lanes = []  # [remaining blocks, size] of messages in lanes
     waiting = []
+
+    def held():
+        return sum(left * 64 if unhashed else size for left, size in lanes)
 
     def name(final):
         nonlocal cost, lanes, waiting
@@ -71,8 +76,7 @@ def carry_cost(sizes, objects, limit, keep, carry_limit, handoff):
             if not lanes:
                 return
             if not queue:
-                held = sum(size for _, size in lanes)
-                if not final and len(lanes) < keep and held <= carry_limit:
+                if not final and len(lanes) < keep and held() <= carry_limit:
                     return
                 if len(lanes) < handoff:
                     cost += sum(b for b, _ in lanes)
@@ -87,7 +91,7 @@ def carry_cost(sizes, objects, limit, keep, carry_limit, handoff):
             cost += blocks(size)
             continue
         waiting.append(size)
-        if len(waiting) + len(lanes) >= objects or sum(waiting) + sum(s for _, s in lanes) >= limit:
+        if len(waiting) + len(lanes) >= objects or sum(waiting) + held() >= limit:
             name(False)
     name(True)
     return cost
@@ -111,11 +115,12 @@ def main():
     parser.add_argument("--large-bytes", type=int, default=16 << 20)
     parser.add_argument("--keep", type=int, default=0)
     parser.add_argument("--carry-bytes", type=int, default=2 << 20)
+    parser.add_argument("--unhashed", action="store_true")
     arguments = parser.parse_args()
     sizes = [int(line.split()[2]) for line in open(arguments.sizes) if line.strip()]
     if arguments.keep:
         report(sizes, carry_cost(sizes, arguments.objects, arguments.bytes, arguments.keep, arguments.carry_bytes,
-                                 arguments.handoff))
+                                 arguments.handoff, arguments.unhashed))
         return
     cost = 0.0
     small, large = [], []
