@@ -404,9 +404,11 @@ int cgw_sha1dc_final(cgw_sha1dc_ctx *ctx, uint8_t digest[20]) {
  * With AVX-512, up to sixteen messages are hashed side by side, one block of each per step (see
  * cgw_sha1dc_compress16_avx512). A lane whose message ends takes the next job; when fewer lanes
  * than HANDOFF_LANES are left busy and no job waits, the rest finish one by one on the streaming
- * path (the SHA extensions), which is faster for a lone message than a mostly idle vector. */
+ * path (the SHA extensions), which is faster for a few messages than a mostly idle vector: a step
+ * of sixteen lanes costs what about six blocks cost one at a time (Tools/bench-hash-lanes.sh
+ * measures it), so six busy lanes or fewer are no dearer streamed. */
 
-enum { LANES = 16, HANDOFF_LANES = 4 };
+enum { LANES = 16, HANDOFF_LANES = 7 };
 
 typedef struct {
     cgw_sha1dc_job *job;
