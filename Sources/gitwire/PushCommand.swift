@@ -95,11 +95,19 @@ struct PushCommand: Subcommand {
         // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
         var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
         var tracking: [Refspec] = []
+        var configuredPushes: [String] = []
+        // git reads every remote's push refspecs before pushing anywhere: one it refuses stops
+        // the push (`fatal: invalid refspec`), whatever is pushed where.
+        for entry in configuration.entries
+        where entry.name.hasPrefix("remote.") && entry.name.hasSuffix(".push") && entry.name.count > 12 {
+            if let value = entry.value { _ = try PushRefspec(value) }
+        }
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)
         {
             url = configured.pushURLs.first ?? configured.urls.first ?? repository
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
+            configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
         }
         var specs = try refspecs.map { text in
             if delete {
@@ -138,6 +146,11 @@ struct PushCommand: Subcommand {
             leases.append(PushLease(ref: String(text[..<colon]), expectation: .value(expected)))
         }
         var matching = false
+        // git's push: without refspecs (and without --all or --tags), the remote's configured
+        // push refspecs (`remote.<name>.push`), else push.default.
+        if specs.isEmpty && !all && !tags && !mirror && !configuredPushes.isEmpty {
+            specs = try configuredPushes.map { try PushRefspec($0) }
+        }
         if specs.isEmpty && !all && !tags && !mirror {
             switch try Self.defaultRefspec(
                 configuration: configuration, refs: refStore, remoteName: repository)
@@ -175,6 +188,7 @@ struct PushCommand: Subcommand {
         options.leases = leases
         options.mirror = mirror
         options.matching = matching
+        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0) }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
         let result: PushResult
