@@ -69,6 +69,27 @@ import Testing
         }
     }
 
+    static let httpCases: [PushCase] = [
+        PushCase([], [":"]),
+        PushCase([], ["refs/heads/*:refs/for/*"]),
+        PushCase(["--porcelain"], ["+refs/heads/*:refs/heads/*"]),
+        PushCase([], ["refs/heads/*", "^refs/heads/wip*"]),
+        PushCase(["--dry-run"], ["refs/heads/*"]),
+        PushCase(["--atomic"], ["refs/heads/*"]),
+    ]
+
+    @Test("smart HTTP (git http-backend, basic auth) glob and matching refspecs as git's", arguments: httpCases)
+    func http(_ push: PushCase) throws {
+        let (scenario, _) = try Self.served.get()
+        let server = try HTTPServer(root: scenario.root)
+        try scenario.expectSameAsGit(
+            push.options + [server.url("/auth/served.git")] + push.refspecs,
+            environment: PushHTTPTests.credentialEnvironment(server)
+        ) {
+            try Self.configure(scenario, url: nil, push: [])
+        }
+    }
+
     /// `remote.origin.push` values, and the arguments pushed with (`origin` first).
     static let configured: [PushCase] = [
         PushCase(["refs/heads/*:refs/for/*"], ["origin"]),
