@@ -132,11 +132,15 @@ import Testing
         }
     }
 
-    /// The local repository's `origin`: at `url` (none: no such remote) with `push` refspecs.
+    /// The local repository's `origin`: at `url` (none: no such remote) with `push` refspecs, and
+    /// its remote-tracking refs as a fetch from the template sets them.
     static func configure(_ scenario: PushScenario, url: String?, push: [String]) throws {
         try git(["config", "--remove-section", "remote.origin"], in: scenario.local, check: false)
         guard let url else { return }
         try git(["config", "remote.origin.url", url], in: scenario.local)
+        // Remote-tracking refs too (compared with git's after each push), `origin/main` stale.
+        try git(["config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"], in: scenario.local)
+        try scenario.trackOrigin()
         for spec in push { try git(["config", "--add", "remote.origin.push", spec], in: scenario.local) }
     }
 }
