@@ -189,6 +189,9 @@ struct PushCommand: Subcommand {
         options.mirror = mirror
         options.matching = matching
         options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0) }
+        if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
+            options.upstreams = try Self.upstreams(configuration)
+        }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
         let result: PushResult
@@ -303,6 +306,26 @@ struct PushCommand: Subcommand {
                     """.utf8))
         }
         return chosen
+    }
+
+    /// Each branch (full name) with `branch.<name>.remote` set and exactly one
+    /// `branch.<name>.merge`, with that merge value (git's `branch->merge[0]->src`).
+    static func upstreams(_ configuration: GitConfiguration) throws -> [String: String] {
+        var merges: [String: [String]] = [:]
+        var remotes: Set<String> = []
+        for entry in configuration.entries where entry.name.hasPrefix("branch.") {
+            let rest = entry.name.dropFirst("branch.".count)
+            if rest.hasSuffix(".merge"), let value = entry.value {
+                merges[String(rest.dropLast(".merge".count)), default: []].append(value)
+            } else if rest.hasSuffix(".remote"), let value = entry.value, !value.isEmpty {
+                remotes.insert(String(rest.dropLast(".remote".count)))
+            }
+        }
+        var upstreams: [String: String] = [:]
+        for (branch, values) in merges where values.count == 1 && remotes.contains(branch) {
+            upstreams["refs/heads/\(branch)"] = values[0]
+        }
+        return upstreams
     }
 
     /// What a push with no refspec pushes: `push.default` as git reads it.

@@ -190,6 +190,12 @@ public struct RepositoryPushOptions: Hashable, Sendable {
     /// colon that names exactly one local ref is pushed where the first of them that matches
     /// that ref maps it (as git's `push` maps `git push origin <branch>`).
     public var configuredRefspecs: [PushRefspec] = []
+    /// `push.default=upstream`: each local branch (full name) whose configuration names a remote
+    /// and exactly one upstream branch (`branch.<name>.merge`), with that upstream. A refspec
+    /// without a colon naming exactly one of them (and not mapped by
+    /// ``configuredRefspecs``) is pushed to its upstream, as git pushes `git push <remote>
+    /// <branch>` then.
+    public var upstreams: [String: String] = [:]
     /// The refspec `:` (`push.default=matching`): every local branch the remote has a branch of
     /// the same name for.
     public var matching = false

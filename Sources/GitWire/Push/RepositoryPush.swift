@@ -38,10 +38,12 @@ final class RepositoryPush: @unchecked Sendable {
 
     func makeExchange() -> PushExchange {
         let box = Transferred(self)
+        // What a refspec may be mapped to (the configured push refspecs, the upstreams) is kept too.
+        let mappings = options.configuredRefspecs + options.upstreams.values.map { PushRefspec(source: $0) }
         let keeping =
             options.mirror
             ? nil
-            : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + options.configuredRefspecs)).map {
+            : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + mappings)).map {
                 filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
             }
         return PushExchange(options: exchangeOptions, keeping: keeping) { listing in try box.value.plan(listing) }
@@ -305,14 +307,22 @@ final class RepositoryPush: @unchecked Sendable {
 
     /// git's `refspec_append_mapped`: `<src>` alone (no `+`), naming exactly one local ref, goes
     /// where the first configured push refspec with a destination that matches that ref sends
-    /// it (unless a configured negative refspec names the ref); otherwise it is unchanged.
+    /// it (unless a configured negative refspec names the ref); else, for a branch in
+    /// ``RepositoryPushOptions/upstreams``, to its upstream; otherwise it is unchanged.
     private func mapped(_ spec: PushRefspec, localRefs: [RefRecord]) -> PushRefspec {
-        let configured = options.configuredRefspecs
-        guard !configured.isEmpty, !spec.force, !spec.isPattern, !spec.isMatching, !spec.isNegative,
-            spec.destination == nil, let source = spec.source
+        guard !options.configuredRefspecs.isEmpty || !options.upstreams.isEmpty, !spec.force, !spec.isPattern,
+            !spec.isMatching, !spec.isNegative, spec.destination == nil, let source = spec.source
         else { return spec }
         let found = Self.countMatches(source, names: localRefs.map(\.name))
         guard found.count == 1, let name = found.first else { return spec }
+        if let configured = configuredMapping(name) { return configured }
+        if let merge = options.upstreams[name] { return PushRefspec(source: source, destination: merge) }
+        return spec
+    }
+
+    /// git's `query_refspecs` of the configured push refspecs for the local ref `name`.
+    private func configuredMapping(_ name: String) -> PushRefspec? {
+        let configured = options.configuredRefspecs
         // git's query_matches_negative_refspec: the name is taken through each positive refspec
         // backwards (a pattern's destination side matched against it), and the names that gives
         // are checked against the negative ones.
@@ -327,7 +337,7 @@ final class RepositoryPush: @unchecked Sendable {
                 return key == name ? key : nil
             }
             if reversed.contains(where: { reversedName in negatives.contains { $0.excludes(reversedName) } }) {
-                return spec
+                return nil
             }
         }
         for candidate in configured where !candidate.isNegative && !candidate.isMatching {
@@ -337,7 +347,7 @@ final class RepositoryPush: @unchecked Sendable {
                 ? PushRefspec.mapping(name, key: key, value: destination) : (key == name ? destination : nil)
             if let target { return PushRefspec(source: name, destination: target, force: candidate.force) }
         }
-        return spec
+        return nil
     }
 
     /// The updates the pattern refspecs and the matching refspec `:` (``RepositoryPushOptions/matching``

@@ -124,6 +124,36 @@ import Testing
         }
     }
 
+    /// `branch.feature.merge` values (with `branch.feature.remote=origin`; none: no remote),
+    /// and the arguments pushed with under `push.default=upstream` (or `tracking`).
+    static let upstreamCases: [PushCase] = [
+        PushCase(["refs/heads/up"], ["origin", "feature"]),
+        PushCase(["refs/heads/up"], ["origin", "refs/heads/feature", "main"]),
+        PushCase(["refs/heads/up"], ["origin", "+feature"]),
+        PushCase(["refs/heads/up"], ["origin", "feature:x"]),
+        PushCase(["refs/heads/old"], ["origin", "feature"]),
+        PushCase(["up"], ["origin", "feature"]),
+        PushCase(["refs/heads/up", "refs/heads/two"], ["origin", "feature"]),
+        PushCase([], ["origin", "feature"]),
+        PushCase(["refs/heads/up", "tracking"], ["origin", "feature"]),
+        // A configured push refspec comes first.
+        PushCase(["refs/heads/up", "push=refs/heads/*:refs/for/*"], ["origin", "feature"]),
+    ]
+
+    @Test("push.default=upstream maps `git push <remote> <branch>` to its upstream, as git's", arguments: upstreamCases)
+    func upstream(_ push: PushCase) throws {
+        let (scenario, _) = try Self.served.get()
+        try scenario.expectSameAsGit(push.refspecs) {
+            let pushes = push.options.filter { $0.hasPrefix("push=") }.map { String($0.dropFirst(5)) }
+            try Self.configure(scenario, url: "file://\(scenario.served)", push: pushes)
+            let mode = push.options.contains("tracking") ? "tracking" : "upstream"
+            try git(["config", "push.default", mode], in: scenario.local)
+            let merges = push.options.filter { !$0.hasPrefix("push=") && $0 != "tracking" }
+            if !merges.isEmpty { try git(["config", "branch.feature.remote", "origin"], in: scenario.local) }
+            for merge in merges { try git(["config", "--add", "branch.feature.merge", merge], in: scenario.local) }
+        }
+    }
+
     @Test("an invalid remote.<name>.push stops a push to a URL too, as git's")
     func invalidConfiguredForURL() throws {
         let (scenario, _) = try Self.served.get()
@@ -136,6 +166,8 @@ import Testing
     /// its remote-tracking refs as a fetch from the template sets them.
     static func configure(_ scenario: PushScenario, url: String?, push: [String]) throws {
         try git(["config", "--remove-section", "remote.origin"], in: scenario.local, check: false)
+        try git(["config", "--remove-section", "branch.feature"], in: scenario.local, check: false)
+        try git(["config", "--unset", "push.default"], in: scenario.local, check: false)
         guard let url else { return }
         try git(["config", "remote.origin.url", url], in: scenario.local)
         // Remote-tracking refs too (compared with git's after each push), `origin/main` stale.
