@@ -95,11 +95,19 @@ struct PushCommand: Subcommand {
         // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
         var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
         var tracking: [Refspec] = []
+        var configuredPushes: [String] = []
+        // git reads every remote's push refspecs before pushing anywhere: one it refuses stops
+        // the push (`fatal: invalid refspec`), whatever is pushed where.
+        for entry in configuration.entries
+        where entry.name.hasPrefix("remote.") && entry.name.hasSuffix(".push") && entry.name.count > 12 {
+            if let value = entry.value { _ = try PushRefspec(value) }
+        }
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)
         {
             url = configured.pushURLs.first ?? configured.urls.first ?? repository
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
+            configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
         }
         var specs = try refspecs.map { text in
             if delete {
@@ -138,6 +146,11 @@ struct PushCommand: Subcommand {
             leases.append(PushLease(ref: String(text[..<colon]), expectation: .value(expected)))
         }
         var matching = false
+        // git's push: without refspecs (and without --all or --tags), the remote's configured
+        // push refspecs (`remote.<name>.push`), else push.default.
+        if specs.isEmpty && !all && !tags && !mirror && !configuredPushes.isEmpty {
+            specs = try configuredPushes.map { try PushRefspec($0) }
+        }
         if specs.isEmpty && !all && !tags && !mirror {
             switch try Self.defaultRefspec(
                 configuration: configuration, refs: refStore, remoteName: repository)
@@ -175,6 +188,10 @@ struct PushCommand: Subcommand {
         options.leases = leases
         options.mirror = mirror
         options.matching = matching
+        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0) }
+        if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
+            options.upstreams = try Self.upstreams(configuration)
+        }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
         let result: PushResult
@@ -289,6 +306,26 @@ struct PushCommand: Subcommand {
                     """.utf8))
         }
         return chosen
+    }
+
+    /// Each branch (full name) with `branch.<name>.remote` set and exactly one
+    /// `branch.<name>.merge`, with that merge value (git's `branch->merge[0]->src`).
+    static func upstreams(_ configuration: GitConfiguration) throws -> [String: String] {
+        var merges: [String: [String]] = [:]
+        var remotes: Set<String> = []
+        for entry in configuration.entries where entry.name.hasPrefix("branch.") {
+            let rest = entry.name.dropFirst("branch.".count)
+            if rest.hasSuffix(".merge"), let value = entry.value {
+                merges[String(rest.dropLast(".merge".count)), default: []].append(value)
+            } else if rest.hasSuffix(".remote"), let value = entry.value, !value.isEmpty {
+                remotes.insert(String(rest.dropLast(".remote".count)))
+            }
+        }
+        var upstreams: [String: String] = [:]
+        for (branch, values) in merges where values.count == 1 && remotes.contains(branch) {
+            upstreams["refs/heads/\(branch)"] = values[0]
+        }
+        return upstreams
     }
 
     /// What a push with no refspec pushes: `push.default` as git reads it.

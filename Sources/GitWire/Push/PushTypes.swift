@@ -1,12 +1,24 @@
-/// One push refspec, `[+]<src>[:<dst>]` or `:<dst>` (delete), as `git push` reads it.
+/// One push refspec, `[+]<src>[:<dst>]`, `:<dst>` (delete), `[+]:` (matching), a glob
+/// `[+]<src-prefix>*<src-suffix>[:<dst-prefix>*<dst-suffix>]` or a negative `^<ref-or-glob>`, as
+/// `git push` reads it.
 public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
-    /// The local side: a ref name (full or short, as git finds it), `HEAD`, or an object id; nil
-    /// deletes ``destination``.
+    /// The local side: a ref name (full or short, as git finds it), `HEAD`, an object id, or a
+    /// pattern with one `*` (``isPattern``); nil deletes ``destination``.
     public var source: String?
     /// The remote side; nil means the same ref as the source.
     public var destination: String?
     /// Whether a non-fast-forward update is allowed (the leading `+`).
     public var force: Bool
+    /// The refspec `:` (or `+:`): every local branch the remote has a branch of the same name for.
+    public var isMatching = false
+    /// A negative refspec `^<source>`: the remote refs it names (or, as a pattern, matches) are
+    /// left out of what the other refspecs would update, as git 2.39's push leaves them out.
+    public var isNegative = false
+
+    /// Whether the source (and the destination, if any) is a pattern with one `*`: every local
+    /// ref the source matches is pushed to the destination with the `*` replaced by what it
+    /// matched.
+    public var isPattern: Bool { !isMatching && (source ?? destination ?? "").contains("*") }
 
     /// A refspec from its parts.
     public init(source: String?, destination: String? = nil, force: Bool = false) {
@@ -15,41 +27,99 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         self.force = force
     }
 
-    /// Parses `text` as git does: `+` forces, `:<dst>` deletes, `<src>` pushes to the same name.
+    /// The matching refspec `:` (`+:` when `force`).
+    public init(matching force: Bool) {
+        self.init(source: nil, destination: nil, force: force)
+        isMatching = true
+    }
+
+    /// Parses `text` as git's `parse_refspec` does for a push: `+` forces, `^` negates, `:`
+    /// alone matches, `:<dst>` deletes, `<src>` pushes to the same name, and a `*` on the
+    /// source must have one on the destination (if given) and the other way round.
     public init(_ text: String) throws {
+        let invalid = PushRefspecError("invalid refspec '\(text)'", failsPush: false)
         var rest = Substring(text)
         force = rest.hasPrefix("+")
-        if force { rest = rest.dropFirst() }
-        if let colon = rest.firstIndex(of: ":") {
-            let source = String(rest[..<colon])
-            let destination = String(rest[rest.index(after: colon)...])
-            self.source = source.isEmpty ? nil : source
-            self.destination = destination.isEmpty ? nil : destination
-            guard self.source != nil || self.destination != nil else {
-                throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
-            }
-        } else {
-            guard !rest.isEmpty else { throw PushRefspecError("invalid refspec '\(text)'", failsPush: false) }
-            source = String(rest)
+        isNegative = !force && rest.hasPrefix("^")
+        if force || isNegative { rest = rest.dropFirst() }
+        // git splits at the last colon.
+        let colon = rest.lastIndex(of: ":")
+        if isNegative && colon != nil { throw invalid }
+        if colon == rest.startIndex && rest.count == 1 {
+            isMatching = true
+            source = nil
             destination = nil
+            return
         }
-        guard !(source ?? "").contains("*") && !(destination ?? "").contains("*") else {
-            throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+        let left = colon.map { rest[..<$0] } ?? rest
+        let right = colon.map { rest[rest.index(after: $0)...] }
+        var isGlob = right.map { !$0.isEmpty && $0.contains("*") } ?? false
+        if !left.isEmpty && left.contains("*") {
+            if right != nil && !isGlob { throw invalid }
+            isGlob = true
+        } else if right != nil && isGlob {
+            throw invalid
         }
-        // git's parse_refspec for a push: an empty destination after a source is refused, and the
-        // destination (or, without one, the source) must be a well-formed ref name.
-        let hasColon = rest.contains(":")
-        let named = destination ?? (hasColon || source == "@" ? nil : source)
-        guard !(hasColon && destination == nil),
-            named.map({ RefNameFormat.isValid(Array($0.utf8), allowOneLevel: true) }) ?? true
-        else {
-            throw PushRefspecError("invalid refspec '\(text)'", failsPush: false)
+        source = left.isEmpty ? nil : String(left)
+        destination = right.flatMap { $0.isEmpty ? nil : String($0) }
+        func isValidName(_ name: Substring) -> Bool {
+            Self.isValidName(name, pattern: isGlob)
         }
+        if isNegative {
+            // git: not empty, not an object id, and a well-formed name (or pattern).
+            let isObjectID = left.count == 40 && left.allSatisfy(\.isHexDigit)
+            guard !left.isEmpty, !isObjectID, isValidName(left) else { throw invalid }
+            return
+        }
+        if source == nil && destination == nil { throw invalid }
+        // A pattern source must be a well-formed pattern; a plain source anything (a revision).
+        if isGlob && !left.isEmpty && !isValidName(left) { throw invalid }
+        // The destination (or, without one, the source) must be a well-formed ref name; an
+        // empty destination after a source is refused; git reads `@` alone as `HEAD`.
+        if let right {
+            guard !right.isEmpty, isValidName(right) else { throw invalid }
+        } else if left != "@" && !isValidName(left) {
+            throw invalid
+        }
+    }
+
+    /// git's `check_refname_format` with one-level names allowed and, for a pattern, one `*`.
+    static func isValidName(_ name: Substring, pattern: Bool) -> Bool {
+        var bytes = Array(name.utf8)
+        if pattern, let star = bytes.firstIndex(of: UInt8(ascii: "*")) {
+            bytes[star] = UInt8(ascii: "a")
+        }
+        return RefNameFormat.isValid(bytes, allowOneLevel: true)
     }
 
     /// The spec as written.
     public var description: String {
-        "\(force ? "+" : "")\(source ?? "")\(destination.map { ":\($0)" } ?? "")"
+        if isMatching { return force ? "+:" : ":" }
+        if isNegative { return "^\(source ?? "")" }
+        return "\(force ? "+" : "")\(source ?? "")\(destination.map { ":\($0)" } ?? "")"
+    }
+
+    /// git's `match_name_with_pattern`: what `name` maps to through `key` (a pattern with one
+    /// `*`) and `value` (one `*` too), or nil when `key` does not match it.
+    static func mapping(_ name: String, key: String, value: String) -> String? {
+        guard let star = key.firstIndex(of: "*") else { return nil }
+        let prefix = key[..<star]
+        let suffix = key[key.index(after: star)...]
+        let bytes = Array(name.utf8)
+        guard bytes.count >= prefix.utf8.count + suffix.utf8.count, bytes.starts(with: prefix.utf8),
+            bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        else { return nil }
+        let middle = bytes[prefix.utf8.count..<(bytes.count - suffix.utf8.count)]
+        guard let valueStar = value.firstIndex(of: "*") else { return nil }
+        return String(
+            decoding: Array(value[..<valueStar].utf8) + middle + Array(value[value.index(after: valueStar)...].utf8),
+            as: UTF8.self)
+    }
+
+    /// Whether this negative refspec names `name` (git's `refspec_match`).
+    func excludes(_ name: String) -> Bool {
+        guard isNegative, let source else { return false }
+        return isPattern ? Self.mapping(name, key: source, value: "*") != nil : source == name
     }
 }
 
@@ -116,6 +186,16 @@ public struct RepositoryPushOptions: Hashable, Sendable {
     /// `--mirror`: every local ref under `refs/` to the same name, forced, and the remote's refs
     /// that the repository lacks deleted.
     public var mirror = false
+    /// The push refspecs configured for the remote (`remote.<name>.push`): a refspec without a
+    /// colon that names exactly one local ref is pushed where the first of them that matches
+    /// that ref maps it (as git's `push` maps `git push origin <branch>`).
+    public var configuredRefspecs: [PushRefspec] = []
+    /// `push.default=upstream`: each local branch (full name) whose configuration names a remote
+    /// and exactly one upstream branch (`branch.<name>.merge`), with that upstream. A refspec
+    /// without a colon naming exactly one of them (and not mapped by
+    /// ``configuredRefspecs``) is pushed to its upstream, as git pushes `git push <remote>
+    /// <branch>` then.
+    public var upstreams: [String: String] = [:]
     /// The refspec `:` (`push.default=matching`): every local branch the remote has a branch of
     /// the same name for.
     public var matching = false

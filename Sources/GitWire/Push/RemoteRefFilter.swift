@@ -7,6 +7,7 @@
 /// the server's advertisement.
 final class RemoteRefFilter: @unchecked Sendable {
     private let names: Set<String>
+    private let patterns: [String]
     private let objects: ObjectDatabase
     private var seen: Set<ObjectID> = []
 
@@ -15,6 +16,8 @@ final class RemoteRefFilter: @unchecked Sendable {
         for text in refspecs.flatMap({ [$0.source, $0.destination] }).compactMap({ $0 }) {
             names.formUnion(Self.expansions(text))
         }
+        // A pattern's destination side: the remote refs it could map a local ref to.
+        patterns = refspecs.filter { $0.isPattern && !$0.isNegative }.compactMap { $0.destination ?? $0.source }
         if case .symbolic(let target) = try repository.refs.head() { names.insert(target) }
         self.names = names
         objects = repository.objects
@@ -30,6 +33,7 @@ final class RemoteRefFilter: @unchecked Sendable {
 
     func keeps(_ ref: Ref) -> Bool {
         if names.contains(ref.name) { return true }
+        if patterns.contains(where: { PushRefspec.mapping(ref.name, key: $0, value: "*") != nil }) { return true }
         guard let id = ref.objectID, !seen.contains(id), objects.contains(id) else { return false }
         seen.insert(id)
         return true

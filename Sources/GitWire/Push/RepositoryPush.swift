@@ -38,10 +38,12 @@ final class RepositoryPush: @unchecked Sendable {
 
     func makeExchange() -> PushExchange {
         let box = Transferred(self)
+        // What a refspec may be mapped to (the configured push refspecs, the upstreams) is kept too.
+        let mappings = options.configuredRefspecs + options.upstreams.values.map { PushRefspec(source: $0) }
         let keeping =
             options.mirror
             ? nil
-            : (try? RemoteRefFilter(repository: repository, refspecs: refspecs)).map {
+            : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + mappings)).map {
                 filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
             }
         return PushExchange(options: exchangeOptions, keeping: keeping) { listing in try box.value.plan(listing) }
@@ -65,12 +67,13 @@ final class RepositoryPush: @unchecked Sendable {
         let remoteRefs = listing.refs.filter { $0.objectID != nil && Self.isNormalRefName($0.nameBytes) }
         advertised = remoteRefs.compactMap(\.objectID)
         var matches: [Match] = []
-        var specs = refspecs
+        var specs = refspecs.map { mapped($0, localRefs: localRefs) }
         if options.all {
             specs += localRefs.filter { $0.name.hasPrefix("refs/heads/") }.map { PushRefspec(source: $0.name) }
         }
         if options.tags {
-            specs += localRefs.filter { $0.name.hasPrefix("refs/tags/") }.map { PushRefspec(source: $0.name) }
+            // git's --tags adds the pattern `refs/tags/*` after the refspecs.
+            specs.append(PushRefspec(source: "refs/tags/*"))
         }
         let remoteNames = Set(remoteRefs.map(\.name))
         var direct: [Match] = []
@@ -84,15 +87,10 @@ final class RepositoryPush: @unchecked Sendable {
                 Match(source: nil, sourceID: nil, destination: $0.name, force: true)
             }
         }
-        if options.matching {
-            direct += localRefs.filter { $0.name.hasPrefix("refs/heads/") && remoteNames.contains($0.name) }.map {
-                Match(source: $0.name, sourceID: $0.id, destination: $0.name, force: false)
-            }
-        }
         for match in direct where !matches.contains(where: { $0.destination == match.destination }) {
             matches.append(match)
         }
-        for spec in specs {
+        for spec in specs where !spec.isPattern && !spec.isMatching && !spec.isNegative {
             if let match = try match(spec, localRefs: localRefs, remoteRefs: remoteRefs) {
                 if matches.contains(where: { $0.destination == match.destination }) {
                     // --all or --tags naming what a refspec names already is no conflict.
@@ -107,9 +105,16 @@ final class RepositoryPush: @unchecked Sendable {
                 matches.append(match)
             }
         }
+        matches += remainder(specs: specs, localRefs: localRefs, remoteNames: remoteNames, matched: matches)
         guard matchErrors.isEmpty else { return [] }
         if options.followTags {
             matches += try missingTags(matches: matches, localRefs: localRefs, remoteRefs: remoteRefs)
+        }
+        // git 2.39's push drops, last, every remote ref a negative refspec names (by the
+        // remote's name, not the local one).
+        let negatives = specs.filter(\.isNegative)
+        if !negatives.isEmpty {
+            matches.removeAll { match in negatives.contains { $0.excludes(match.destination) } }
         }
 
         // git's order: the remote's refs as advertised, then new ones as matched.
@@ -298,6 +303,90 @@ final class RepositoryPush: @unchecked Sendable {
     /// least two levels after it (no control characters, `..`, `@{`, ...).
     static func isNormalRefName(_ name: [UInt8]) -> Bool {
         name.starts(with: "refs/".utf8) && RefNameFormat.isValid(name.dropFirst(5), allowOneLevel: false)
+    }
+
+    /// git's `refspec_append_mapped`: `<src>` alone (no `+`), naming exactly one local ref, goes
+    /// where the first configured push refspec with a destination that matches that ref sends
+    /// it (unless a configured negative refspec names the ref); else, for a branch in
+    /// ``RepositoryPushOptions/upstreams``, to its upstream; otherwise it is unchanged.
+    private func mapped(_ spec: PushRefspec, localRefs: [RefRecord]) -> PushRefspec {
+        guard !options.configuredRefspecs.isEmpty || !options.upstreams.isEmpty, !spec.force, !spec.isPattern,
+            !spec.isMatching, !spec.isNegative, spec.destination == nil, let source = spec.source
+        else { return spec }
+        let found = Self.countMatches(source, names: localRefs.map(\.name))
+        guard found.count == 1, let name = found.first else { return spec }
+        if let configured = configuredMapping(name) { return configured }
+        if let merge = options.upstreams[name] { return PushRefspec(source: source, destination: merge) }
+        return spec
+    }
+
+    /// git's `query_refspecs` of the configured push refspecs for the local ref `name`.
+    private func configuredMapping(_ name: String) -> PushRefspec? {
+        let configured = options.configuredRefspecs
+        // git's query_matches_negative_refspec: the name is taken through each positive refspec
+        // backwards (a pattern's destination side matched against it), and the names that gives
+        // are checked against the negative ones.
+        let negatives = configured.filter(\.isNegative)
+        if !negatives.isEmpty {
+            let reversed = configured.filter { !$0.isNegative }.compactMap { candidate -> String? in
+                if candidate.isMatching { return name }
+                guard let key = candidate.source else { return nil }
+                if candidate.isPattern {
+                    return PushRefspec.mapping(name, key: candidate.destination ?? key, value: key)
+                }
+                return key == name ? key : nil
+            }
+            if reversed.contains(where: { reversedName in negatives.contains { $0.excludes(reversedName) } }) {
+                return nil
+            }
+        }
+        for candidate in configured where !candidate.isNegative && !candidate.isMatching {
+            guard let destination = candidate.destination, let key = candidate.source else { continue }
+            let target =
+                candidate.isPattern
+                ? PushRefspec.mapping(name, key: key, value: destination) : (key == name ? destination : nil)
+            if let target { return PushRefspec(source: name, destination: target, force: candidate.force) }
+        }
+        return nil
+    }
+
+    /// The updates the pattern refspecs and the matching refspec `:` (``RepositoryPushOptions/matching``
+    /// too) add for the local refs, after the explicit ones (`matched`), as git's
+    /// `match_push_refs` picks "the remainder": for each local ref in order, the first pattern
+    /// whose source matches it decides its destination, else the matching refspec (a forced one
+    /// first) sends a branch to the same name when the remote has it (or, with `--all` or
+    /// `--mirror`, always). A destination something is already sent to is skipped.
+    private func remainder(
+        specs: [PushRefspec], localRefs: [RefRecord], remoteNames: Set<String>, matched: [Match]
+    ) -> [Match] {
+        var patterns = specs.filter { ($0.isPattern || $0.isMatching) && !$0.isNegative }
+        if options.matching { patterns.append(PushRefspec(matching: false)) }
+        guard !patterns.isEmpty else { return [] }
+        var taken = Set(matched.map(\.destination))
+        var added: [Match] = []
+        for ref in localRefs {
+            var chosen: (spec: PushRefspec, name: String)?
+            var matching: PushRefspec?
+            for spec in patterns {
+                if spec.isMatching {
+                    if matching == nil || spec.force { matching = spec }
+                    continue
+                }
+                guard let key = spec.source else { continue }
+                if let name = PushRefspec.mapping(ref.name, key: key, value: spec.destination ?? key) {
+                    chosen = (spec, name)
+                    break
+                }
+            }
+            if chosen == nil, let matching, options.mirror || ref.name.hasPrefix("refs/heads/") {
+                chosen = (matching, ref.name)
+            }
+            guard let (spec, name) = chosen, !taken.contains(name) else { continue }
+            if spec.isMatching && !remoteNames.contains(name) && !(options.all || options.mirror) { continue }
+            taken.insert(name)
+            added.append(Match(source: ref.name, sourceID: ref.id, destination: name, force: spec.force))
+        }
+        return added
     }
 
     /// What `spec` names on both sides; nil (with an error noted) when git would refuse it.
