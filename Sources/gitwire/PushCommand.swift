@@ -145,6 +145,18 @@ struct PushCommand: Subcommand {
             }
             leases.append(PushLease(ref: String(text[..<colon]), expectation: .value(expected)))
         }
+        // git's --mirror with remote.<name>.push mirrors (and prunes) only within those
+        // refspecs; gitwire's mirror covers every ref, so it would delete refs git leaves alone:
+        // refused rather than done differently.
+        if mirror && !configuredPushes.isEmpty {
+            throw ReportedFailure(
+                text: Array(
+                    """
+                    fatal: --mirror with remote.\(repository).push is not supported by gitwire: git would mirror only \
+                    the refs those refspecs name
+
+                    """.utf8))
+        }
         var matching = false
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.

@@ -162,6 +162,25 @@ import Testing
         }
     }
 
+    /// git's `--mirror` with `remote.<name>.push` mirrors and prunes only within those refspecs;
+    /// gitwire's mirror would cover every ref and delete refs git leaves alone, so it refuses
+    /// before connecting, and the server is untouched.
+    @Test("--mirror with remote.<name>.push is refused, the server untouched")
+    func mirrorWithConfiguredPushRefused() throws {
+        let (scenario, _) = try Self.served.get()
+        try scenario.reset()
+        try Self.configure(scenario, url: "file://\(scenario.served)", push: ["refs/heads/main:refs/heads/main"])
+        defer { try? Self.configure(scenario, url: nil, push: []) }
+        let before = try scenario.serverState()
+        let output = try gitwire(["push", "--mirror", "origin"], in: scenario.local)
+        #expect(output.status == 128, "\(output.errorText)")
+        #expect(
+            output.errorText
+                == "fatal: --mirror with remote.origin.push is not supported by gitwire: git would mirror only the refs those refspecs name\n"
+        )
+        #expect(try scenario.serverState().refs == before.refs)
+    }
+
     /// The local repository's `origin`: at `url` (none: no such remote) with `push` refspecs, and
     /// its remote-tracking refs as a fetch from the template sets them.
     static func configure(_ scenario: PushScenario, url: String?, push: [String]) throws {
