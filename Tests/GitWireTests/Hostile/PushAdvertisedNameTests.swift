@@ -25,14 +25,7 @@ import Testing
                 for name in names:
                     line = oid + b" " + name + b"\\n"
                     sys.stdout.buffer.write(b"%04x" % (len(line) + 4) + line)
-                sys.stdout.flush()
-                while True:
-                    data = out.read1(65536)
-                    if not data:
-                        break
-                    sys.stdout.buffer.write(data)
-                    sys.stdout.flush()
-                sys.exit(child.wait())
+                relay()
                 """)
         return path
     }

@@ -96,14 +96,7 @@ import Testing
                     kept = [c for c in caps.strip().split(b" ") if c in (b"delete-refs", b"ofs-delta") or c.startswith(b"agent=")]
                     payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
                 sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
-                sys.stdout.flush()
-                while True:
-                    data = out.read1(65536)
-                    if not data:
-                        break
-                    sys.stdout.buffer.write(data)
-                    sys.stdout.flush()
-                sys.exit(child.wait())
+                relay()
                 """)
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", scenario.served, "main", "feature", ":old", "v1"])
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", "--porcelain", scenario.served, "feature:main"])
