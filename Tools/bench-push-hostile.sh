@@ -30,29 +30,12 @@ for index in 1 2 3; do
 done
 git init -q --bare "$work/template.git"
 
-cat >"$work/flood" <<SCRIPT
-#!/usr/bin/env python3
-import os, signal, subprocess, sys, threading
-signal.alarm(600)
-child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-def forward():
-    while True:
-        data = os.read(0, 65536)
-        if not data:
-            break
-        child.stdin.write(data)
-        child.stdin.flush()
-    child.stdin.close()
-threading.Thread(target=forward, daemon=True).start()
-out = child.stdout
-def read():
-    head = out.read(4)
-    if len(head) < 4:
-        return None
-    size = int(head, 16)
-    return b"" if size == 0 else out.read(size - 4)
-def write(payload):
-    sys.stdout.buffer.write(b"0000" if payload == b"" else b"%04x" % (len(payload) + 4) + payload)
+# The filter: the prelude the tests' filters share (Tools/receive-pack-filter-prelude.py), then
+# its own code.
+{
+    printf '#!/usr/bin/env python3\nalarm_seconds = 600\nflush_each_write = False\n'
+    cat "$root/Tools/receive-pack-filter-prelude.py"
+    cat <<SCRIPT
 while (line := read()):
     write(line)
 write(b"")
@@ -69,6 +52,7 @@ except BrokenPipeError:
     pass
 sys.exit(child.wait())
 SCRIPT
+} >"$work/flood"
 chmod +x "$work/flood"
 
 measure() {

@@ -14,39 +14,19 @@ import Testing
         let path = scenario.directory.appending("naming-receive-pack-\(names.count)")
         let literal = names.map { "bytes([" + $0.map(String.init).joined(separator: ",") + "])" }.joined(
             separator: ", ")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(60)
-        names = [\(literal)]
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        length = int(out.read(4), 16)
-        payload = out.read(length - 4)
-        sys.stdout.buffer.write(b"%04x" % length + payload)
-        oid = payload[:40]
-        for name in names:
-            line = oid + b" " + name + b"\\n"
-            sys.stdout.buffer.write(b"%04x" % (len(line) + 4) + line)
-        sys.stdout.flush()
-        while True:
-            data = out.read1(65536)
-            if not data:
-                break
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        sys.exit(child.wait())
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        try writeReceivePackFilter(
+            at: path,
+            body: """
+                names = [\(literal)]
+                length = int(out.read(4), 16)
+                payload = out.read(length - 4)
+                sys.stdout.buffer.write(b"%04x" % length + payload)
+                oid = payload[:40]
+                for name in names:
+                    line = oid + b" " + name + b"\\n"
+                    sys.stdout.buffer.write(b"%04x" % (len(line) + 4) + line)
+                relay()
+                """)
         return path
     }
 

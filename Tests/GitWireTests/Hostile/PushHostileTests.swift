@@ -86,38 +86,18 @@ import Testing
     func noReportStatus() throws {
         let scenario = try PushScenario()
         let filter = scenario.directory.appending("plain-receive-pack")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(60)
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        length = int(out.read(4), 16)
-        payload = out.read(length - 4) if length else b""
-        if b"\\0" in payload:
-            refs, caps = payload.split(b"\\0", 1)
-            kept = [c for c in caps.strip().split(b" ") if c in (b"delete-refs", b"ofs-delta") or c.startswith(b"agent=")]
-            payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
-        sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
-        sys.stdout.flush()
-        while True:
-            data = out.read1(65536)
-            if not data:
-                break
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        sys.exit(child.wait())
-        """.write(toFile: filter, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: filter)
+        try writeReceivePackFilter(
+            at: filter,
+            body: """
+                length = int(out.read(4), 16)
+                payload = out.read(length - 4) if length else b""
+                if b"\\0" in payload:
+                    refs, caps = payload.split(b"\\0", 1)
+                    kept = [c for c in caps.strip().split(b" ") if c in (b"delete-refs", b"ofs-delta") or c.startswith(b"agent=")]
+                    payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
+                sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
+                relay()
+                """)
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", scenario.served, "main", "feature", ":old", "v1"])
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", "--porcelain", scenario.served, "feature:main"])
         try scenario.hook("pre-receive", "echo 'pre-receive: declined'; exit 1")

@@ -12,58 +12,36 @@ import Testing
     /// report rewritten as `mode` says.
     static func filter(_ scenario: PushScenario, mode: String) throws -> String {
         let path = scenario.directory.appending("report-\(mode)")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(60)
-        mode = "\(mode)"
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        def read():
-            head = out.read(4)
-            if len(head) < 4:
-                return None
-            size = int(head, 16)
-            return b"" if size == 0 else out.read(size - 4)
-        def write(payload):
-            sys.stdout.buffer.write(b"0000" if payload == b"" else b"%04x" % (len(payload) + 4) + payload)
-            sys.stdout.flush()
-        first = True
-        while True:
-            line = read()
-            if first and b"\\0" in line:
-                refs, caps = line.split(b"\\0", 1)
-                kept = [c for c in caps.strip().split(b" ") if not c.startswith(b"side-band")]
-                line = refs + b"\\0" + b" ".join(kept) + b"\\n"
-            first = False
-            write(line)
-            if line == b"":
-                break
-        while True:
-            line = read()
-            if line is None:
-                break
-            if line.startswith(b"unpack "):
-                if mode == "unpack-failed":
-                    line = b"unpack index-pack abnormal exit\\n"
-                elif mode == "unpack-unreadable":
-                    line = b"unpak ok\\n"
-                elif mode == "option-first":
+        try writeReceivePackFilter(
+            at: path, flushingEachWrite: true,
+            body: """
+                mode = "\(mode)"
+                first = True
+                while True:
+                    line = read()
+                    if first and b"\\0" in line:
+                        refs, caps = line.split(b"\\0", 1)
+                        kept = [c for c in caps.strip().split(b" ") if not c.startswith(b"side-band")]
+                        line = refs + b"\\0" + b" ".join(kept) + b"\\n"
+                    first = False
                     write(line)
-                    line = b"option refname refs/heads/elsewhere\\n"
-            write(line)
-        sys.exit(child.wait())
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+                    if line == b"":
+                        break
+                while True:
+                    line = read()
+                    if line is None:
+                        break
+                    if line.startswith(b"unpack "):
+                        if mode == "unpack-failed":
+                            line = b"unpack index-pack abnormal exit\\n"
+                        elif mode == "unpack-unreadable":
+                            line = b"unpak ok\\n"
+                        elif mode == "option-first":
+                            write(line)
+                            line = b"option refname refs/heads/elsewhere\\n"
+                    write(line)
+                sys.exit(child.wait())
+                """)
         return path
     }
 

@@ -12,50 +12,29 @@ import Testing
     func trailingBandOne() throws {
         let scenario = try PushScenario()
         let filter = scenario.directory.appending("flooding-receive-pack")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(120)
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        def read():
-            head = out.read(4)
-            if len(head) < 4:
-                return None
-            size = int(head, 16)
-            return b"" if size == 0 else out.read(size - 4)
-        def write(payload):
-            sys.stdout.buffer.write(b"0000" if payload == b"" else b"%04x" % (len(payload) + 4) + payload)
-        while read_line := read():
-            write(read_line)
-        write(b"")
-        sys.stdout.flush()
-        frame = b"\\x01" + b"0004" * 16000
-        try:
-            while True:
-                line = read()
-                if line is None:
-                    break
-                if line == b"":
-                    # The end of the side-band stream: first, 64 MiB more of band 1.
-                    for _ in range(1050):
-                        write(frame)
-                write(line)
+        try writeReceivePackFilter(
+            at: filter, alarmSeconds: 120,
+            body: """
+                while read_line := read():
+                    write(read_line)
+                write(b"")
                 sys.stdout.flush()
-        except BrokenPipeError:
-            pass
-        sys.exit(child.wait())
-        """.write(toFile: filter, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: filter)
+                frame = b"\\x01" + b"0004" * 16000
+                try:
+                    while True:
+                        line = read()
+                        if line is None:
+                            break
+                        if line == b"":
+                            # The end of the side-band stream: first, 64 MiB more of band 1.
+                            for _ in range(1050):
+                                write(frame)
+                        write(line)
+                        sys.stdout.flush()
+                except BrokenPipeError:
+                    pass
+                sys.exit(child.wait())
+                """)
         try git(["remote", "add", "origin", scenario.served], in: scenario.local)
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", "origin", "main", "feature"]) {
             try scenario.trackOrigin()

@@ -12,53 +12,31 @@ import Testing
     func truncatedReport(_ keptLines: Int) throws {
         let scenario = try PushScenario()
         let filter = scenario.directory.appending("truncating-receive-pack")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(60)
-        kept = \(keptLines)
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        def read():
-            head = out.read(4)
-            if len(head) < 4:
-                return None
-            size = int(head, 16)
-            return b"" if size == 0 else out.read(size - 4)
-        def write(payload):
-            sys.stdout.buffer.write(b"0000" if payload == b"" else b"%04x" % (len(payload) + 4) + payload)
-            sys.stdout.flush()
-        while (line := read()):
-            write(line)
-        write(b"")
-        report = b""
-        while (line := read()) is not None:
-            if line == b"":
-                # Only the first `kept` lines of the report, then the end of the side-band.
-                lines, rest = [], report
-                while len(lines) < kept and len(rest) >= 4 and rest[:4] != b"0000":
-                    size = int(rest[:4], 16)
-                    lines.append(rest[:size])
-                    rest = rest[size:]
-                if lines:
-                    write(b"\\x01" + b"".join(lines))
+        try writeReceivePackFilter(
+            at: filter, flushingEachWrite: true,
+            body: """
+                kept = \(keptLines)
+                while (line := read()):
+                    write(line)
                 write(b"")
-            elif line[:1] == b"\\x01":
-                report += line[1:]
-            else:
-                write(line)
-        sys.exit(child.wait())
-        """.write(toFile: filter, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: filter)
+                report = b""
+                while (line := read()) is not None:
+                    if line == b"":
+                        # Only the first `kept` lines of the report, then the end of the side-band.
+                        lines, rest = [], report
+                        while len(lines) < kept and len(rest) >= 4 and rest[:4] != b"0000":
+                            size = int(rest[:4], 16)
+                            lines.append(rest[:size])
+                            rest = rest[size:]
+                        if lines:
+                            write(b"\\x01" + b"".join(lines))
+                        write(b"")
+                    elif line[:1] == b"\\x01":
+                        report += line[1:]
+                    else:
+                        write(line)
+                sys.exit(child.wait())
+                """)
         try git(["remote", "add", "origin", scenario.served], in: scenario.local)
         for options in [[], ["--porcelain"]] {
             try scenario.reset()

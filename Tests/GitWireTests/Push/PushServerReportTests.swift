@@ -35,43 +35,30 @@ import Testing
     func ngReasonWithEscapes() throws {
         let (scenario, _, _) = try Self.servers.get()
         let filter = scenario.directory.appending("ng-receive-pack")
-        try """
-        #!/usr/bin/env python3
-        import os, signal, subprocess, sys, threading
-        signal.alarm(60)
-        child = subprocess.Popen(["git-receive-pack"] + sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        def forward():
-            while True:
-                data = os.read(0, 65536)
-                if not data:
-                    break
-                child.stdin.write(data)
-                child.stdin.flush()
-            child.stdin.close()
-        threading.Thread(target=forward, daemon=True).start()
-        out = child.stdout
-        first = True
-        while True:
-            header = out.read(4)
-            if len(header) < 4:
-                break
-            length = int(header, 16)
-            payload = out.read(length - 4) if length > 4 else b""
-            if first and b"\\0" in payload:
-                refs, caps = payload.split(b"\\0", 1)
-                kept = [c for c in caps.strip().split(b" ") if c != b"side-band-64k"]
-                payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
-                first = False
-            if payload.startswith(b"ok refs/heads/feature"):
-                payload = b"ng refs/heads/feature no \\x1b]0;title\\x07 way\\x1b[31m!\\n"
-            if length == 0:
-                sys.stdout.buffer.write(b"0000")
-            else:
-                sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
-            sys.stdout.flush()
-        sys.exit(child.wait())
-        """.write(toFile: filter, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: filter)
+        try writeReceivePackFilter(
+            at: filter,
+            body: """
+                first = True
+                while True:
+                    header = out.read(4)
+                    if len(header) < 4:
+                        break
+                    length = int(header, 16)
+                    payload = out.read(length - 4) if length > 4 else b""
+                    if first and b"\\0" in payload:
+                        refs, caps = payload.split(b"\\0", 1)
+                        kept = [c for c in caps.strip().split(b" ") if c != b"side-band-64k"]
+                        payload = refs + b"\\0" + b" ".join(kept) + b"\\n"
+                        first = False
+                    if payload.startswith(b"ok refs/heads/feature"):
+                        payload = b"ng refs/heads/feature no \\x1b]0;title\\x07 way\\x1b[31m!\\n"
+                    if length == 0:
+                        sys.stdout.buffer.write(b"0000")
+                    else:
+                        sys.stdout.buffer.write(b"%04x" % (len(payload) + 4) + payload)
+                    sys.stdout.flush()
+                sys.exit(child.wait())
+                """)
         try scenario.expectSameAsGit(["--receive-pack=\(filter)", scenario.served, "main", "feature"])
         // --porcelain prints the reason on standard output: git 2.39 passes the server's control
         // characters through to it, gitwire masks them there too (as it masks `remote:` lines).
