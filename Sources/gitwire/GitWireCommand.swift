@@ -40,6 +40,9 @@ enum GitWireCommand {
     static func main() {
         // A signal removes the lock and temporary files (and a clone's new repository) first.
         try? SignalCleanup.install()
+        // The start-up's and the command line's code pages leave the resident set where a pack's
+        // deltas begin to resolve (the peak of index-pack, clone and fetch).
+        ExecutablePages.releaseBeforeHeavyWork()
         switch CommandConfiguration.applyGlobalOptions(Array(CommandLine.arguments.dropFirst())) {
         case .success(let words): Console.exit(run(words))
         case .failure(let status): Console.exit(status.code)
