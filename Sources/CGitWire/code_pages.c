@@ -40,8 +40,10 @@ static int has_text_relocations(const struct dl_phdr_info *info) {
 static int release_segments(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     size_t *released = data;
-    /* The first object is the executable itself; libraries are left alone. */
-    if (has_text_relocations(info)) return 1;
+    /* The executable (named "") and the libraries loaded from files (named by their path); not
+     * the kernel's vDSO, nor an object whose loader wrote into its read-only segments. */
+    if (info->dlpi_name && info->dlpi_name[0] && info->dlpi_name[0] != '/') return 0;
+    if (has_text_relocations(info)) return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
         if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W)) continue;
@@ -49,7 +51,7 @@ static int release_segments(struct dl_phdr_info *info, size_t size, void *data) 
         uintptr_t end = (info->dlpi_addr + segment->p_vaddr + segment->p_memsz + 4095) & ~(uintptr_t)4095;
         if (madvise((void *)start, end - start, MADV_DONTNEED) == 0) *released += end - start;
     }
-    return 1;
+    return 0;
 }
 
 size_t cgw_release_executable_pages(void) {

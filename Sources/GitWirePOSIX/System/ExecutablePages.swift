@@ -1,7 +1,7 @@
 import CGitWire
 import Synchronization
 
-/// The executable's own code pages in the process's resident set.
+/// The code pages of the executable (and of the libraries it loaded) in the process's resident set.
 ///
 /// A page of code counts in the resident set from its first use until the process ends, and on
 /// recent kernels a fault maps the whole large folio of the page cache around it, so the
@@ -19,16 +19,17 @@ package enum ExecutablePages {
         optedIn.store(true, ordering: .relaxed)
     }
 
-    /// Unmaps the executable's read-only pages if the program opted in; returns the bytes of
-    /// address space released (0 when not opted in, or under a debugger).
+    /// Unmaps the executable's and its libraries' read-only pages if the program opted in; returns
+    /// the bytes of address space released (0 when not opted in, or under a debugger).
     @discardableResult
     package static func releaseIfOptedIn() -> Int {
         guard optedIn.load(ordering: .relaxed) else { return 0 }
         return release()
     }
 
-    /// Unmaps the executable's read-only pages now (nothing under a debugger, whose breakpoints
-    /// are private copies of code pages); returns the bytes of address space released.
+    /// Unmaps the executable's and its libraries' read-only pages now (nothing under a debugger,
+    /// whose breakpoints are private copies of code pages); returns the bytes of address space
+    /// released.
     @discardableResult
     package static func release() -> Int {
         Int(cgw_release_executable_pages())
