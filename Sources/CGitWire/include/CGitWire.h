@@ -286,4 +286,8 @@ void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]);
  * released. */
 size_t cgw_release_executable_pages(void);
 
+/* Limits glibc's malloc to `count` arenas (mallopt M_ARENA_MAX); returns 1 if it took the setting.
+ * Called before the process starts threads, so that no arena beyond the limit exists yet. */
+int cgw_limit_malloc_arenas(int count);
+
 #endif
