@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <malloc.h>
 #include <string.h>
 
 int cgw_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -64,3 +65,5 @@ int cgw_pidfd_open(int pid) {
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
+
+int cgw_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

@@ -209,7 +209,14 @@ public struct Refspec: Hashable, Sendable, CustomStringConvertible {
 extension String {
     /// The rule with its `%s` replaced by `text` (every rule holds exactly one).
     fileprivate func replacingFirstPlaceholder(with text: String) -> String {
-        let parts = split(separator: "%s", maxSplits: 1, omittingEmptySubsequences: false)
-        return parts.count == 2 ? String(parts[0]) + text + String(parts[1]) : self
+        // Found in the bytes: a string separator for split(separator:) is _StringProcessing's.
+        let bytes = Array(utf8)
+        guard
+            let at = bytes.indices.dropLast().first(where: {
+                bytes[$0] == UInt8(ascii: "%") && bytes[$0 + 1] == UInt8(ascii: "s")
+            })
+        else { return self }
+        return String(decoding: bytes[..<at], as: UTF8.self) + text
+            + String(decoding: bytes[(at + 2)...], as: UTF8.self)
     }
 }

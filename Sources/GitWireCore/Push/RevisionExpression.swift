@@ -22,14 +22,14 @@ public struct RevisionExpression: Hashable, Sendable {
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
         guard let first = bytes.firstIndex(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "^") }) else {
-            guard !bytes.isEmpty, !text.contains("@{"), !text.contains(":") else { return nil }
+            guard !bytes.isEmpty, !Self.hasReflogOrPath(bytes[...]) else { return nil }
             base = text
             steps = []
             return
         }
         guard first > 0 else { return nil }
         base = String(decoding: bytes[..<first], as: UTF8.self)
-        guard !base.contains("@{"), !base.contains(":") else { return nil }
+        guard !Self.hasReflogOrPath(bytes[..<first]) else { return nil }
         var steps: [Step] = []
         var index = first
         func number() -> Int? {
@@ -81,5 +81,12 @@ public struct RevisionExpression: Hashable, Sendable {
             && base.utf8.allSatisfy {
                 (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || (0x41...0x46).contains($0)
             }
+    }
+
+    /// Whether `bytes` hold `@{` (a reflog entry) or `:` (a path in a tree), which push does not
+    /// take. Checked in the bytes: `String.contains(_:)` with a string is _StringProcessing's,
+    /// which would bring its regex parser into the binary (Subsequence.swift).
+    private static func hasReflogOrPath(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.contains(UInt8(ascii: ":")) || bytes.containsSubsequence("@{".utf8)
     }
 }
