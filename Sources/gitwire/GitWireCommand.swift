@@ -42,9 +42,6 @@ enum GitWireCommand {
         MallocArenas.limit(to: 1)
         // A signal removes the lock and temporary files (and a clone's new repository) first.
         try? SignalCleanup.install()
-        // The code pages run so far leave the resident set where a pack's first pass and its
-        // delta resolution begin (the peaks of index-pack, clone and fetch).
-        ExecutablePages.releaseBeforeHeavyWork()
         switch CommandConfiguration.applyGlobalOptions(Array(CommandLine.arguments.dropFirst())) {
         case .success(let words): Console.exit(run(words))
         case .failure(let status): Console.exit(status.code)

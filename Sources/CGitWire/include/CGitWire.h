@@ -278,14 +278,6 @@ void cgw_sha1_init(cgw_sha1_ctx *ctx);
 void cgw_sha1_update(cgw_sha1_ctx *ctx, const void *data, size_t count);
 void cgw_sha1_final(cgw_sha1_ctx *ctx, uint8_t digest[20]);
 
-/* Unmaps the read-only segments (code and constants: pages of the file, never written) of the
- * executable and of the libraries it loaded from files, so that only the pages touched from now
- * on count in the process's resident set again; they come back from the page cache on their next
- * use. Nothing is done while a debugger or tracer is attached (its breakpoints are private copies
- * of code pages), nor to an object with text relocations. Returns the bytes of address space
- * released. */
-size_t cgw_release_executable_pages(void);
-
 /* Limits glibc's malloc to `count` arenas (mallopt M_ARENA_MAX); returns 1 if it took the setting.
  * Called before the process starts threads, so that no arena beyond the limit exists yet. */
 int cgw_limit_malloc_arenas(int count);

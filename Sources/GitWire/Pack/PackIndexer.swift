@@ -48,9 +48,6 @@ public final class PackIndexer {
         parser = try PackStreamParser(format: options.objectFormat)
         parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
-        // What ran before the pack (start-up, the command line, the exchange) need not count in
-        // the resident set through the first pass (ExecutablePages; the command line opts in).
-        ExecutablePages.releaseIfOptedIn()
         if options.resolvesWhileReceiving {
             parser.onEntry = { [unowned self] entry in self.entryRecorded(entry) }
         }
@@ -64,7 +61,6 @@ public final class PackIndexer {
         parser = try PackStreamParser(format: options.objectFormat)
         parser.links = options.links
         parser.onObject = { [unowned self] count in self.objectRead(count) }
-        ExecutablePages.releaseIfOptedIn()
     }
 
     deinit { if !isDone { removeTemporaryFiles() } }
@@ -147,9 +143,6 @@ public final class PackIndexer {
         let resolving = ProgressCounter(phase: .resolving, total: deltaCount, handler: progress)
         var objectsAdded = 0
         if deltaCount > 0 {
-            // The code run so far (start-up, receiving, the first pass) need not count in the
-            // resident set at resolution's peak (ExecutablePages; the command line opts in).
-            ExecutablePages.releaseIfOptedIn()
             resolving.start()
             let plan = DeltaResolutionPlan(
                 packPath: packPath, table: &table, cacheLimitPerThread: max(1, options.baseCacheLimit / threads))
