@@ -1,0 +1,372 @@
+#!/usr/bin/env bash
+# A field test: gitwire used the way people use git, side by side with git on identical copies.
+#
+# Every scenario runs twice on the same paths, in a temporary HOME with a realistic ~/.gitconfig
+# (insteadOf/pushInsteadOf, http.<url>.*, a credential helper, includeIf, core.sshCommand, ...):
+# once with git, once with gitwire, each on a fresh copy of the same fixture (clones with
+# unpushed commits and dirty work trees, linked work trees, a non-bare remote, an upstream that
+# moved on). It compares standard output, standard error, the exit status and the resulting
+# state: refs and symbolic refs, packed-refs, FETCH_HEAD, config, reflogs (times masked), shallow,
+# lock files, the reachable objects, `git fsck`, and work-tree status. It prints a table
+# scenario / same-as-git / notes, and keeps every output under $FIELD_OUT (default
+# .build/field) for reading the differences (`diff -r <scenario>/git <scenario>/gitwire`).
+#
+# Where gitwire by design does something else, the git side runs what gitwire stands for:
+# gitwire never checks out files, so a non-bare clone is compared with `git clone --no-checkout`.
+#
+# Usage: Tools/field-compare.sh [<scenario-pattern>]    (GITWIRE=<binary> skips the build)
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+build_gitwire
+gw=$gitwire
+pattern=${1:-.}
+out=${FIELD_OUT:-$root/.build/field}
+rm -rf "$out"
+mkdir -p "$out"
+start_work field
+# The user's configuration, not the benchmarks' empty one.
+unset GIT_CONFIG_GLOBAL GIT_DIR GIT_WORK_TREE GIT_SSH GIT_SSH_COMMAND GIT_ASKPASS SSH_ASKPASS
+export GIT_CONFIG_NOSYSTEM=1 HOME=$work/run/home XDG_CONFIG_HOME=$work/run/home/.config
+export GIT_TERMINAL_PROMPT=0 LC_ALL=C TZ=UTC
+export GIT_AUTHOR_NAME=Field GIT_AUTHOR_EMAIL=field@example.com
+export GIT_COMMITTER_NAME=Field GIT_COMMITTER_EMAIL=field@example.com
+
+base=$work/base
+run=$work/run
+mkdir -p "$base/home" "$base/bin"
+
+commit() { # commit <repo> <file> <text> [branch]
+    printf '%s\n' "$3" >"$1/$2"
+    git -C "$1" add "$2" && git -C "$1" commit -q -m "$3"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The fixture, made once: $base is copied to $run before every side of every scenario, so both
+# sides find the same paths (worktrees and configs hold absolute paths).
+# ---------------------------------------------------------------------------------------------
+make_fixture() {
+    local w=$run
+    rm -rf "$run"
+    mkdir -p "$run/home" "$run/bin"
+    git init -q -b main "$w/seed"
+    commit "$w/seed" a.txt one
+    commit "$w/seed" a.txt two
+    git -C "$w/seed" tag -a -m v1 v1.0
+    git -C "$w/seed" branch feature
+    git -C "$w/seed" branch wip/x
+    git -C "$w/seed" branch old
+    git -C "$w/seed" checkout -q feature
+    commit "$w/seed" f.txt feat
+    git -C "$w/seed" checkout -q main
+    # Some bulk, so that packs are more than a few objects.
+    for i in $(seq 1 30); do head -c 2000 /dev/urandom | base64 >"$w/seed/bulk$i"; done
+    git -C "$w/seed" add . && git -C "$w/seed" commit -q -m bulk
+    git clone -q --bare "$w/seed" "$w/up.git"
+    git clone -q --bare "$w/seed" "$w/second.git"
+
+    # The user's clone: unpushed commits, a dirty work tree, linked work trees.
+    git clone -q "$w/up.git" "$w/repo"
+    git -C "$w/repo" checkout -q -b local-only
+    commit "$w/repo" mine.txt unpushed
+    git -C "$w/repo" checkout -q main
+    commit "$w/repo" main-local.txt "unpushed on main"
+    printf 'dirty\n' >>"$w/repo/a.txt"
+    printf 'untracked\n' >"$w/repo/untracked.txt"
+    git -C "$w/repo" branch --track feature origin/feature
+    git -C "$w/repo" worktree add -q "$w/wt-feature" feature
+    git -C "$w/repo" worktree add -q --detach "$w/wt-detached" origin/main
+    mkdir -p "$w/repo/sub/dir"
+    printf 'x\n' >"$w/repo/sub/dir/file"
+    git -C "$w/repo" remote add second "$w/second.git"
+    git -C "$w/repo" fetch -q second
+
+    # A non-bare remote with main checked out, for pushes.
+    git clone -q "$w/up.git" "$w/nonbare"
+
+    # The upstream moves on: main fast-forwards, feature is rewritten, old is deleted, a new
+    # branch and a new tag appear, wip/x moves.
+    git clone -q "$w/up.git" "$w/pusher"
+    commit "$w/pusher" a.txt three
+    git -C "$w/pusher" checkout -q feature
+    git -C "$w/pusher" reset -q --hard HEAD~1
+    commit "$w/pusher" g.txt rewritten
+    git -C "$w/pusher" checkout -q -b newbranch
+    commit "$w/pusher" n.txt new
+    git -C "$w/pusher" checkout -q wip/x
+    commit "$w/pusher" w.txt wip
+    git -C "$w/pusher" tag -a -m v2 v2.0 main
+    git -C "$w/pusher" tag light main~1
+    git -C "$w/pusher" push -q -f origin main feature newbranch wip/x v2.0 light :old 2>/dev/null
+    rm -rf "$w/pusher" "$w/seed"
+
+    # A fake ssh for core.sshCommand: runs the remote command locally, logging its arguments.
+    cat >"$w/bin/fake-ssh" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$*" >>"$HOME/ssh.log"
+while [ $# -gt 1 ]; do shift; done
+exec sh -c "$1"
+EOF
+    chmod +x "$w/bin/fake-ssh"
+    # A scripted credential helper that logs the operations it is asked for.
+    cat >"$w/bin/cred-helper" <<'EOF'
+#!/bin/sh
+echo "$1" >>"$HOME/cred.log"
+if [ "$1" = get ]; then printf 'username=gitwire\npassword=secret\n'; fi
+EOF
+    chmod +x "$w/bin/cred-helper"
+
+    cat >"$run/home/.gitconfig" <<EOF
+[user]
+	name = Field
+	email = field@example.com
+[init]
+	defaultBranch = main
+[url "file://$w/"]
+	insteadOf = up:
+[url "file://$w/nonbare"]
+	pushInsteadOf = nb:
+[http "http://127.0.0.1/"]
+	extraHeader = X-Field: yes
+[credential]
+	helper = $w/bin/cred-helper
+[core]
+	sshCommand = $w/bin/fake-ssh
+[includeIf "gitdir:$w/repo/"]
+	path = $w/home/repo.inc
+[protocol "file"]
+	allow = always
+[advice]
+	detachedHead = false
+EOF
+    cat >"$run/home/repo.inc" <<'EOF'
+[fetch]
+	showForcedUpdates = true
+EOF
+    rm -rf "$base"
+    cp -a "$run" "$base"
+}
+
+# ---------------------------------------------------------------------------------------------
+# What a scenario leaves, as text.
+# ---------------------------------------------------------------------------------------------
+dump_repo() { # dump_repo <git dir>
+    local d=$1
+    [ -e "$d" ] || { echo "(absent: $d)"; return; }
+    echo "## refs"
+    git --git-dir="$d" for-each-ref --format='%(objectname) %(refname) %(symref)' 2>&1
+    echo "## HEAD"; cat "$d/HEAD" 2>&1
+    for f in packed-refs FETCH_HEAD config shallow refs/remotes/origin/HEAD; do
+        echo "## $f"; [ -f "$d/$f" ] && cat "$d/$f"
+    done
+    echo "## loose refs"; (cd "$d" && find refs -type f 2>/dev/null | sort)
+    echo "## reflogs"
+    (cd "$d" && find logs -type f 2>/dev/null | sort | while read -r f; do
+        echo "# $f"
+        sed -E 's/> [0-9]+ [+-][0-9]{4}	/> T	/' "$f"
+    done)
+    echo "## leftovers"; (cd "$d" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' \) | sort)
+    echo "## objects"; git --git-dir="$d" rev-list --objects --all 2>&1 | sort | md5sum
+    echo "## fsck"; git --git-dir="$d" fsck --full --no-dangling 2>&1 | grep -v '^Checking\|^notice' | head -5
+    if [ -d "$d/worktrees" ]; then
+        echo "## worktrees"
+        for t in "$d"/worktrees/*; do echo "# $t"; cat "$t/HEAD"; done
+    fi
+}
+
+dump_tree() { # the work tree's state
+    echo "## status $1"
+    [ -d "$1" ] && git -C "$1" status --porcelain=v1 --untracked-files=all 2>&1
+    [ -d "$1" ] && find "$1" -path "$1/.git" -prune -o -type f -print | sort | xargs -r md5sum
+}
+
+# ---------------------------------------------------------------------------------------------
+# Running the scenarios.
+# ---------------------------------------------------------------------------------------------
+results=()
+scenario() { # scenario <name> <function> [<note>]: runs <function> with G=git, then G=gitwire
+    local name=$1 fn=$2 note=${3:-} side dir
+    [[ $name =~ $pattern ]] || return 0
+    for side in git gitwire; do
+        dir=$out/$name/$side
+        mkdir -p "$dir"
+        rm -rf "$run"
+        cp -a "$base" "$run"
+        if [ $side = git ]; then G=git; else G=$gw; fi
+        SIDE=$side
+        (cd "$run/repo" && "$fn") >"$dir/stdout" 2>"$dir/stderr"
+        echo $? >"$dir/status"
+        # Paths of the two sides are the same; the binary's name is not.
+        sed -i "s|$gw|gitwire|g; s|\bgitwire\b|git|g" "$dir/stderr" "$dir/stdout"
+        for d in $(cat "$work/dumps" 2>/dev/null); do dump_repo "$run/$d"; done >"$dir/state" 2>&1
+        for d in $(cat "$work/trees" 2>/dev/null); do dump_tree "$run/$d"; done >"$dir/trees" 2>&1
+        rm -f "$work/dumps" "$work/trees"
+        [ -f "$run/home/ssh.log" ] && cp "$run/home/ssh.log" "$dir/ssh.log"
+        [ -f "$run/home/cred.log" ] && cp "$run/home/cred.log" "$dir/cred.log"
+    done
+    local differ=() f
+    for f in status stdout stderr state trees ssh.log cred.log; do
+        if ! cmp -s "$out/$name/git/$f" "$out/$name/gitwire/$f" 2>/dev/null; then
+            if [ -e "$out/$name/git/$f" ] || [ -e "$out/$name/gitwire/$f" ]; then differ+=("$f"); fi
+        fi
+    done
+    if [ ${#differ[@]} = 0 ]; then
+        results+=("$name|yes|$note")
+    else
+        results+=("$name|NO: ${differ[*]}|$note (exit $(cat "$out/$name/git/status")/$(cat "$out/$name/gitwire/status"))")
+    fi
+}
+
+# What a scenario's state is: dumps <git dir>... and trees <work tree>... (relative to $run).
+# Both keep the status of the command before them.
+dumps() { local status=$?; printf '%s\n' "$@" >>"$work/dumps"; return $status; }
+trees() { local status=$?; printf '%s\n' "$@" >>"$work/trees"; return $status; }
+
+# git's clone with a work tree checks files out; gitwire's never does.
+clone_cmd() { if [ "$SIDE" = git ]; then git clone --no-checkout "$@"; else "$G" clone "$@"; fi; }
+
+# ls-remote ------------------------------------------------------------------------------------
+s_ls_subdir() { cd sub/dir && $G ls-remote; }
+s_ls_insteadof() { $G ls-remote up:up.git 'refs/heads/*'; }
+s_ls_named() { $G ls-remote --symref second HEAD; }
+s_ls_C() { cd / && $G -C "$run/repo/sub" ls-remote origin v1.0; }
+s_ls_gitdir_env() { cd / && GIT_DIR=$run/repo/.git $G ls-remote --heads; }
+s_ls_gitdir_opt() { cd / && $G --git-dir="$run/repo/.git" ls-remote --heads; }
+s_ls_ssh() { $G ls-remote "fieldhost:$run/up.git" HEAD; }
+s_ls_getur() { $G ls-remote --get-url; $G ls-remote --get-url up:x.git; }
+s_ls_exitcode() { $G ls-remote --exit-code origin no-such-ref; }
+s_ls_missing() { $G ls-remote nosuchremote; }
+
+# clone ----------------------------------------------------------------------------------------
+s_clone_nonempty() { mkdir -p ../dest && echo x >../dest/f && clone_cmd up:up.git ../dest; dumps dest; }
+s_clone_emptydir() { mkdir -p ../dest && clone_cmd -q up:up.git ../dest; dumps dest/.git; }
+s_clone_origin_branch() { cd .. && clone_cmd -o upstream -b feature up:up.git c1; dumps c1/.git; }
+s_clone_depth() { cd .. && clone_cmd --depth 1 "file://$run/up.git" c2; dumps c2/.git; }
+s_clone_single_notags() { cd .. && clone_cmd --single-branch --no-tags -b wip/x up:up.git c3; dumps c3/.git; }
+s_clone_mirror() { cd .. && $G clone --mirror up:up.git m.git; dumps m.git; }
+s_clone_bare_default_name() { cd .. && $G clone --bare up:up.git; dumps up.git; }
+s_clone_badbranch() { cd .. && clone_cmd -b nope up:up.git c4; dumps c4; }
+s_clone_ssh() { cd .. && clone_cmd -q "fieldhost:$run/up.git" c5; dumps c5/.git; }
+
+# fetch ----------------------------------------------------------------------------------------
+s_fetch_default() { $G fetch; dumps repo/.git; trees repo wt-feature; }
+s_fetch_subdir() { cd sub/dir && $G fetch origin; dumps repo/.git; }
+s_fetch_from_worktree() { cd ../wt-detached && $G fetch; dumps repo/.git; trees wt-detached; }
+s_fetch_prune() { $G fetch --prune origin; dumps repo/.git; }
+s_fetch_prune_config() { git config fetch.prune true && $G fetch; dumps repo/.git; }
+s_fetch_tags() { $G fetch --tags origin; dumps repo/.git; }
+s_fetch_notags_opt() { git config remote.origin.tagOpt --no-tags && $G fetch origin; dumps repo/.git; }
+s_fetch_force_refspec() { $G fetch --force origin 'refs/heads/feature:refs/heads/feature-copy'; dumps repo/.git; }
+s_fetch_into_head() { $G fetch origin main:main; dumps repo/.git; trees repo; }
+s_fetch_into_wt_branch() { $G fetch origin +feature:feature; dumps repo/.git; trees wt-feature; }
+s_fetch_update_head_ok() { $G fetch --update-head-ok origin +feature:feature; dumps repo/.git; trees wt-feature; }
+s_fetch_cmdline_refspecs() { $G fetch origin newbranch 'refs/tags/v2.0:refs/tags/v2.0' wip/x:refs/remotes/w; dumps repo/.git; }
+s_fetch_url() { $G fetch up:up.git; dumps repo/.git; }
+s_fetch_all() { $G fetch --all; dumps repo/.git; }
+s_fetch_dry_run() { $G fetch --dry-run; dumps repo/.git; }
+s_fetch_negative() {
+    git config --add remote.origin.fetch '^refs/heads/wip/*'
+    git config --add remote.origin.fetch '+refs/tags/*:refs/remotes/origin-tags/*'
+    $G fetch origin
+    dumps repo/.git
+}
+s_fetch_gitdir_worktree_env() { cd / && GIT_DIR=$run/repo/.git GIT_WORK_TREE=$run/repo $G fetch second; dumps repo/.git; }
+s_fetch_C() { cd / && $G -C "$run/wt-feature" fetch origin; dumps repo/.git; }
+s_fetch_gitdir_opt() { cd / && $G --git-dir="$run/repo/.git" fetch origin; dumps repo/.git; }
+s_fetch_ssh() { git remote set-url origin "fieldhost:$run/up.git" && $G fetch; dumps repo/.git; }
+s_fetch_depth() { cd .. && git clone -q --depth 1 "file://$run/up.git" sh && cd sh && $G fetch --depth 2; dumps sh/.git; }
+s_fetch_not_repo() { cd / && $G fetch origin; }
+s_fetch_badremote() { $G fetch nosuch; }
+s_fetch_bare_mirror() { cd .. && git clone -q --mirror up:up.git mm.git && cd mm.git && $G fetch --prune; dumps mm.git; }
+
+# push -----------------------------------------------------------------------------------------
+s_push_nonbare_current() { $G push nb: main; dumps nonbare/.git; trees nonbare; }
+s_push_nonbare_other() { $G push "file://$run/nonbare" local-only; dumps nonbare/.git; }
+s_push_default_simple() { git checkout -q local-only && $G push origin; dumps up.git repo/.git; }
+s_push_default_current() { git checkout -q local-only && $G -c push.default=current push; dumps up.git repo/.git; }
+s_push_default_upstream() {
+    git checkout -q -b topic && git branch -q --set-upstream-to=origin/wip/x
+    $G -c push.default=upstream push --force
+    dumps up.git repo/.git
+}
+s_push_rejected() { $G push origin main; dumps up.git repo/.git; }
+s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/heads/via; dumps nonbare/.git; }
+
+# index-pack, usage ----------------------------------------------------------------------------
+s_index_pack() {
+    local p
+    p=$(ls "$run"/up.git/objects/pack/*.pack | head -1)
+    cp "$p" ../x.pack
+    $G index-pack -o ../x.idx ../x.pack
+    cmp "${p%.pack}.idx" ../x.idx && echo same-idx
+}
+s_usage_fetch() { $G fetch --no-such-option; }
+s_usage_clone() { $G clone; }
+s_usage_lsremote() { $G ls-remote --bogus 2>&1 | head -3; }
+s_usage_global() { $G --bogus-global ls-remote; }
+s_help_gitdir_missing() { $G --git-dir; }
+
+make_fixture
+
+scenario ls-remote/subdir s_ls_subdir "no remote named: branch's remote from a subdirectory"
+scenario ls-remote/insteadOf s_ls_insteadof "url.<base>.insteadOf"
+scenario ls-remote/named-symref s_ls_named
+scenario ls-remote/-C s_ls_C
+scenario ls-remote/GIT_DIR s_ls_gitdir_env
+scenario ls-remote/--git-dir s_ls_gitdir_opt
+scenario ls-remote/core.sshCommand s_ls_ssh "scp-like URL through the fake ssh"
+scenario ls-remote/--get-url s_ls_getur
+scenario ls-remote/--exit-code s_ls_exitcode
+scenario ls-remote/missing-remote s_ls_missing
+scenario clone/non-empty-dir s_clone_nonempty
+scenario clone/empty-dir s_clone_emptydir
+scenario clone/-o-b s_clone_origin_branch
+scenario clone/--depth s_clone_depth
+scenario clone/--single-branch--no-tags s_clone_single_notags
+scenario clone/--mirror s_clone_mirror
+scenario clone/--bare-default-name s_clone_bare_default_name
+scenario clone/bad-branch s_clone_badbranch
+scenario clone/ssh s_clone_ssh
+scenario fetch/default s_fetch_default "unpushed commits, dirty tree, linked work trees"
+scenario fetch/subdir s_fetch_subdir
+scenario fetch/from-linked-worktree s_fetch_from_worktree
+scenario fetch/--prune s_fetch_prune
+scenario fetch/fetch.prune s_fetch_prune_config
+scenario fetch/--tags s_fetch_tags
+scenario fetch/tagOpt s_fetch_notags_opt
+scenario fetch/--force-refspec s_fetch_force_refspec
+scenario fetch/into-HEAD s_fetch_into_head "git refuses"
+scenario fetch/into-worktree-branch s_fetch_into_wt_branch "branch checked out in a linked work tree"
+scenario fetch/--update-head-ok s_fetch_update_head_ok
+scenario fetch/cmdline-refspecs s_fetch_cmdline_refspecs
+scenario fetch/url s_fetch_url "FETCH_HEAD from a URL via insteadOf"
+scenario fetch/--all s_fetch_all
+scenario fetch/--dry-run s_fetch_dry_run
+scenario fetch/negative-refspecs s_fetch_negative
+scenario fetch/GIT_DIR+GIT_WORK_TREE s_fetch_gitdir_worktree_env
+scenario fetch/-C-worktree s_fetch_C
+scenario fetch/--git-dir s_fetch_gitdir_opt
+scenario fetch/core.sshCommand s_fetch_ssh
+scenario fetch/--depth s_fetch_depth
+scenario fetch/not-a-repo s_fetch_not_repo
+scenario fetch/bad-remote s_fetch_badremote
+scenario fetch/mirror--prune s_fetch_bare_mirror
+scenario push/non-bare-current s_push_nonbare_current "receive.denyCurrentBranch"
+scenario push/non-bare-other s_push_nonbare_other
+scenario push/default-simple s_push_default_simple
+scenario push/default-current s_push_default_current
+scenario push/default-upstream s_push_default_upstream
+scenario push/rejected s_push_rejected
+scenario push/pushInsteadOf s_push_pushinsteadof
+scenario index-pack s_index_pack
+scenario usage/fetch s_usage_fetch
+scenario usage/clone s_usage_clone
+scenario usage/ls-remote s_usage_lsremote
+scenario usage/global s_usage_global
+scenario usage/--git-dir-missing s_help_gitdir_missing
+
+printf '%-36s %-28s %s\n' scenario same-as-git notes
+for r in "${results[@]}"; do
+    IFS='|' read -r a b c <<<"$r"
+    printf '%-36s %-28s %s\n' "$a" "$b" "$c"
+done
+echo "outputs: $out (diff -r <scenario>/git <scenario>/gitwire)"
