@@ -18,6 +18,9 @@ struct FetchCommand: Subcommand {
     static var options: [CommandOption<Self>] {
         [
             .flag("v", "verbose", \.verbose, help: "Also show refs that are up to date."),
+            .flag(
+                nil, "all", \.all,
+                help: "Fetch from every configured remote (but those with remote.<name>.skipFetchAll)."),
             .flag("a", "append", \.append, help: "Append to FETCH_HEAD instead of replacing it."),
             .flag(
                 nil, "atomic", \.atomic,
@@ -53,6 +56,7 @@ struct FetchCommand: Subcommand {
     }
 
     var verbose = false
+    var all = false
     var append = false
     var atomic = false
     var force = false
@@ -77,6 +81,7 @@ struct FetchCommand: Subcommand {
         // Values are checked before anything is looked at, as git checks its options.
         _ = try parseTimeout(arguments.connection.timeout)
         var fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
+        if all { return try fetchAll() }
         // The repository: a second argument that names one (and cannot be a refspec), else the
         // one git finds here.
         var refspecWords = refspecs
@@ -187,6 +192,57 @@ struct FetchCommand: Subcommand {
                     + " 'git remote prune \(remoteSettings.name)' to remove any old, conflicting branches\n")
         }
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
+    }
+
+    /// `--all`, as git's `fetch_multiple`: `FETCH_HEAD` emptied once, then for each configured
+    /// remote in turn (but those with `remote.<name>.skipFetchAll`) `Fetching <name>` on standard
+    /// output and the fetch git's child `git fetch --append --no-auto-gc --no-write-commit-graph
+    /// <options> <name>` makes (its reflog messages name that command line); a remote that fails
+    /// is `error: could not fetch <name>` and exit status 1, the others are still fetched.
+    private func fetchAll() throws -> Int32 {
+        if repository != nil {
+            throw ValidationError(
+                refspecs.isEmpty
+                    ? "fetch --all does not take a repository argument"
+                    : "fetch --all does not make sense with refspecs")
+        }
+        let location = try RepositoryLocation.discover()
+        let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        var names: [String] = []
+        for name in ConfiguredRemote.configuredNames(configuration)
+        where try configuration.bool("remote.\(name).skipFetchAll") != true {
+            names.append(name)
+        }
+        if !append && writeFetchHead && !dryRun {
+            try FileSystem.writeAtomically(
+                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
+        }
+        // add_options_to_argv: what the children are told, in git's order.
+        var options = ["--append", "--no-auto-gc", "--no-write-commit-graph"]
+        if dryRun { options.append("--dry-run") }
+        if let prune { options.append(prune ? "--prune" : "--no-prune") }
+        if let pruneTags { options.append(pruneTags ? "--prune-tags" : "--no-prune-tags") }
+        if updateHeadOK { options.append("--update-head-ok") }
+        if force { options.append("--force") }
+        if keep { options.append("--keep") }
+        if tags == .all { options.append("--tags") } else if tags == FetchTags.none { options.append("--no-tags") }
+        if verbose { options.append("-v") } else if arguments.quiet { options.append("-q") }
+        var status: Int32 = 0
+        for name in names {
+            if !arguments.quiet { try Console.writeOutput("Fetching \(name)\n") }
+            var child = self
+            child.all = false
+            child.append = true
+            // git 2.39 does not pass --no-write-fetch-head on: its children write FETCH_HEAD.
+            child.writeFetchHead = true
+            child.repository = name
+            subcommandWords = options + [name]
+            if child.runReportingErrors() != 0 {
+                Console.writeError("error: could not fetch \(maskedForTerminal(name))\n")
+                status = 1
+            }
+        }
+        return status
     }
 
     /// git's reflog action for this command line (`fetch` and each argument, credentials

@@ -294,6 +294,27 @@ struct FetchLikeGitTests {
         try expectSame([], version: version, name: "configured-h-\(version)", from: configured)
     }
 
+    /// `--all`: every configured remote in turn but those with `skipFetchAll` ("Fetching <name>"
+    /// on standard output), `FETCH_HEAD` holding them all, reflogs naming git's child command
+    /// line, a remote that fails reported after its own error with the others still fetched.
+    @Test(arguments: [0, 2])
+    func allRemotes(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("all-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["remote", "add", "second", scenario.url], in: configured)
+        try git(["remote", "add", "skipped", scenario.url], in: configured)
+        try git(["config", "remote.skipped.skipFetchAll", "true"], in: configured)
+        for (index, arguments) in [
+            ["--all"], ["--all", "-q"], ["--all", "--prune", "--tags", "-v"], ["--all", "--dry-run"],
+            ["--all", "origin"], ["--all", "origin", "main"], ["--all", "--no-write-fetch-head", "--force"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "all-\(version)-\(index)", from: configured)
+        }
+        try git(["remote", "add", "broken", scenario.daemon.url("missing")], in: configured)
+        try expectSame(["--all"], version: version, name: "all-\(version)-broken", from: configured)
+    }
+
     /// A branch checked out in a linked work tree (or in the main one, fetched from a linked
     /// one) is refused with its work tree's path; a rebase in progress holds its branch too.
     @Test func checkedOutBranchesInEveryWorkTree() throws {
