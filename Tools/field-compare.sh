@@ -200,11 +200,13 @@ scenario() { # scenario <name> <function> [<note>]: runs <function> with G=git, 
         for d in $(cat "$work/dumps" 2>/dev/null); do dump_repo "$run/$d"; done >"$dir/state" 2>&1
         for d in $(cat "$work/trees" 2>/dev/null); do dump_tree "$run/$d"; done >"$dir/trees" 2>&1
         rm -f "$work/dumps" "$work/trees"
+        [ -s "$work/http.log" ] && sed -E 's/ agent=.* status=/ status=/' "$work/http.log" >"$dir/http.log"
+        : >"$work/http.log"
         [ -f "$run/home/ssh.log" ] && cp "$run/home/ssh.log" "$dir/ssh.log"
         [ -f "$run/home/cred.log" ] && cp "$run/home/cred.log" "$dir/cred.log"
     done
     local differ=() f
-    for f in status stdout stderr state trees ssh.log cred.log; do
+    for f in status stdout stderr state trees ssh.log cred.log http.log; do
         if ! cmp -s "$out/$name/git/$f" "$out/$name/gitwire/$f" 2>/dev/null; then
             if [ -e "$out/$name/git/$f" ] || [ -e "$out/$name/gitwire/$f" ]; then differ+=("$f"); fi
         fi
@@ -291,21 +293,52 @@ s_push_default_upstream() {
 s_push_rejected() { $G push origin main; dumps up.git repo/.git; }
 s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/heads/via; dumps nonbare/.git; }
 
+# smart HTTP: the scripted credential helper, credential.helper=store, http.<url>.extraHeader --
+s_http_ls_auth() { $G ls-remote "$HTTP/auth/up.git" HEAD; }
+s_http_clone_auth() { cd .. && clone_cmd -q "$HTTP/auth/up.git" hc; dumps hc/.git; }
+s_http_fetch() { git remote set-url origin "$HTTP/auth/up.git" && $G fetch; dumps repo/.git; }
+s_http_store() {
+    printf '%s\n' "${HTTP/http:\/\//http://gitwire:secret@}" >"$HOME/.git-credentials"
+    $G -c credential.helper= -c credential.helper=store ls-remote "$HTTP/auth/up.git" HEAD
+    cat "$HOME/.git-credentials"
+}
+s_http_bad_password() {
+    printf '#!/bin/sh\necho "$1" >>"$HOME/cred.log"\n[ "$1" = get ] && printf "username=gitwire\\npassword=wrong\\n"\nexit 0\n' >"$run/bin/bad-helper"
+    chmod +x "$run/bin/bad-helper"
+    $G -c credential.helper= -c credential.helper="$run/bin/bad-helper" ls-remote "$HTTP/auth/up.git"
+}
+s_http_push() { $G push "$HTTP/auth/up.git" local-only; dumps up.git; }
+
 # index-pack, usage ----------------------------------------------------------------------------
 s_index_pack() {
-    local p
-    p=$(ls "$run"/up.git/objects/pack/*.pack | head -1)
-    cp "$p" ../x.pack
-    $G index-pack -o ../x.idx ../x.pack
-    cmp "${p%.pack}.idx" ../x.idx && echo same-idx
+    git rev-list --objects --all | git pack-objects -q ../made >/dev/null
+    mv ../made-*.pack ../x.pack
+    $G index-pack -o ../x.idx ../x.pack && git verify-pack ../x.idx | tail -2
 }
-s_usage_fetch() { $G fetch --no-such-option; }
-s_usage_clone() { $G clone; }
-s_usage_lsremote() { $G ls-remote --bogus 2>&1 | head -3; }
-s_usage_global() { $G --bogus-global ls-remote; }
-s_help_gitdir_missing() { $G --git-dir; }
+s_index_pack_missing() { $G index-pack ../nothing.pack; }
+# The usage that follows a mistake lists each program's own options: the message (first line)
+# and the exit status are compared.
+first_line() {
+    local text status
+    text=$("$@" 2>&1)
+    status=$?
+    printf '%s\n' "${text%%$'\n'*}"
+    return $status
+}
+s_usage_fetch() { first_line $G fetch --no-such-option; }
+s_usage_clone() { first_line $G clone; }
+s_usage_lsremote() { first_line $G ls-remote --bogus; }
+s_usage_global() { first_line $G --bogus-global ls-remote; }
+s_help_gitdir_missing() { first_line $G --git-dir; }
+s_usage_push() { first_line $G push --no-such-option; }
+s_usage_fetch_all_repo() { $G fetch --all origin; }
 
 make_fixture
+# The smart HTTP server serves $run (made again for each side); its log is compared too
+# (without the User-Agent).
+start_http_server "$run" 3600 --log "$work/http.log" --log-framing --log-header X-Field
+HTTP=http://127.0.0.1:$http_port
+printf '[http "%s/"]\n\textraHeader = X-Field: yes\n' "$HTTP" >>"$base/home/.gitconfig"
 
 scenario ls-remote/subdir s_ls_subdir "no remote named: branch's remote from a subdirectory"
 scenario ls-remote/insteadOf s_ls_insteadof "url.<base>.insteadOf"
@@ -357,12 +390,116 @@ scenario push/default-current s_push_default_current
 scenario push/default-upstream s_push_default_upstream
 scenario push/rejected s_push_rejected
 scenario push/pushInsteadOf s_push_pushinsteadof
+scenario http/ls-remote-auth s_http_ls_auth "401, the scripted credential helper, extraHeader"
+scenario http/clone-auth s_http_clone_auth
+scenario http/fetch-auth s_http_fetch
+scenario http/credential-store s_http_store
+scenario http/bad-password s_http_bad_password
+scenario http/push-auth s_http_push
 scenario index-pack s_index_pack
+scenario index-pack/missing s_index_pack_missing
 scenario usage/fetch s_usage_fetch
 scenario usage/clone s_usage_clone
 scenario usage/ls-remote s_usage_lsremote
 scenario usage/global s_usage_global
 scenario usage/--git-dir-missing s_help_gitdir_missing
+scenario usage/push s_usage_push
+scenario usage/fetch--all-repository s_usage_fetch_all_repo
+
+# ---------------------------------------------------------------------------------------------
+# SIGINT/SIGTERM at random points of a clone and of a fetch into the user's repository, from a
+# slow server (upload-pack's output throttled to about 2 MB/s): afterwards no lock file and no
+# temporary file, nothing half-made (a killed clone leaves no directory), every ref either its
+# old or its new value, `git fsck` clean, the work tree (dirty files, untracked ones) untouched,
+# and a second fetch that works. The same kills are sent to git, for comparison.
+# ---------------------------------------------------------------------------------------------
+signal_rounds=${FIELD_SIGNAL_ROUNDS:-6}
+make_slow_upload_pack() {
+    cat >"$1" <<'SCRIPT'
+#!/bin/sh
+git-upload-pack "$@" | python3 -c '
+import sys, time
+while True:
+    data = sys.stdin.buffer.read1(8192)
+    if not data:
+        break
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    time.sleep(0.004)
+'
+SCRIPT
+    chmod +x "$1"
+}
+
+worktree_state() { (cd "$1" && git status --porcelain=v1 --untracked-files=all && md5sum a.txt new.txt mine.txt); }
+
+signals() {
+    [[ signals =~ $pattern ]] || return 0
+    local big=$work/big.git slow=$work/slow-upload-pack seed=$work/bigseed user=$work/sigrepo
+    rm -rf "$big" "$seed" "$user"
+    make_slow_upload_pack "$slow"
+    git init -q -b main "$seed"
+    commit "$seed" a.txt one
+    git clone -q --bare "$seed" "$big"
+    # The user's repository: a clone of the small history, with work in progress.
+    git clone -q "$big" "$user"
+    commit "$user" mine.txt unpushed
+    printf 'dirty\n' >>"$user/a.txt"
+    printf 'untracked\n' >"$user/new.txt"
+    git -C "$user" config remote.origin.uploadpack "$slow"
+    # The remote moves on by 6 MB that do not compress.
+    for i in 1 2 3; do head -c 2000000 /dev/urandom >"$seed/blob$i"; done
+    git -C "$seed" add . && git -C "$seed" commit -q -m big
+    git -C "$seed" tag big-tag
+    git -C "$seed" push -q "$big" main big-tag
+    local before old new
+    before=$(worktree_state "$user")
+    old=$(git -C "$user" rev-parse refs/remotes/origin/main)
+    new=$(git --git-dir="$big" rev-parse main)
+    local program side round sig delay problems pid leftover main
+    for side in git gitwire; do
+        if [ $side = git ]; then program=git; else program=$gw; fi
+        problems=""
+        for round in $(seq 1 "$signal_rounds"); do
+            if ((round % 2)); then sig=INT; else sig=TERM; fi
+            delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.05 + (r % 150) / 100 }')
+            # A fetch into the user's repository.
+            rm -rf "$work/sig" && cp -a "$user" "$work/sig"
+            (cd "$work/sig" && exec "$program" fetch -q origin) >/dev/null 2>&1 &
+            pid=$!
+            sleep "$delay"
+            kill -s "$sig" "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            sleep 0.3 # git's children (index-pack) may end after git itself
+            leftover=$(cd "$work/sig/.git" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' -o -name '.tmp*' \) | tr '\n' ' ')
+            [ -n "$leftover" ] && problems+="fetch $sig@${delay}s left $leftover; "
+            git -C "$work/sig" fsck --no-dangling >/dev/null 2>&1 || problems+="fetch $sig@${delay}s: fsck fails; "
+            main=$(git -C "$work/sig" rev-parse refs/remotes/origin/main)
+            [ "$main" = "$old" ] || [ "$main" = "$new" ] || problems+="fetch $sig@${delay}s: origin/main is $main; "
+            [ "$(worktree_state "$work/sig")" = "$before" ] || problems+="fetch $sig@${delay}s: work tree changed; "
+            (cd "$work/sig" && "$program" fetch -q origin >/dev/null 2>&1) || problems+="fetch after $sig@${delay}s fails; "
+            # A clone.
+            rm -rf "$work/sigclone"
+            (cd "$work" && exec "$program" clone -q -u "$slow" "file://$big" sigclone) >/dev/null 2>&1 &
+            pid=$!
+            sleep "$delay"
+            kill -s "$sig" "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            sleep 0.3
+            if [ -e "$work/sigclone" ]; then
+                if [ -z "$(git -C "$work/sigclone" rev-parse -q --verify HEAD 2>/dev/null)" ] ||
+                    ! git -C "$work/sigclone" fsck --no-dangling >/dev/null 2>&1; then
+                    problems+="clone $sig@${delay}s left a half-made $(ls -A "$work/sigclone" | tr '\n' ' '); "
+                fi
+            fi
+        done
+        printf '%s\n' "${problems:-none}" >"$out/signals-$side"
+    done
+    local same=yes
+    [ "$(cat "$out/signals-gitwire")" = none ] || same="NO: see notes"
+    results+=("signals/fetch+clone|$same|$signal_rounds fetches and clones each killed (INT/TERM at 0.05-1.5 s); problems: gitwire: $(cat "$out/signals-gitwire"); git: $(cat "$out/signals-git")")
+}
+signals
 
 printf '%-36s %-28s %s\n' scenario same-as-git notes
 for r in "${results[@]}"; do
