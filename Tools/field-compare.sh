@@ -138,9 +138,11 @@ EOF
 [advice]
 	detachedHead = false
 EOF
-    cat >"$run/home/repo.inc" <<'EOF'
+    cat >"$run/home/repo.inc" <<EOF
 [fetch]
 	showForcedUpdates = true
+[url "file://$w/"]
+	insteadOf = inc:
 EOF
     rm -rf "$base"
     cp -a "$run" "$base"
@@ -280,6 +282,18 @@ s_fetch_not_repo() { cd / && $G fetch origin; }
 s_fetch_badremote() { $G fetch nosuch; }
 s_fetch_bare_mirror() { cd .. && git clone -q --mirror up:up.git mm.git && cd mm.git && $G fetch --prune; dumps mm.git; }
 
+s_fetch_multiple() { $G fetch --multiple origin second; dumps repo/.git; }
+s_fetch_group() { git config remotes.both "origin second" && $G fetch both; dumps repo/.git; }
+s_fetch_compact() { $G -c fetch.output=compact fetch; dumps repo/.git; }
+s_fetch_branch_remote() {
+    git config branch.main.remote second && git config branch.main.merge refs/heads/wip/x
+    $G fetch
+    dumps repo/.git
+}
+s_ls_includeif() { $G ls-remote inc:up.git HEAD; cd / && $G ls-remote inc:up.git HEAD; }
+s_clone_default_remote_name() { cd .. && clone_cmd -q -c clone.defaultRemoteName=upstream up:up.git c6 && $G -C c6 fetch; dumps c6/.git; }
+s_clone_config_default_remote_name() { cd .. && git config --global clone.defaultRemoteName up && clone_cmd -q up:up.git c7; dumps c7/.git; }
+
 # push -----------------------------------------------------------------------------------------
 s_push_nonbare_current() { $G push nb: main; dumps nonbare/.git; trees nonbare; }
 s_push_nonbare_other() { $G push "file://$run/nonbare" local-only; dumps nonbare/.git; }
@@ -290,6 +304,9 @@ s_push_default_upstream() {
     $G -c push.default=upstream push --force
     dumps up.git repo/.git
 }
+s_push_default_matching() { git branch -f feature origin/main && $G -c push.default=matching push; dumps up.git repo/.git; }
+s_push_default_nothing() { $G -c push.default=nothing push; }
+s_push_pushurl() { git config remote.origin.pushurl "file://$run/nonbare" && $G push origin local-only; dumps up.git nonbare/.git; }
 s_push_rejected() { $G push origin main; dumps up.git repo/.git; }
 s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/heads/via; dumps nonbare/.git; }
 
@@ -383,6 +400,16 @@ scenario fetch/--depth s_fetch_depth
 scenario fetch/not-a-repo s_fetch_not_repo
 scenario fetch/bad-remote s_fetch_badremote
 scenario fetch/mirror--prune s_fetch_bare_mirror
+scenario fetch/--multiple s_fetch_multiple
+scenario fetch/remotes-group s_fetch_group "remotes.<group>"
+scenario fetch/fetch.output=compact s_fetch_compact
+scenario fetch/branch.remote+merge s_fetch_branch_remote "FETCH_HEAD marks branch.main.merge"
+scenario ls-remote/includeIf s_ls_includeif "insteadOf from an includeIf gitdir: file"
+scenario clone/-c-clone.defaultRemoteName s_clone_default_remote_name
+scenario clone/global-clone.defaultRemoteName s_clone_config_default_remote_name
+scenario push/default-matching s_push_default_matching
+scenario push/default-nothing s_push_default_nothing
+scenario push/pushurl s_push_pushurl
 scenario push/non-bare-current s_push_nonbare_current "receive.denyCurrentBranch"
 scenario push/non-bare-other s_push_nonbare_other
 scenario push/default-simple s_push_default_simple

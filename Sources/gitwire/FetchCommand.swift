@@ -21,6 +21,9 @@ struct FetchCommand: Subcommand {
             .flag(
                 nil, "all", \.all,
                 help: "Fetch from every configured remote (but those with remote.<name>.skipFetchAll)."),
+            .flag(
+                "m", "multiple", \.multiple,
+                help: "Take every argument as a remote or a group of remotes (remotes.<group>)."),
             .flag("a", "append", \.append, help: "Append to FETCH_HEAD instead of replacing it."),
             .flag(
                 nil, "atomic", \.atomic,
@@ -57,6 +60,7 @@ struct FetchCommand: Subcommand {
 
     var verbose = false
     var all = false
+    var multiple = false
     var append = false
     var atomic = false
     var force = false
@@ -81,7 +85,16 @@ struct FetchCommand: Subcommand {
         // Values are checked before anything is looked at, as git checks its options.
         _ = try parseTimeout(arguments.connection.timeout)
         var fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
-        if all { return try fetchAll() }
+        switch try severalRemotes() {
+        case .several(let names)?: return try fetchMultiple(names)
+        case .one(let name)?:
+            // --all with one remote: fetched as if named (its reflog messages still say --all).
+            var one = self
+            one.all = false
+            one.repository = name
+            return try one.execute()
+        case nil: break
+        }
         // The repository: a second argument that names one (and cannot be a refspec), else the
         // one git finds here.
         var refspecWords = refspecs
@@ -194,25 +207,67 @@ struct FetchCommand: Subcommand {
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 
-    /// `--all`, as git's `fetch_multiple`: `FETCH_HEAD` emptied once, then for each configured
-    /// remote in turn (but those with `remote.<name>.skipFetchAll`) `Fetching <name>` on standard
-    /// output and the fetch git's child `git fetch --append --no-auto-gc --no-write-commit-graph
-    /// <options> <name>` makes (its reflog messages name that command line); a remote that fails
-    /// is `error: could not fetch <name>` and exit status 1, the others are still fetched.
-    private func fetchAll() throws -> Int32 {
-        if repository != nil {
+    /// The remotes to fetch from one after the other, as git's `cmd_fetch` decides: `--all`'s
+    /// configured remotes (but those with `remote.<name>.skipFetchAll`; a single one is fetched
+    /// as if named), `--multiple`'s remotes and groups (`remotes.<group>`), or a group of more
+    /// than one remote named alone; nil for the fetch of one remote.
+    private func severalRemotes() throws -> SeveralRemotes? {
+        if all && repository != nil {
             throw ValidationError(
                 refspecs.isEmpty
                     ? "fetch --all does not take a repository argument"
                     : "fetch --all does not make sense with refspecs")
         }
+        guard all || repository != nil else { return nil }
         let location = try RepositoryLocation.discover()
         let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
-        var names: [String] = []
-        for name in ConfiguredRemote.configuredNames(configuration)
-        where try configuration.bool("remote.\(name).skipFetchAll") != true {
-            names.append(name)
+        let configured = ConfiguredRemote.configuredNames(configuration)
+        // add_remote_or_group: a group's members (as written), else a configured remote.
+        func remoteOrGroup(_ name: String) throws -> [String]? {
+            var members: [String] = []
+            for value in try configuration.all("remotes.\(name)") {
+                members += (value ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(
+                    String.init)
+            }
+            if !members.isEmpty { return members }
+            return configured.contains(name) ? [name] : nil
         }
+        if all {
+            var names: [String] = []
+            for name in configured where try configuration.bool("remote.\(name).skipFetchAll") != true {
+                names.append(name)
+            }
+            return names.count == 1 ? .one(names[0]) : .several(names)
+        }
+        guard let repository else { return nil }
+        if multiple {
+            var names: [String] = []
+            for name in [repository] + refspecs {
+                guard let found = try remoteOrGroup(name) else {
+                    throw ValidationError("no such remote or remote group: \(name)")
+                }
+                names += found
+            }
+            return .several(names)
+        }
+        guard let group = try remoteOrGroup(repository), group.count > 1 else { return nil }
+        if !refspecs.isEmpty { throw ValidationError("fetching a group and specifying refspecs does not make sense") }
+        return .several(group)
+    }
+
+    /// What ``severalRemotes()`` decided.
+    private enum SeveralRemotes {
+        case one(String)
+        case several([String])
+    }
+
+    /// Several remotes, as git's `fetch_multiple`: `FETCH_HEAD` emptied once, then for each remote
+    /// in turn `Fetching <name>` on standard output and the fetch git's child `git fetch --append
+    /// --no-auto-gc --no-write-commit-graph <options> <name>` makes (its reflog messages name
+    /// that command line); a remote that fails is `error: could not fetch <name>` and exit
+    /// status 1, the others are still fetched.
+    private func fetchMultiple(_ names: [String]) throws -> Int32 {
+        let location = try RepositoryLocation.discover()
         if !append && writeFetchHead && !dryRun {
             try FileSystem.writeAtomically(
                 [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
@@ -232,6 +287,8 @@ struct FetchCommand: Subcommand {
             if !arguments.quiet { try Console.writeOutput("Fetching \(name)\n") }
             var child = self
             child.all = false
+            child.multiple = false
+            child.refspecs = []
             child.append = true
             // git 2.39 does not pass --no-write-fetch-head on: its children write FETCH_HEAD.
             child.writeFetchHead = true

@@ -315,6 +315,25 @@ struct FetchLikeGitTests {
         try expectSame(["--all"], version: version, name: "all-\(version)-broken", from: configured)
     }
 
+    /// `--multiple` (remotes and groups), a group (`remotes.<group>`) named alone, and `--all`
+    /// with a single remote (fetched as if named), as git's `cmd_fetch` decides; git's errors
+    /// for an unknown name and for a group with refspecs.
+    @Test(arguments: [0, 2])
+    func multipleRemotesAndGroups(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("multiple-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["remote", "add", "second", scenario.url], in: configured)
+        try git(["config", "remotes.both", "origin\tsecond "], in: configured)
+        for (index, arguments) in [
+            ["--multiple", "origin", "second"], ["-m", "second"], ["--multiple", "origin", "nosuch"], ["both"],
+            ["both", "main"], ["--multiple", "both", "-q"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "multiple-\(version)-\(index)", from: configured)
+        }
+        try expectSame(["--all"], version: version, name: "multiple-\(version)-one")
+    }
+
     /// A branch checked out in a linked work tree (or in the main one, fetched from a linked
     /// one) is refused with its work tree's path; a rebase in progress holds its branch too.
     @Test func checkedOutBranchesInEveryWorkTree() throws {
