@@ -223,10 +223,11 @@ struct FetchCommand: Subcommand {
         let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
         let configured = ConfiguredRemote.configuredNames(configuration)
         // add_remote_or_group: a group's members (as written), else a configured remote.
-        func remoteOrGroup(_ name: String) throws -> [String]? {
+        func remoteOrGroup(_ name: String) -> [String]? {
             var members: [String] = []
-            for value in try configuration.all("remotes.\(name)") {
-                members += (value ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(
+            // get_remote_group compares the canonical name itself (any name, a URL too).
+            for entry in configuration.entries where entry.name == "remotes.\(name)" {
+                members += (entry.value ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(
                     String.init)
             }
             if !members.isEmpty { return members }
@@ -243,14 +244,14 @@ struct FetchCommand: Subcommand {
         if multiple {
             var names: [String] = []
             for name in [repository] + refspecs {
-                guard let found = try remoteOrGroup(name) else {
+                guard let found = remoteOrGroup(name) else {
                     throw ValidationError("no such remote or remote group: \(name)")
                 }
                 names += found
             }
             return .several(names)
         }
-        guard let group = try remoteOrGroup(repository), group.count > 1 else { return nil }
+        guard let group = remoteOrGroup(repository), group.count > 1 else { return nil }
         if !refspecs.isEmpty { throw ValidationError("fetching a group and specifying refspecs does not make sense") }
         return .several(group)
     }
