@@ -80,7 +80,8 @@ struct CloneCommand: Subcommand {
             Console.writeError(
                 isBare ? "Cloning into bare repository '\(target)'...\n" : "Cloning into '\(target)'...\n")
         }
-        let originName = origin ?? "origin"
+        // git's clone: -o, else clone.defaultRemoteName, else origin.
+        let originName = try origin ?? CommandConfiguration.load().string("clone.defaultRemoteName") ?? "origin"
         if (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) == nil {
             throw ValidationError("'\(originName)' is not a valid remote name")
         }

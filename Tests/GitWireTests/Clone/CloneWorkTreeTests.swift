@@ -146,6 +146,18 @@ struct CloneWorkTreeTests {
         }
     }
 
+    /// `clone.defaultRemoteName` names the remote unless `-o` does, and is checked as `-o` is.
+    @Test func defaultRemoteNameFromTheConfiguration() throws {
+        let source = try Self.source.get()
+        for (index, (setting, options)) in [
+            ("upstream", [String]()), ("upstream", ["-o", "mine"]), ("bad..name", []), ("", []),
+        ].enumerated() {
+            try expectSameClone(
+                options, url: source.daemon.url("source"), version: 2, name: "default-name-\(index)",
+                before: ["-c", "clone.defaultRemoteName=\(setting)"])
+        }
+    }
+
     /// A fetch in a clone gitwire made is the fetch git makes in its own.
     @Test func aFetchInTheCloneIsGits() throws {
         let source = try Self.source.get()
