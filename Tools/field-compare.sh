@@ -282,6 +282,11 @@ s_fetch_not_repo() { cd / && $G fetch origin; }
 s_fetch_badremote() { $G fetch nosuch; }
 s_fetch_bare_mirror() { cd .. && git clone -q --mirror up:up.git mm.git && cd mm.git && $G fetch --prune; dumps mm.git; }
 
+s_fetch_prune_tags() { git tag -f stale HEAD && $G fetch --prune --prune-tags origin; dumps repo/.git; }
+s_fetch_refmap() { $G fetch --refmap='+refs/heads/*:refs/remotes/elsewhere/*' origin main; dumps repo/.git; }
+s_fetch_append() { $G fetch second && $G fetch --append origin; dumps repo/.git; }
+s_fetch_verbose() { $G fetch -v origin; dumps repo/.git; }
+s_fetch_mirror_config() { git config remote.origin.mirror true && $G fetch origin; dumps repo/.git; }
 s_fetch_multiple() { $G fetch --multiple origin second; dumps repo/.git; }
 s_fetch_group() { git config remotes.both "origin second" && $G fetch both; dumps repo/.git; }
 s_fetch_compact() { $G -c fetch.output=compact fetch; dumps repo/.git; }
@@ -400,6 +405,11 @@ scenario fetch/--depth s_fetch_depth
 scenario fetch/not-a-repo s_fetch_not_repo
 scenario fetch/bad-remote s_fetch_badremote
 scenario fetch/mirror--prune s_fetch_bare_mirror
+scenario fetch/--prune-tags s_fetch_prune_tags
+scenario fetch/--refmap s_fetch_refmap
+scenario fetch/--append s_fetch_append
+scenario fetch/-v s_fetch_verbose
+scenario fetch/remote.mirror s_fetch_mirror_config "a non-bare repository configured as a mirror"
 scenario fetch/--multiple s_fetch_multiple
 scenario fetch/remotes-group s_fetch_group "remotes.<group>"
 scenario fetch/fetch.output=compact s_fetch_compact
@@ -528,9 +538,50 @@ signals() {
 }
 signals
 
+# ---------------------------------------------------------------------------------------------
+# Measurements, interleaved (git, gitwire, git, ...): a clone of the 6 MB repository of the
+# signal scenarios over file:// (not throttled) and a fetch of it into the user's repository;
+# wall time, CPU time (user+sys) and peak memory of each, medians. Load average printed with them.
+# ---------------------------------------------------------------------------------------------
+measure_rounds=${FIELD_MEASURE_ROUNDS:-5}
+measure() {
+    [[ measure =~ $pattern ]] || return 0
+    [ -d "$work/big.git" ] || return 0
+    local what side program round
+    for what in clone fetch; do
+        for side in git gitwire; do : >"$work/times-$what-$side"; done
+        for round in $(seq 1 "$measure_rounds"); do
+            for side in git gitwire; do
+                if [ $side = git ]; then program=git; else program=$gw; fi
+                rm -rf "$work/m"
+                if [ $what = clone ]; then
+                    (cd "$work" && /usr/bin/time -f '%e %U %S %M' -a -o "$work/times-$what-$side" \
+                        "$program" clone -q "file://$work/big.git" m >/dev/null 2>&1)
+                else
+                    cp -a "$work/sigrepo" "$work/m"
+                    git -C "$work/m" config --unset remote.origin.uploadpack
+                    (cd "$work/m" && /usr/bin/time -f '%e %U %S %M' -a -o "$work/times-$what-$side" \
+                        "$program" fetch -q origin >/dev/null 2>&1)
+                fi
+            done
+        done
+        for side in git gitwire; do
+            local wall cpu rss
+            wall=$(awk '{ print $1 }' "$work/times-$what-$side" | median)
+            cpu=$(awk '{ print $2 + $3 }' "$work/times-$what-$side" | median)
+            rss=$(awk '{ print $4 }' "$work/times-$what-$side" | median)
+            measurements+=("$what of 6 MB, $side: wall ${wall}s, CPU ${cpu}s, peak ${rss} KiB (median of $measure_rounds)")
+        done
+    done
+}
+measurements=()
+measure
+
 printf '%-36s %-28s %s\n' scenario same-as-git notes
 for r in "${results[@]}"; do
     IFS='|' read -r a b c <<<"$r"
     printf '%-36s %-28s %s\n' "$a" "$b" "$c"
 done
+for m in "${measurements[@]}"; do echo "$m"; done
+[ ${#measurements[@]} = 0 ] || echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "outputs: $out (diff -r <scenario>/git <scenario>/gitwire)"
