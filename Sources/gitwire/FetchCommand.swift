@@ -195,9 +195,10 @@ struct FetchCommand: Subcommand {
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         let objects = try? Repository(location).objects
-        let report = FetchReport(
+        var report = FetchReport(
             changes: result.changes, url: remoteSettings.url, verbose: verbose, quiet: arguments.quiet,
             dryRun: dryRun, abbreviation: FetchReport.Abbreviation(configuration: configuration, objects: objects))
+        report.compact = (try? configuration.string("fetch.output"))??.lowercased() == "compact"
         Console.writeError(report.text)
         if result.changes.contains(where: { $0.error?.isNameConflict == true }) {
             Console.writeError(

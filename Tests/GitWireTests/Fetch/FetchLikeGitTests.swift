@@ -315,6 +315,22 @@ struct FetchLikeGitTests {
         try expectSame(["--all"], version: version, name: "all-\(version)-broken", from: configured)
     }
 
+    /// `fetch.output=compact`: the repeated part of each local name shown as `*`, as git shows it.
+    @Test(arguments: [0, 2])
+    func compactOutput(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("compact-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["config", "fetch.output", "Compact"], in: configured)
+        try git(
+            ["config", "--add", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/copies/*"], in: configured)
+        for (index, arguments) in [
+            [], ["--prune", "-v"], ["--tags"], [scenario.url], [scenario.url, "main", "nio-1.2:refs/heads/nio-1.2"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "compact-\(version)-\(index)", from: configured)
+        }
+    }
+
     /// `--multiple` (remotes and groups), a group (`remotes.<group>`) named alone, and `--all`
     /// with a single remote (fetched as if named), as git's `cmd_fetch` decides; git's errors
     /// for an unknown name and for a group with refspecs.
