@@ -58,6 +58,12 @@ struct CloneCommand: Subcommand {
 
     func execute() throws -> Int32 {
         guard let repository else { return 129 }
+        // git's get_repo_path: a local repository is recorded by its absolute path; any other
+        // name needs a `:` and is recorded as given (insteadOf rewrites only the URL used).
+        let isLocalPath = LocalCloneSource.isLocalRepository(repository, environment: Environment.all())
+        if !isLocalPath && !repository.utf8.contains(UInt8(ascii: ":")) {
+            throw UsageError("repository '\(repository)' does not exist")
+        }
         let isBare = bare || mirror
         guard let target = directory ?? RemoteURL.cloneDirectoryName(for: repository, bare: isBare) else {
             throw UsageError("No directory name could be guessed.\nPlease specify a directory on the command line")
@@ -74,15 +80,14 @@ struct CloneCommand: Subcommand {
             Console.writeError(
                 isBare ? "Cloning into bare repository '\(target)'...\n" : "Cloning into '\(target)'...\n")
         }
-        let originName = origin ?? "origin"
+        // git's clone: -o, else clone.defaultRemoteName, else origin.
+        let originName = try origin ?? CommandConfiguration.load().string("clone.defaultRemoteName") ?? "origin"
         if (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) == nil {
             throw ValidationError("'\(originName)' is not a valid remote name")
         }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
-        var configuredURL: String?
-        if remote.url.scheme == .file && !repository.utf8.containsSubsequence("://".utf8) {
-            configuredURL = try Self.absolutePath(repository)
-        }
+        var configuredURL = repository
+        if isLocalPath { configuredURL = try Self.absolutePath(repository) }
         let options = RepositoryFetchOptions(
             fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL, tags: noTags ? FetchTags.none : nil,
             bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)

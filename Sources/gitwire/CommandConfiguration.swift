@@ -9,22 +9,26 @@ enum CommandConfiguration {
     /// What `gitwire` prints for a mistake in its options before the command (then exit 129).
     static let usage = """
         usage: gitwire [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]
-                       [--config-env=<name>=<envvar>] <command> [<args>]
+                       [--git-dir=<path>] [--work-tree=<path>] [--config-env=<name>=<envvar>]
+                       <command> [<args>]
 
         """
 
     /// Reads git's options at the front of `words` and applies them: each `-C` changes the
     /// directory in turn, the `-c` and `--config-env` settings go into `GIT_CONFIG_PARAMETERS` so
     /// that the configuration loaded here and the programs gitwire starts (credential helpers,
-    /// ssh) see them, as git's children do. Returns the words after them (the command and its
+    /// ssh) see them, as git's children do; `--git-dir` and `--work-tree` set `GIT_DIR` and
+    /// `GIT_WORK_TREE`, as git sets them. Returns the words after them (the command and its
     /// arguments), or the exit status git gives a mistake: 129 after its message and the usage,
     /// 128 after `fatal: …`.
     static func applyGlobalOptions(_ words: [String]) -> Result<[String], ExitStatus> {
         do {
             let options = try GlobalOptions(words, environment: Environment.all())
-            let updated = options.environment(updating: [:].merging(current(["GIT_CONFIG_PARAMETERS"])) { $1 })
-            if let parameters = updated["GIT_CONFIG_PARAMETERS"] {
-                Environment.set("GIT_CONFIG_PARAMETERS", parameters)
+            let names = ["GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_WORK_TREE"]
+            let before = current(names)
+            let updated = options.environment(updating: before)
+            for name in names {
+                if let value = updated[name], value != before[name] { Environment.set(name, value) }
             }
             try options.changeDirectories()
             if let first = options.remaining.first, first.hasPrefix("-"),

@@ -18,6 +18,12 @@ struct FetchCommand: Subcommand {
     static var options: [CommandOption<Self>] {
         [
             .flag("v", "verbose", \.verbose, help: "Also show refs that are up to date."),
+            .flag(
+                nil, "all", \.all,
+                help: "Fetch from every configured remote (but those with remote.<name>.skipFetchAll)."),
+            .flag(
+                "m", "multiple", \.multiple,
+                help: "Take every argument as a remote or a group of remotes (remotes.<group>)."),
             .flag("a", "append", \.append, help: "Append to FETCH_HEAD instead of replacing it."),
             .flag(
                 nil, "atomic", \.atomic,
@@ -53,6 +59,8 @@ struct FetchCommand: Subcommand {
     }
 
     var verbose = false
+    var all = false
+    var multiple = false
     var append = false
     var atomic = false
     var force = false
@@ -77,6 +85,16 @@ struct FetchCommand: Subcommand {
         // Values are checked before anything is looked at, as git checks its options.
         _ = try parseTimeout(arguments.connection.timeout)
         var fetchOptions = try arguments.fetchOptions(unshallow: unshallow)
+        switch try severalRemotes() {
+        case .several(let names)?: return try fetchMultiple(names)
+        case .one(let name)?:
+            // --all with one remote: fetched as if named (its reflog messages still say --all).
+            var one = self
+            one.all = false
+            one.repository = name
+            return try one.execute()
+        case nil: break
+        }
         // The repository: a second argument that names one (and cannot be a refspec), else the
         // one git finds here.
         var refspecWords = refspecs
@@ -177,9 +195,10 @@ struct FetchCommand: Subcommand {
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         let objects = try? Repository(location).objects
-        let report = FetchReport(
+        var report = FetchReport(
             changes: result.changes, url: remoteSettings.url, verbose: verbose, quiet: arguments.quiet,
             dryRun: dryRun, abbreviation: FetchReport.Abbreviation(configuration: configuration, objects: objects))
+        report.compact = (try? configuration.string("fetch.output"))??.lowercased() == "compact"
         Console.writeError(report.text)
         if result.changes.contains(where: { $0.error?.isNameConflict == true }) {
             Console.writeError(
@@ -187,6 +206,102 @@ struct FetchCommand: Subcommand {
                     + " 'git remote prune \(remoteSettings.name)' to remove any old, conflicting branches\n")
         }
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
+    }
+
+    /// The remotes to fetch from one after the other, as git's `cmd_fetch` decides: `--all`'s
+    /// configured remotes (but those with `remote.<name>.skipFetchAll`; a single one is fetched
+    /// as if named), `--multiple`'s remotes and groups (`remotes.<group>`), or a group of more
+    /// than one remote named alone; nil for the fetch of one remote.
+    private func severalRemotes() throws -> SeveralRemotes? {
+        if all && repository != nil {
+            throw ValidationError(
+                refspecs.isEmpty
+                    ? "fetch --all does not take a repository argument"
+                    : "fetch --all does not make sense with refspecs")
+        }
+        guard all || repository != nil else { return nil }
+        let location = try RepositoryLocation.discover()
+        let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        let configured = ConfiguredRemote.configuredNames(configuration)
+        // add_remote_or_group: a group's members (as written), else a configured remote.
+        func remoteOrGroup(_ name: String) -> [String]? {
+            var members: [String] = []
+            // get_remote_group compares the canonical name itself (any name, a URL too).
+            for entry in configuration.entries where entry.name == "remotes.\(name)" {
+                members += (entry.value ?? "").split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(
+                    String.init)
+            }
+            if !members.isEmpty { return members }
+            return configured.contains(name) ? [name] : nil
+        }
+        if all {
+            var names: [String] = []
+            for name in configured where try configuration.bool("remote.\(name).skipFetchAll") != true {
+                names.append(name)
+            }
+            return names.count == 1 ? .one(names[0]) : .several(names)
+        }
+        guard let repository else { return nil }
+        if multiple {
+            var names: [String] = []
+            for name in [repository] + refspecs {
+                guard let found = remoteOrGroup(name) else {
+                    throw ValidationError("no such remote or remote group: \(name)")
+                }
+                names += found
+            }
+            return .several(names)
+        }
+        guard let group = remoteOrGroup(repository), group.count > 1 else { return nil }
+        if !refspecs.isEmpty { throw ValidationError("fetching a group and specifying refspecs does not make sense") }
+        return .several(group)
+    }
+
+    /// What ``severalRemotes()`` decided.
+    private enum SeveralRemotes {
+        case one(String)
+        case several([String])
+    }
+
+    /// Several remotes, as git's `fetch_multiple`: `FETCH_HEAD` emptied once, then for each remote
+    /// in turn `Fetching <name>` on standard output and the fetch git's child `git fetch --append
+    /// --no-auto-gc --no-write-commit-graph <options> <name>` makes (its reflog messages name
+    /// that command line); a remote that fails is `error: could not fetch <name>` and exit
+    /// status 1, the others are still fetched.
+    private func fetchMultiple(_ names: [String]) throws -> Int32 {
+        let location = try RepositoryLocation.discover()
+        if !append && writeFetchHead && !dryRun {
+            try FileSystem.writeAtomically(
+                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
+        }
+        // add_options_to_argv: what the children are told, in git's order.
+        var options = ["--append", "--no-auto-gc", "--no-write-commit-graph"]
+        if dryRun { options.append("--dry-run") }
+        if let prune { options.append(prune ? "--prune" : "--no-prune") }
+        if let pruneTags { options.append(pruneTags ? "--prune-tags" : "--no-prune-tags") }
+        if updateHeadOK { options.append("--update-head-ok") }
+        if force { options.append("--force") }
+        if keep { options.append("--keep") }
+        if tags == .all { options.append("--tags") } else if tags == FetchTags.none { options.append("--no-tags") }
+        if verbose { options.append("-v") } else if arguments.quiet { options.append("-q") }
+        var status: Int32 = 0
+        for name in names {
+            if !arguments.quiet { try Console.writeOutput("Fetching \(name)\n") }
+            var child = self
+            child.all = false
+            child.multiple = false
+            child.refspecs = []
+            child.append = true
+            // git 2.39 does not pass --no-write-fetch-head on: its children write FETCH_HEAD.
+            child.writeFetchHead = true
+            child.repository = name
+            subcommandWords = options + [name]
+            if child.runReportingErrors() != 0 {
+                Console.writeError("error: could not fetch \(maskedForTerminal(name))\n")
+                status = 1
+            }
+        }
+        return status
     }
 
     /// git's reflog action for this command line (`fetch` and each argument, credentials

@@ -56,6 +56,9 @@ struct FetchReport {
     let quiet: Bool
     let dryRun: Bool
     let abbreviation: Abbreviation
+    /// `fetch.output=compact`: the part of the local name that repeats the remote one shown as
+    /// `*` (`main -> origin/*`).
+    var compact = false
 
     /// The terminal's width as git's `term_columns` guesses it (`COLUMNS`, else 80).
     private var columns: Int {
@@ -88,7 +91,10 @@ struct FetchReport {
                     guard let remote = change.remoteName, remote != "HEAD" else { continue }
                     if !verbose && change.kind == .upToDate { continue }
                     let remoteLength = Self.prettified(remote).count
-                    if 21 + remoteLength + 4 + Self.prettified(change.localName).count >= columns { continue }
+                    // Compact lines leave the local name out of the estimate, and allow two
+                    // thirds of the terminal.
+                    let localLength = compact ? 0 : Self.prettified(change.localName).count
+                    if 21 + remoteLength + 4 + localLength >= (compact ? columns * 2 / 3 : columns) { continue }
                     referenceWidth = max(referenceWidth, remoteLength)
                 }
             }
@@ -157,10 +163,39 @@ struct FetchReport {
             code = "!"
             note = "unable to update local ref"
         }
-        var line = "\(code) \(Self.padded(summary, to: width)) \(Self.padded(remote, to: referenceWidth)) -> "
-        line += change.kind == .fetchHeadOnly ? "FETCH_HEAD" : local
+        var shownLocal = change.kind == .fetchHeadOnly ? "FETCH_HEAD" : local
+        var line = "\(code) \(Self.padded(summary, to: width)) "
+        if compact && remote == shownLocal {
+            line += "\(Self.padded(remote, to: referenceWidth)) -> *"
+        } else {
+            if compact, let replaced = Self.replacing(shownLocal, in: remote) {
+                remote = replaced
+            } else if compact, let replaced = Self.replacing(remote, in: shownLocal) {
+                shownLocal = replaced
+            }
+            line += "\(Self.padded(remote, to: referenceWidth)) -> \(shownLocal)"
+        }
         if let note { line += "  (\(note))" }
         return line
+    }
+
+    /// git's `find_and_replace`: `haystack` with `needle` (at its end, else where it first
+    /// occurs) replaced by `*`, when it stands between slashes or the ends; nil otherwise.
+    static func replacing(_ needle: String, in haystack: String) -> String? {
+        let text = Array(haystack.utf8)
+        let sought = Array(needle.utf8)
+        guard !sought.isEmpty, sought.count <= text.count else { return nil }
+        var start: Int?
+        if text.suffix(sought.count).elementsEqual(sought) {
+            start = text.count - sought.count
+        } else {
+            start = (0...(text.count - sought.count)).first { text[$0..<($0 + sought.count)].elementsEqual(sought) }
+        }
+        guard let start else { return nil }
+        if start > 0 && text[start - 1] != UInt8(ascii: "/") { return nil }
+        let end = start + sought.count
+        if end < text.count && text[end] != UInt8(ascii: "/") { return nil }
+        return String(decoding: text[..<start] + Array("*".utf8) + text[end...], as: UTF8.self)
     }
 
     private static func padded(_ text: String, to width: Int) -> String {

@@ -15,7 +15,8 @@ enum GitWireCommand {
     static var help: String {
         var text = """
             usage: gitwire [-v | --version] [-h | --help] [-C <path>] [-c <name>=<value>]
-                           [--config-env=<name>=<envvar>] <command> [<args>]
+                           [--git-dir=<path>] [--work-tree=<path>] [--config-env=<name>=<envvar>]
+                           <command> [<args>]
 
             A git wire-protocol client: list refs, clone and fetch, record and replay sessions, index packs, hash objects.
 
@@ -30,8 +31,9 @@ enum GitWireCommand {
 
             Before the command, as git takes them: -C <path> runs as if started in <path> (several
             are taken in turn), -c <name>=<value> and --config-env=<name>=<envvar> set configuration
-            for this run. ls-remote, clone and fetch read git's configuration (system, global, the
-            repository's when run inside one, then these).
+            for this run, --git-dir=<path> and --work-tree=<path> set GIT_DIR and GIT_WORK_TREE.
+            ls-remote, clone and fetch read git's configuration (system, global, the repository's
+            when run inside one, then these).
 
             """
         return text

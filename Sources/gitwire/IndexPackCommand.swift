@@ -65,6 +65,12 @@ struct IndexPackCommand: Subcommand {
         } else {
             guard !fixThin else { throw UsageError("the option '--fix-thin' requires '--stdin'") }
             guard let packFile else { throw UsageError("a pack file is required without --stdin") }
+            // git's xopen: the file is opened before anything else is said of it.
+            do {
+                _ = try File.openForReading(packFile)
+            } catch let error as SystemCallError {
+                throw UsageError("could not open '\(packFile)' for reading: \(error.errno)")
+            }
             result = try PackIndexer.indexPack(at: packFile, options: options, progress: handler)
         }
         display?.finish(objectsAdded: result.objectsAdded)

@@ -1,6 +1,7 @@
 /// git's options before the command name that change where it runs and what configuration it
-/// reads: `-c <name>[=<value>]`, `--config-env <name>=<variable>` (or `=`-joined), and
-/// `-C <path>`, read as git's `handle_options` reads them (for the `gitwire` command line).
+/// reads: `-c <name>[=<value>]`, `--config-env <name>=<variable>` (or `=`-joined), `-C <path>`,
+/// `--git-dir <path>` and `--work-tree <path>` (or `=`-joined), read as git's `handle_options`
+/// reads them (for the `gitwire` command line).
 package struct GlobalOptions: Equatable, Sendable {
     /// A problem with the options, with git's message (git prints it and its usage, and exits
     /// 129; or dies with 128 for ``dies``).
@@ -25,6 +26,10 @@ package struct GlobalOptions: Equatable, Sendable {
         case configFromEnvironment(name: String, value: String)
         /// `-C <path>` (an empty path changes nothing).
         case directory(String)
+        /// `--git-dir <path>`: git sets `GIT_DIR` to the path as given.
+        case gitDirectory(String)
+        /// `--work-tree <path>`: git sets `GIT_WORK_TREE` to the path as given.
+        case workTree(String)
     }
 
     /// The options, in order.
@@ -54,6 +59,14 @@ package struct GlobalOptions: Equatable, Sendable {
                     try Self.configFromEnvironment(String(word.dropFirst("--config-env=".count)), environment))
             } else if word == "-C" {
                 options.append(.directory(try argument("no directory given for '-C' option")))
+            } else if word == "--git-dir" {
+                options.append(.gitDirectory(try argument("no directory given for '--git-dir' option")))
+            } else if word.hasPrefix("--git-dir=") {
+                options.append(.gitDirectory(String(word.dropFirst("--git-dir=".count))))
+            } else if word == "--work-tree" {
+                options.append(.workTree(try argument("no directory given for '--work-tree' option")))
+            } else if word.hasPrefix("--work-tree=") {
+                options.append(.workTree(String(word.dropFirst("--work-tree=".count))))
             } else {
                 break
             }
@@ -85,7 +98,8 @@ package struct GlobalOptions: Equatable, Sendable {
     /// `environment` with the configuration options added to `GIT_CONFIG_PARAMETERS` as git adds
     /// them, so that ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` reads them
     /// and the programs gitwire starts (ssh, `git-upload-pack`, credential helpers) see them as
-    /// git's children do.
+    /// git's children do; `--git-dir` and `--work-tree` set `GIT_DIR` and `GIT_WORK_TREE` (the
+    /// last one given wins, as in git).
     package func environment(updating environment: [String: String]) -> [String: String] {
         var environment = environment
         for option in options {
@@ -96,6 +110,8 @@ package struct GlobalOptions: Equatable, Sendable {
             case .configFromEnvironment(let name, let value):
                 environment["GIT_CONFIG_PARAMETERS"] = ConfigParameters.appending(
                     key: name, value: value, to: environment["GIT_CONFIG_PARAMETERS"])
+            case .gitDirectory(let path): environment["GIT_DIR"] = path
+            case .workTree(let path): environment["GIT_WORK_TREE"] = path
             case .directory: break
             }
         }

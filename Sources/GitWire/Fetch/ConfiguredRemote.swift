@@ -109,7 +109,7 @@ public struct ConfiguredRemote: Hashable, Sendable {
     }
 
     /// The names of the configured remotes, in the order git meets them.
-    static func configuredNames(_ configuration: GitConfiguration) -> [String] {
+    package static func configuredNames(_ configuration: GitConfiguration) -> [String] {
         var names: [String] = []
         for entry in configuration.entries where entry.section == "remote" {
             guard let subsection = entry.subsection else { continue }

@@ -135,8 +135,11 @@ final class RepositoryUpdate: @unchecked Sendable {
             }
             mapped.withLock { $0 = .success((entries, mapper)) }
             // A ref whose local ref already has the remote's value is not asked for
-            // (transport_fetch_refs).
-            let sought = entries.filter { $0.localName == nil || $0.localOldID != $0.remoteID }
+            // (transport_fetch_refs); when none is left and the request deepens, all are (git's
+            // check_exist_and_connected fails on purpose then, and transport_fetch_refs sends
+            // every ref), or a shallow repository could never be deepened.
+            var sought = entries.filter { $0.localName == nil || $0.localOldID != $0.remoteID }
+            if sought.isEmpty && options.fetch.deepens { sought = entries }
             let wanted = Set(sought.map(\.remoteName))
             var ids: [ObjectID] = []
             for ref in listing.refs where wanted.contains(ref.name) {

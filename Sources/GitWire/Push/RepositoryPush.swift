@@ -388,11 +388,27 @@ final class RepositoryPush: @unchecked Sendable {
         for result in results where result.status == .ok {
             for spec in options.trackingRefspecs {
                 guard let local = spec.destination(for: result.destination) else { continue }
-                updates.append(RefUpdate(name: local, newID: result.new))
+                // git's transport_update_tracking_ref: "update by push" in the reflog.
+                updates.append(
+                    RefUpdate(name: local, newID: result.new, logMessage: result.new == nil ? nil : "update by push"))
                 break
             }
         }
         guard !updates.isEmpty else { return [] }
-        return try repository.refs.apply(updates, atomic: false)
+        return try repository.refs.apply(updates, atomic: false, objectType: nil, reflog: trackingReflog())
+    }
+
+    /// The reflog the remote-tracking refs are logged in, as git's `update_ref` logs them
+    /// (`core.logAllRefUpdates`: by default in a repository with a work tree, not in a bare one).
+    private func trackingReflog() -> Reflog? {
+        let location = repository.location
+        guard let configuration = try? GitConfiguration.load(gitDirectory: location.gitDirectory) else { return nil }
+        let bare =
+            (try? configuration.bool("core.bare")) ?? nil
+            ?? (location.workTree == nil && !location.gitDirectory.hasSuffix("/.git"))
+        return Reflog(
+            gitDirectory: location.gitDirectory, commonDirectory: location.commonDirectory,
+            policy: Reflog.policy(configuration, bare: bare),
+            identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
     }
 }

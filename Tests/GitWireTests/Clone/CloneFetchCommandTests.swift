@@ -132,6 +132,32 @@ struct CloneFetchCommandTests {
         #expect(try gitText(["rev-list", "--count", "main"], in: ours) == "5")
     }
 
+    /// A fetch that deepens a shallow clone whose refs all have the remote's values still asks
+    /// for them (git's `check_exist_and_connected` claims failure when deepening): `--depth`
+    /// and `--unshallow` in a clone git made deepen it as git's do, tags that follow included.
+    @Test func deepeningWhenEveryRefIsUpToDateIsGits() throws {
+        let directory = try TemporaryDirectory()
+        let source = try makeSource(in: directory)
+        let theirs = directory.appending("theirs")
+        let ours = directory.appending("ours")
+        try git(["clone", "-q", "--depth", "1", "file://\(source)", theirs])
+        try run(["cp", "-a", theirs, ours])
+        for arguments in [["--depth", "2"], ["--depth=4"], ["--unshallow"]] {
+            let gitResult = try git(["fetch"] + arguments, in: theirs, check: false)
+            let ourResult = try gitwire(["fetch"] + arguments, in: ours)
+            #expect(ourResult.status == gitResult.status, "\(arguments)")
+            #expect(ourResult.errorText == gitResult.errorText, "\(arguments)")
+            #expect(
+                (try? String(contentsOfFile: "\(ours)/.git/shallow", encoding: .utf8))
+                    == (try? String(contentsOfFile: "\(theirs)/.git/shallow", encoding: .utf8)), "\(arguments)")
+            #expect(try gitText(["for-each-ref"], in: ours) == gitText(["for-each-ref"], in: theirs), "\(arguments)")
+            #expect(
+                try gitText(["rev-list", "--count", "HEAD"], in: ours)
+                    == gitText(["rev-list", "--count", "HEAD"], in: theirs), "\(arguments)")
+            try git(["fsck", "--full", "--no-dangling"], in: ours)
+        }
+    }
+
     @Test func partialCloneIsMarkedAsGitMarksIt() throws {
         let directory = try TemporaryDirectory()
         let source = try makeSource(in: directory)

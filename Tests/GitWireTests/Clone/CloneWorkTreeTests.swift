@@ -61,17 +61,19 @@ struct CloneWorkTreeTests {
         return files
     }
 
-    func expectSameClone(_ options: [String], url: String, version: Int, name: String) throws {
+    func expectSameClone(
+        _ options: [String], url: String, version: Int, name: String, before command: [String] = []
+    ) throws {
         let source = try Self.source.get()
         let base = source.directory.appending("clones/\(name)")
         for side in ["git", "ours"] {
             try FileManager.default.createDirectory(atPath: "\(base)/\(side)", withIntermediateDirectories: true)
         }
         let theirs = try git(
-            ["-c", "protocol.version=\(version)", "clone", "--no-checkout"] + options + [url, "repo"],
+            command + ["-c", "protocol.version=\(version)", "clone", "--no-checkout"] + options + [url, "repo"],
             in: "\(base)/git", check: false)
         let ours = try gitwire(
-            ["clone", "--protocol-version=\(version)"] + options + [url, "repo"], in: "\(base)/ours",
+            command + ["clone", "--protocol-version=\(version)"] + options + [url, "repo"], in: "\(base)/ours",
             environment: reproducibleGitEnvironment)
         let context = "clone \(options.joined(separator: " ")) \(url) (v\(version))"
         #expect(ours.status == theirs.status, "\(context): \(ours.errorText)")
@@ -81,7 +83,10 @@ struct CloneWorkTreeTests {
             return
         }
         let theirFiles = try files("\(base)/git/repo/.git")
-        let ourFiles = try files("\(base)/ours/repo/.git")
+        // A relative local path is recorded absolute, from where each side ran.
+        let ourFiles = try files("\(base)/ours/repo/.git").mapValues {
+            $0.replacingOccurrences(of: "\(base)/ours/", with: "\(base)/git/")
+        }
         for key in Set(theirFiles.keys).union(ourFiles.keys).sorted() {
             #expect(ourFiles[key] == theirFiles[key], "\(context): \(key)")
         }
@@ -116,6 +121,41 @@ struct CloneWorkTreeTests {
         try expectSameClone([], url: source.daemon.url("empty.git"), version: version, name: "empty-\(version)")
         try expectSameClone([], url: source.daemon.url("detached.git"), version: version, name: "detached-\(version)")
         try expectSameClone([], url: "file://\(source.path)", version: version, name: "file-\(version)")
+    }
+
+    /// The repository named on the command line is recorded as git's clone records it: a local
+    /// repository (found as git finds one: `x`, `x.git`, `x/.git`) by its absolute path, a name
+    /// that `url.<base>.insteadOf` rewrites into a local path or file:// URL as given (so that
+    /// later fetches rewrite it again); a name with no `:` that is no local repository fails
+    /// before anything is made, in git's words.
+    @Test func repositoryNamesRecordedAsGitRecordsThem() throws {
+        let source = try Self.source.get()
+        let served = source.directory.appending("served")
+        try git(["clone", "-q", "--bare", source.path, "\(served)/withsuffix.git"])
+        // A local path (insteadOf's too) is a local clone for git, which then says "done." (gitwire
+        // fetches through upload-pack); -q leaves that out of the comparison.
+        for (index, (url, rewrite, options)) in [
+            ("srv:source", "url.file://\(served)/.insteadOf=srv:", []),
+            ("srv:source", "url.\(served)/.insteadOf=srv:", ["-q"]),
+            ("../../../served/source", nil, ["-q"]), ("../../../served/withsuffix", nil, ["-q"]),
+            ("../../../served/source/", nil, ["-q"]), ("../../../served/missing", nil, []),
+            ("missing", "url.\(served)/.insteadOf=missing", []),
+        ].enumerated() {
+            try expectSameClone(
+                options, url: url, version: 2, name: "names-\(index)", before: rewrite.map { ["-c", $0] } ?? [])
+        }
+    }
+
+    /// `clone.defaultRemoteName` names the remote unless `-o` does, and is checked as `-o` is.
+    @Test func defaultRemoteNameFromTheConfiguration() throws {
+        let source = try Self.source.get()
+        for (index, (setting, options)) in [
+            ("upstream", [String]()), ("upstream", ["-o", "mine"]), ("bad..name", []), ("", []),
+        ].enumerated() {
+            try expectSameClone(
+                options, url: source.daemon.url("source"), version: 2, name: "default-name-\(index)",
+                before: ["-c", "clone.defaultRemoteName=\(setting)"])
+        }
     }
 
     /// A fetch in a clone gitwire made is the fetch git makes in its own.

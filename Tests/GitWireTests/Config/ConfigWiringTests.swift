@@ -342,7 +342,7 @@ struct ConfigWiringTests {
         ["-c"], ["-C"], ["--config-env"], ["--config-env=a.b=NOPE_VAR", "ls-remote", "x"], ["--foo"],
         ["-x", "ls-remote"],
         ["-c", "foo", "ls-remote", "x"], ["-C", "/nonexistent/dir", "ls-remote", "x"],
-        ["-c", "protocol.file.allow", "ls-remote", "/x"],
+        ["-c", "protocol.file.allow", "ls-remote", "/x"], ["--git-dir"], ["--work-tree"],
     ])
     func mistakesBeforeTheCommandAsGitReportsThem(_ words: [String]) throws {
         let home = try ConfigHome()
@@ -352,6 +352,30 @@ struct ConfigWiringTests {
         let firstLine = { (output: ProcessOutput) in output.errorText.split(separator: "\n").first.map(String.init) }
         #expect(firstLine(gitwire) == firstLine(git))
         if git.status == 129 { #expect(gitwire.errorText.contains("usage: gitwire")) }
+    }
+
+    /// `--git-dir` and `--work-tree` (either form) set `GIT_DIR` and `GIT_WORK_TREE` as git sets
+    /// them, relative paths taken after every `-C`: the repository's remotes are found from
+    /// anywhere, and a path that is no repository fails as in git.
+    @Test func gitDirectoryOptionsAsGitTakesThem() throws {
+        let home = try ConfigHome()
+        let repository = home.directory.appending("work")
+        _ = try home.git(["init", "-q", "--initial-branch=main", repository])
+        _ = try home.git(["remote", "add", "origin", Self.repositories.daemon.url("small.git")], in: repository)
+        _ = try home.git(["remote", "add", "other", Self.repositories.path("small.git")], in: repository)
+        let outside = try TemporaryDirectory()
+        for words in [
+            ["--git-dir=\(repository)/.git", "ls-remote", "--get-url"],
+            ["--git-dir", "\(repository)/.git", "ls-remote", "--heads"],
+            ["--git-dir=work/.git", "--work-tree=work", "ls-remote", "--tags", "other"],
+            ["--work-tree", "work", "--git-dir", "work/.git", "ls-remote", "--get-url", "other"],
+            ["-C", home.directory.path, "--git-dir", "work/.git", "ls-remote", "--get-url"],
+            ["--git-dir=\(outside.path)", "--git-dir=work/.git", "ls-remote", "--get-url"],
+            ["--git-dir=\(outside.path)", "ls-remote", "--get-url"],
+            ["--git-dir=\(outside.path)", "fetch", "origin"],
+        ] {
+            expectSame(try home.both(words, in: words.first == "-C" ? outside.path : home.directory.path))
+        }
     }
 
     /// `-c` and `--config-env` apply to the command and reach the programs it starts.

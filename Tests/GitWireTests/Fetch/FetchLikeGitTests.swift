@@ -294,6 +294,62 @@ struct FetchLikeGitTests {
         try expectSame([], version: version, name: "configured-h-\(version)", from: configured)
     }
 
+    /// `--all`: every configured remote in turn but those with `skipFetchAll` ("Fetching <name>"
+    /// on standard output), `FETCH_HEAD` holding them all, reflogs naming git's child command
+    /// line, a remote that fails reported after its own error with the others still fetched.
+    @Test(arguments: [0, 2])
+    func allRemotes(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("all-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["remote", "add", "second", scenario.url], in: configured)
+        try git(["remote", "add", "skipped", scenario.url], in: configured)
+        try git(["config", "remote.skipped.skipFetchAll", "true"], in: configured)
+        for (index, arguments) in [
+            ["--all"], ["--all", "-q"], ["--all", "--prune", "--tags", "-v"], ["--all", "--dry-run"],
+            ["--all", "origin"], ["--all", "origin", "main"], ["--all", "--no-write-fetch-head", "--force"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "all-\(version)-\(index)", from: configured)
+        }
+        try git(["remote", "add", "broken", scenario.daemon.url("missing")], in: configured)
+        try expectSame(["--all"], version: version, name: "all-\(version)-broken", from: configured)
+    }
+
+    /// `fetch.output=compact`: the repeated part of each local name shown as `*`, as git shows it.
+    @Test(arguments: [0, 2])
+    func compactOutput(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("compact-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["config", "fetch.output", "Compact"], in: configured)
+        try git(
+            ["config", "--add", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/copies/*"], in: configured)
+        for (index, arguments) in [
+            [], ["--prune", "-v"], ["--tags"], [scenario.url], [scenario.url, "main", "nio-1.2:refs/heads/nio-1.2"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "compact-\(version)-\(index)", from: configured)
+        }
+    }
+
+    /// `--multiple` (remotes and groups), a group (`remotes.<group>`) named alone, and `--all`
+    /// with a single remote (fetched as if named), as git's `cmd_fetch` decides; git's errors
+    /// for an unknown name and for a group with refspecs.
+    @Test(arguments: [0, 2])
+    func multipleRemotesAndGroups(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("multiple-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try git(["remote", "add", "second", scenario.url], in: configured)
+        try git(["config", "remotes.both", "origin\tsecond "], in: configured)
+        for (index, arguments) in [
+            ["--multiple", "origin", "second"], ["-m", "second"], ["--multiple", "origin", "nosuch"], ["both"],
+            ["both", "main"], ["--multiple", "both", "-q"],
+        ].enumerated() {
+            try expectSame(arguments, version: version, name: "multiple-\(version)-\(index)", from: configured)
+        }
+        try expectSame(["--all"], version: version, name: "multiple-\(version)-one")
+    }
+
     /// A branch checked out in a linked work tree (or in the main one, fetched from a linked
     /// one) is refused with its work tree's path; a rebase in progress holds its branch too.
     @Test func checkedOutBranchesInEveryWorkTree() throws {

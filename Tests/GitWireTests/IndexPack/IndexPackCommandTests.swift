@@ -118,6 +118,17 @@ struct IndexPackCommandTests {
         #expect(actual.errorText == expected.errorText)
     }
 
+    /// A pack file that cannot be opened is git's `could not open '<file>' for reading: <why>`.
+    @Test(arguments: ["missing.pack", "no/such/dir.pack"])
+    func aPackFileThatCannotBeOpenedIsGitsError(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let expected = try git(["index-pack", name], in: directory.path, check: false)
+        let actual = try gitwire(["index-pack", name], in: directory.path)
+        #expect(actual.status == 128)
+        #expect(actual.status == expected.status)
+        #expect(actual.errorText == expected.errorText)
+    }
+
     /// The lines of `-v` progress: each redrawn line, split at carriage returns and newlines.
     static func progressLines(_ text: String) -> [Substring] {
         text.split(omittingEmptySubsequences: true) { $0 == "\r" || $0 == "\n" || $0 == "\r\n" }

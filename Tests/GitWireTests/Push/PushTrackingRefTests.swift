@@ -20,4 +20,34 @@ import Testing
             #expect(locks.isEmpty, "\(locks)")
         }
     }
+
+    @Test("remote-tracking refs a push moves get git's reflog entry (update by push)")
+    func trackingReflog() throws {
+        let scenario = try PushScenario()
+        try git(["remote", "add", "origin", scenario.served], in: scenario.local)
+        let logs = "\(scenario.local)/.git/logs/refs/remotes/origin"
+        var seen: [[String: String]] = []
+        for side in ["git", "gitwire"] {
+            try scenario.reset()
+            try scenario.trackOrigin()
+            let arguments = ["push", "origin", "main", "main:refs/heads/new", ":gone"]
+            let result =
+                side == "git"
+                ? try git(arguments, in: scenario.local, check: false)
+                : try gitwire(arguments, in: scenario.local, environment: reproducibleGitEnvironment)
+            #expect(result.status == 0, "\(side): \(result.errorText)")
+            var files: [String: String] = [:]
+            for name in try FileManager.default.subpathsOfDirectory(atPath: logs) {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: "\(logs)/\(name)", isDirectory: &isDirectory),
+                    !isDirectory.boolValue
+                {
+                    files[name] = try String(contentsOfFile: "\(logs)/\(name)", encoding: .utf8)
+                }
+            }
+            seen.append(files)
+        }
+        #expect(seen[1] == seen[0])
+        #expect(seen[0]["main"]?.hasSuffix("\tupdate by push\n") == true)
+    }
 }

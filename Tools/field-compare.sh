@@ -1,0 +1,587 @@
+#!/usr/bin/env bash
+# A field test: gitwire used the way people use git, side by side with git on identical copies.
+#
+# Every scenario runs twice on the same paths, in a temporary HOME with a realistic ~/.gitconfig
+# (insteadOf/pushInsteadOf, http.<url>.*, a credential helper, includeIf, core.sshCommand, ...):
+# once with git, once with gitwire, each on a fresh copy of the same fixture (clones with
+# unpushed commits and dirty work trees, linked work trees, a non-bare remote, an upstream that
+# moved on). It compares standard output, standard error, the exit status and the resulting
+# state: refs and symbolic refs, packed-refs, FETCH_HEAD, config, reflogs (times masked), shallow,
+# lock files, the reachable objects, `git fsck`, and work-tree status. It prints a table
+# scenario / same-as-git / notes, and keeps every output under $FIELD_OUT (default
+# .build/field) for reading the differences (`diff -r <scenario>/git <scenario>/gitwire`).
+#
+# Where gitwire by design does something else, the git side runs what gitwire stands for:
+# gitwire never checks out files, so a non-bare clone is compared with `git clone --no-checkout`.
+#
+# Usage: Tools/field-compare.sh [<scenario-pattern>]    (GITWIRE=<binary> skips the build)
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+build_gitwire
+gw=$gitwire
+pattern=${1:-.}
+out=${FIELD_OUT:-$root/.build/field}
+rm -rf "$out"
+mkdir -p "$out"
+start_work field
+# The user's configuration, not the benchmarks' empty one.
+unset GIT_CONFIG_GLOBAL GIT_DIR GIT_WORK_TREE GIT_SSH GIT_SSH_COMMAND GIT_ASKPASS SSH_ASKPASS
+export GIT_CONFIG_NOSYSTEM=1 HOME=$work/run/home XDG_CONFIG_HOME=$work/run/home/.config
+export GIT_TERMINAL_PROMPT=0 LC_ALL=C TZ=UTC
+export GIT_AUTHOR_NAME=Field GIT_AUTHOR_EMAIL=field@example.com
+export GIT_COMMITTER_NAME=Field GIT_COMMITTER_EMAIL=field@example.com
+
+base=$work/base
+run=$work/run
+mkdir -p "$base/home" "$base/bin"
+
+commit() { # commit <repo> <file> <text> [branch]
+    printf '%s\n' "$3" >"$1/$2"
+    git -C "$1" add "$2" && git -C "$1" commit -q -m "$3"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The fixture, made once: $base is copied to $run before every side of every scenario, so both
+# sides find the same paths (worktrees and configs hold absolute paths).
+# ---------------------------------------------------------------------------------------------
+make_fixture() {
+    local w=$run
+    rm -rf "$run"
+    mkdir -p "$run/home" "$run/bin"
+    git init -q -b main "$w/seed"
+    commit "$w/seed" a.txt one
+    commit "$w/seed" a.txt two
+    git -C "$w/seed" tag -a -m v1 v1.0
+    git -C "$w/seed" branch feature
+    git -C "$w/seed" branch wip/x
+    git -C "$w/seed" branch old
+    git -C "$w/seed" checkout -q feature
+    commit "$w/seed" f.txt feat
+    git -C "$w/seed" checkout -q main
+    # Some bulk, so that packs are more than a few objects.
+    for i in $(seq 1 30); do head -c 2000 /dev/urandom | base64 >"$w/seed/bulk$i"; done
+    git -C "$w/seed" add . && git -C "$w/seed" commit -q -m bulk
+    git clone -q --bare "$w/seed" "$w/up.git"
+    git clone -q --bare "$w/seed" "$w/second.git"
+
+    # The user's clone: unpushed commits, a dirty work tree, linked work trees.
+    git clone -q "$w/up.git" "$w/repo"
+    git -C "$w/repo" checkout -q -b local-only
+    commit "$w/repo" mine.txt unpushed
+    git -C "$w/repo" checkout -q main
+    commit "$w/repo" main-local.txt "unpushed on main"
+    printf 'dirty\n' >>"$w/repo/a.txt"
+    printf 'untracked\n' >"$w/repo/untracked.txt"
+    git -C "$w/repo" branch --track feature origin/feature
+    git -C "$w/repo" worktree add -q "$w/wt-feature" feature
+    git -C "$w/repo" worktree add -q --detach "$w/wt-detached" origin/main
+    mkdir -p "$w/repo/sub/dir"
+    printf 'x\n' >"$w/repo/sub/dir/file"
+    git -C "$w/repo" remote add second "$w/second.git"
+    git -C "$w/repo" fetch -q second
+
+    # A non-bare remote with main checked out, for pushes.
+    git clone -q "$w/up.git" "$w/nonbare"
+
+    # The upstream moves on: main fast-forwards, feature is rewritten, old is deleted, a new
+    # branch and a new tag appear, wip/x moves.
+    git clone -q "$w/up.git" "$w/pusher"
+    commit "$w/pusher" a.txt three
+    git -C "$w/pusher" checkout -q feature
+    git -C "$w/pusher" reset -q --hard HEAD~1
+    commit "$w/pusher" g.txt rewritten
+    git -C "$w/pusher" checkout -q -b newbranch
+    commit "$w/pusher" n.txt new
+    git -C "$w/pusher" checkout -q wip/x
+    commit "$w/pusher" w.txt wip
+    git -C "$w/pusher" tag -a -m v2 v2.0 main
+    git -C "$w/pusher" tag light main~1
+    git -C "$w/pusher" push -q -f origin main feature newbranch wip/x v2.0 light :old 2>/dev/null
+    rm -rf "$w/pusher" "$w/seed"
+
+    # A fake ssh for core.sshCommand: runs the remote command locally, logging its arguments.
+    cat >"$w/bin/fake-ssh" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$*" >>"$HOME/ssh.log"
+while [ $# -gt 1 ]; do shift; done
+exec sh -c "$1"
+EOF
+    chmod +x "$w/bin/fake-ssh"
+    # A scripted credential helper that logs the operations it is asked for.
+    cat >"$w/bin/cred-helper" <<'EOF'
+#!/bin/sh
+echo "$1" >>"$HOME/cred.log"
+if [ "$1" = get ]; then printf 'username=gitwire\npassword=secret\n'; fi
+EOF
+    chmod +x "$w/bin/cred-helper"
+
+    cat >"$run/home/.gitconfig" <<EOF
+[user]
+	name = Field
+	email = field@example.com
+[init]
+	defaultBranch = main
+[url "file://$w/"]
+	insteadOf = up:
+[url "file://$w/nonbare"]
+	pushInsteadOf = nb:
+[http "http://127.0.0.1/"]
+	extraHeader = X-Field: yes
+[credential]
+	helper = $w/bin/cred-helper
+[core]
+	sshCommand = $w/bin/fake-ssh
+[includeIf "gitdir:$w/repo/"]
+	path = $w/home/repo.inc
+[protocol "file"]
+	allow = always
+[advice]
+	detachedHead = false
+EOF
+    cat >"$run/home/repo.inc" <<EOF
+[fetch]
+	showForcedUpdates = true
+[url "file://$w/"]
+	insteadOf = inc:
+EOF
+    rm -rf "$base"
+    cp -a "$run" "$base"
+}
+
+# ---------------------------------------------------------------------------------------------
+# What a scenario leaves, as text.
+# ---------------------------------------------------------------------------------------------
+dump_repo() { # dump_repo <git dir>
+    local d=$1
+    [ -e "$d" ] || { echo "(absent: $d)"; return; }
+    echo "## refs"
+    git --git-dir="$d" for-each-ref --format='%(objectname) %(refname) %(symref)' 2>&1
+    echo "## HEAD"; cat "$d/HEAD" 2>&1
+    for f in packed-refs FETCH_HEAD config shallow refs/remotes/origin/HEAD; do
+        echo "## $f"; [ -f "$d/$f" ] && cat "$d/$f"
+    done
+    echo "## loose refs"; (cd "$d" && find refs -type f 2>/dev/null | sort)
+    echo "## reflogs"
+    (cd "$d" && find logs -type f 2>/dev/null | sort | while read -r f; do
+        echo "# $f"
+        sed -E 's/> [0-9]+ [+-][0-9]{4}	/> T	/' "$f"
+    done)
+    echo "## leftovers"; (cd "$d" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' \) | sort)
+    echo "## objects"; git --git-dir="$d" rev-list --objects --all 2>&1 | sort | md5sum
+    echo "## fsck"; git --git-dir="$d" fsck --full --no-dangling 2>&1 | grep -v '^Checking\|^notice' | head -5
+    if [ -d "$d/worktrees" ]; then
+        echo "## worktrees"
+        for t in "$d"/worktrees/*; do echo "# $t"; cat "$t/HEAD"; done
+    fi
+}
+
+dump_tree() { # the work tree's state
+    echo "## status $1"
+    [ -d "$1" ] && git -C "$1" status --porcelain=v1 --untracked-files=all 2>&1
+    [ -d "$1" ] && find "$1" -path "$1/.git" -prune -o -type f -print | sort | xargs -r md5sum
+}
+
+# ---------------------------------------------------------------------------------------------
+# Running the scenarios.
+# ---------------------------------------------------------------------------------------------
+results=()
+scenario() { # scenario <name> <function> [<note>]: runs <function> with G=git, then G=gitwire
+    local name=$1 fn=$2 note=${3:-} side dir
+    [[ $name =~ $pattern ]] || return 0
+    for side in git gitwire; do
+        dir=$out/$name/$side
+        mkdir -p "$dir"
+        rm -rf "$run"
+        cp -a "$base" "$run"
+        if [ $side = git ]; then G=git; else G=$gw; fi
+        SIDE=$side
+        (cd "$run/repo" && "$fn") >"$dir/stdout" 2>"$dir/stderr"
+        echo $? >"$dir/status"
+        # Paths of the two sides are the same; the binary's name is not.
+        sed -i "s|$gw|gitwire|g; s|\bgitwire\b|git|g" "$dir/stderr" "$dir/stdout"
+        for d in $(cat "$work/dumps" 2>/dev/null); do dump_repo "$run/$d"; done >"$dir/state" 2>&1
+        for d in $(cat "$work/trees" 2>/dev/null); do dump_tree "$run/$d"; done >"$dir/trees" 2>&1
+        rm -f "$work/dumps" "$work/trees"
+        [ -s "$work/http.log" ] && sed -E 's/ agent=.* status=/ status=/' "$work/http.log" >"$dir/http.log"
+        : >"$work/http.log"
+        [ -f "$run/home/ssh.log" ] && cp "$run/home/ssh.log" "$dir/ssh.log"
+        [ -f "$run/home/cred.log" ] && cp "$run/home/cred.log" "$dir/cred.log"
+    done
+    local differ=() f
+    for f in status stdout stderr state trees ssh.log cred.log http.log; do
+        if ! cmp -s "$out/$name/git/$f" "$out/$name/gitwire/$f" 2>/dev/null; then
+            if [ -e "$out/$name/git/$f" ] || [ -e "$out/$name/gitwire/$f" ]; then differ+=("$f"); fi
+        fi
+    done
+    if [ ${#differ[@]} = 0 ]; then
+        results+=("$name|yes|$note")
+    else
+        results+=("$name|NO: ${differ[*]}|$note (exit $(cat "$out/$name/git/status")/$(cat "$out/$name/gitwire/status"))")
+    fi
+}
+
+# What a scenario's state is: dumps <git dir>... and trees <work tree>... (relative to $run).
+# Both keep the status of the command before them.
+dumps() { local status=$?; printf '%s\n' "$@" >>"$work/dumps"; return $status; }
+trees() { local status=$?; printf '%s\n' "$@" >>"$work/trees"; return $status; }
+
+# git's clone with a work tree checks files out; gitwire's never does.
+clone_cmd() { if [ "$SIDE" = git ]; then git clone --no-checkout "$@"; else "$G" clone "$@"; fi; }
+
+# ls-remote ------------------------------------------------------------------------------------
+s_ls_subdir() { cd sub/dir && $G ls-remote; }
+s_ls_insteadof() { $G ls-remote up:up.git 'refs/heads/*'; }
+s_ls_named() { $G ls-remote --symref second HEAD; }
+s_ls_C() { cd / && $G -C "$run/repo/sub" ls-remote origin v1.0; }
+s_ls_gitdir_env() { cd / && GIT_DIR=$run/repo/.git $G ls-remote --heads; }
+s_ls_gitdir_opt() { cd / && $G --git-dir="$run/repo/.git" ls-remote --heads; }
+s_ls_ssh() { $G ls-remote "fieldhost:$run/up.git" HEAD; }
+s_ls_getur() { $G ls-remote --get-url; $G ls-remote --get-url up:x.git; }
+s_ls_exitcode() { $G ls-remote --exit-code origin no-such-ref; }
+s_ls_missing() { $G ls-remote nosuchremote; }
+
+# clone ----------------------------------------------------------------------------------------
+s_clone_nonempty() { mkdir -p ../dest && echo x >../dest/f && clone_cmd up:up.git ../dest; dumps dest; }
+s_clone_emptydir() { mkdir -p ../dest && clone_cmd -q up:up.git ../dest; dumps dest/.git; }
+s_clone_origin_branch() { cd .. && clone_cmd -o upstream -b feature up:up.git c1; dumps c1/.git; }
+s_clone_depth() { cd .. && clone_cmd --depth 1 "file://$run/up.git" c2; dumps c2/.git; }
+s_clone_single_notags() { cd .. && clone_cmd --single-branch --no-tags -b wip/x up:up.git c3; dumps c3/.git; }
+s_clone_mirror() { cd .. && $G clone --mirror up:up.git m.git; dumps m.git; }
+s_clone_bare_default_name() { cd .. && $G clone --bare up:up.git; dumps up.git; }
+s_clone_badbranch() { cd .. && clone_cmd -b nope up:up.git c4; dumps c4; }
+s_clone_ssh() { cd .. && clone_cmd -q "fieldhost:$run/up.git" c5; dumps c5/.git; }
+
+# fetch ----------------------------------------------------------------------------------------
+s_fetch_default() { $G fetch; dumps repo/.git; trees repo wt-feature; }
+s_fetch_subdir() { cd sub/dir && $G fetch origin; dumps repo/.git; }
+s_fetch_from_worktree() { cd ../wt-detached && $G fetch; dumps repo/.git; trees wt-detached; }
+s_fetch_prune() { $G fetch --prune origin; dumps repo/.git; }
+s_fetch_prune_config() { git config fetch.prune true && $G fetch; dumps repo/.git; }
+s_fetch_tags() { $G fetch --tags origin; dumps repo/.git; }
+s_fetch_notags_opt() { git config remote.origin.tagOpt --no-tags && $G fetch origin; dumps repo/.git; }
+s_fetch_force_refspec() { $G fetch --force origin 'refs/heads/feature:refs/heads/feature-copy'; dumps repo/.git; }
+s_fetch_into_head() { $G fetch origin main:main; dumps repo/.git; trees repo; }
+s_fetch_into_wt_branch() { $G fetch origin +feature:feature; dumps repo/.git; trees wt-feature; }
+s_fetch_update_head_ok() { $G fetch --update-head-ok origin +feature:feature; dumps repo/.git; trees wt-feature; }
+s_fetch_cmdline_refspecs() { $G fetch origin newbranch 'refs/tags/v2.0:refs/tags/v2.0' wip/x:refs/remotes/w; dumps repo/.git; }
+s_fetch_url() { $G fetch up:up.git; dumps repo/.git; }
+s_fetch_all() { $G fetch --all; dumps repo/.git; }
+s_fetch_dry_run() { $G fetch --dry-run; dumps repo/.git; }
+s_fetch_negative() {
+    git config --add remote.origin.fetch '^refs/heads/wip/*'
+    git config --add remote.origin.fetch '+refs/tags/*:refs/remotes/origin-tags/*'
+    $G fetch origin
+    dumps repo/.git
+}
+s_fetch_gitdir_worktree_env() { cd / && GIT_DIR=$run/repo/.git GIT_WORK_TREE=$run/repo $G fetch second; dumps repo/.git; }
+s_fetch_C() { cd / && $G -C "$run/wt-feature" fetch origin; dumps repo/.git; }
+s_fetch_gitdir_opt() { cd / && $G --git-dir="$run/repo/.git" fetch origin; dumps repo/.git; }
+s_fetch_ssh() { git remote set-url origin "fieldhost:$run/up.git" && $G fetch; dumps repo/.git; }
+s_fetch_depth() { cd .. && git clone -q --depth 1 "file://$run/up.git" sh && cd sh && $G fetch --depth 2; dumps sh/.git; }
+s_fetch_not_repo() { cd / && $G fetch origin; }
+s_fetch_badremote() { $G fetch nosuch; }
+s_fetch_bare_mirror() { cd .. && git clone -q --mirror up:up.git mm.git && cd mm.git && $G fetch --prune; dumps mm.git; }
+
+s_fetch_prune_tags() { git tag -f stale HEAD && $G fetch --prune --prune-tags origin; dumps repo/.git; }
+s_fetch_refmap() { $G fetch --refmap='+refs/heads/*:refs/remotes/elsewhere/*' origin main; dumps repo/.git; }
+s_fetch_append() { $G fetch second && $G fetch --append origin; dumps repo/.git; }
+s_fetch_verbose() { $G fetch -v origin; dumps repo/.git; }
+s_fetch_mirror_config() { git config remote.origin.mirror true && $G fetch origin; dumps repo/.git; }
+s_fetch_multiple() { $G fetch --multiple origin second; dumps repo/.git; }
+s_fetch_group() { git config remotes.both "origin second" && $G fetch both; dumps repo/.git; }
+s_fetch_compact() { $G -c fetch.output=compact fetch; dumps repo/.git; }
+s_fetch_branch_remote() {
+    git config branch.main.remote second && git config branch.main.merge refs/heads/wip/x
+    $G fetch
+    dumps repo/.git
+}
+s_ls_includeif() { $G ls-remote inc:up.git HEAD; cd / && $G ls-remote inc:up.git HEAD; }
+s_clone_default_remote_name() { cd .. && clone_cmd -q -c clone.defaultRemoteName=upstream up:up.git c6 && $G -C c6 fetch; dumps c6/.git; }
+s_clone_config_default_remote_name() { cd .. && git config --global clone.defaultRemoteName up && clone_cmd -q up:up.git c7; dumps c7/.git; }
+
+# push -----------------------------------------------------------------------------------------
+s_push_nonbare_current() { $G push nb: main; dumps nonbare/.git; trees nonbare; }
+s_push_nonbare_other() { $G push "file://$run/nonbare" local-only; dumps nonbare/.git; }
+s_push_default_simple() { git checkout -q local-only && $G push origin; dumps up.git repo/.git; }
+s_push_default_current() { git checkout -q local-only && $G -c push.default=current push; dumps up.git repo/.git; }
+s_push_default_upstream() {
+    git checkout -q -b topic && git branch -q --set-upstream-to=origin/wip/x
+    $G -c push.default=upstream push --force
+    dumps up.git repo/.git
+}
+s_push_default_matching() { git branch -f feature origin/main && $G -c push.default=matching push; dumps up.git repo/.git; }
+s_push_default_nothing() { $G -c push.default=nothing push; }
+s_push_pushurl() { git config remote.origin.pushurl "file://$run/nonbare" && $G push origin local-only; dumps up.git nonbare/.git; }
+s_push_rejected() { $G push origin main; dumps up.git repo/.git; }
+s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/heads/via; dumps nonbare/.git; }
+
+# smart HTTP: the scripted credential helper, credential.helper=store, http.<url>.extraHeader --
+s_http_ls_auth() { $G ls-remote "$HTTP/auth/up.git" HEAD; }
+s_http_clone_auth() { cd .. && clone_cmd -q "$HTTP/auth/up.git" hc; dumps hc/.git; }
+s_http_fetch() { git remote set-url origin "$HTTP/auth/up.git" && $G fetch; dumps repo/.git; }
+s_http_store() {
+    printf '%s\n' "${HTTP/http:\/\//http://gitwire:secret@}" >"$HOME/.git-credentials"
+    $G -c credential.helper= -c credential.helper=store ls-remote "$HTTP/auth/up.git" HEAD
+    cat "$HOME/.git-credentials"
+}
+s_http_bad_password() {
+    printf '#!/bin/sh\necho "$1" >>"$HOME/cred.log"\n[ "$1" = get ] && printf "username=gitwire\\npassword=wrong\\n"\nexit 0\n' >"$run/bin/bad-helper"
+    chmod +x "$run/bin/bad-helper"
+    $G -c credential.helper= -c credential.helper="$run/bin/bad-helper" ls-remote "$HTTP/auth/up.git"
+}
+s_http_push() { $G push "$HTTP/auth/up.git" local-only; dumps up.git; }
+
+# index-pack, usage ----------------------------------------------------------------------------
+s_index_pack() {
+    git rev-list --objects --all | git pack-objects -q ../made >/dev/null
+    mv ../made-*.pack ../x.pack
+    $G index-pack -o ../x.idx ../x.pack && git verify-pack ../x.idx | tail -2
+}
+s_index_pack_missing() { $G index-pack ../nothing.pack; }
+# The usage that follows a mistake lists each program's own options: the message (first line)
+# and the exit status are compared.
+first_line() {
+    local text status
+    text=$("$@" 2>&1)
+    status=$?
+    printf '%s\n' "${text%%$'\n'*}"
+    return $status
+}
+s_usage_fetch() { first_line $G fetch --no-such-option; }
+s_usage_clone() { first_line $G clone; }
+s_usage_lsremote() { first_line $G ls-remote --bogus; }
+s_usage_global() { first_line $G --bogus-global ls-remote; }
+s_help_gitdir_missing() { first_line $G --git-dir; }
+s_usage_push() { first_line $G push --no-such-option; }
+s_usage_fetch_all_repo() { $G fetch --all origin; }
+
+make_fixture
+# The smart HTTP server serves $run (made again for each side); its log is compared too
+# (without the User-Agent).
+start_http_server "$run" 3600 --log "$work/http.log" --log-framing --log-header X-Field
+HTTP=http://127.0.0.1:$http_port
+printf '[http "%s/"]\n\textraHeader = X-Field: yes\n' "$HTTP" >>"$base/home/.gitconfig"
+
+scenario ls-remote/subdir s_ls_subdir "no remote named: branch's remote from a subdirectory"
+scenario ls-remote/insteadOf s_ls_insteadof "url.<base>.insteadOf"
+scenario ls-remote/named-symref s_ls_named
+scenario ls-remote/-C s_ls_C
+scenario ls-remote/GIT_DIR s_ls_gitdir_env
+scenario ls-remote/--git-dir s_ls_gitdir_opt
+scenario ls-remote/core.sshCommand s_ls_ssh "scp-like URL through the fake ssh"
+scenario ls-remote/--get-url s_ls_getur
+scenario ls-remote/--exit-code s_ls_exitcode
+scenario ls-remote/missing-remote s_ls_missing
+scenario clone/non-empty-dir s_clone_nonempty
+scenario clone/empty-dir s_clone_emptydir
+scenario clone/-o-b s_clone_origin_branch
+scenario clone/--depth s_clone_depth
+scenario clone/--single-branch--no-tags s_clone_single_notags
+scenario clone/--mirror s_clone_mirror
+scenario clone/--bare-default-name s_clone_bare_default_name
+scenario clone/bad-branch s_clone_badbranch
+scenario clone/ssh s_clone_ssh
+scenario fetch/default s_fetch_default "unpushed commits, dirty tree, linked work trees"
+scenario fetch/subdir s_fetch_subdir
+scenario fetch/from-linked-worktree s_fetch_from_worktree
+scenario fetch/--prune s_fetch_prune
+scenario fetch/fetch.prune s_fetch_prune_config
+scenario fetch/--tags s_fetch_tags
+scenario fetch/tagOpt s_fetch_notags_opt
+scenario fetch/--force-refspec s_fetch_force_refspec
+scenario fetch/into-HEAD s_fetch_into_head "git refuses"
+scenario fetch/into-worktree-branch s_fetch_into_wt_branch "branch checked out in a linked work tree"
+scenario fetch/--update-head-ok s_fetch_update_head_ok
+scenario fetch/cmdline-refspecs s_fetch_cmdline_refspecs
+scenario fetch/url s_fetch_url "FETCH_HEAD from a URL via insteadOf"
+scenario fetch/--all s_fetch_all
+scenario fetch/--dry-run s_fetch_dry_run
+scenario fetch/negative-refspecs s_fetch_negative
+scenario fetch/GIT_DIR+GIT_WORK_TREE s_fetch_gitdir_worktree_env
+scenario fetch/-C-worktree s_fetch_C
+scenario fetch/--git-dir s_fetch_gitdir_opt
+scenario fetch/core.sshCommand s_fetch_ssh
+scenario fetch/--depth s_fetch_depth
+scenario fetch/not-a-repo s_fetch_not_repo
+scenario fetch/bad-remote s_fetch_badremote
+scenario fetch/mirror--prune s_fetch_bare_mirror
+scenario fetch/--prune-tags s_fetch_prune_tags
+scenario fetch/--refmap s_fetch_refmap
+scenario fetch/--append s_fetch_append
+scenario fetch/-v s_fetch_verbose
+scenario fetch/remote.mirror s_fetch_mirror_config "a non-bare repository configured as a mirror"
+scenario fetch/--multiple s_fetch_multiple
+scenario fetch/remotes-group s_fetch_group "remotes.<group>"
+scenario fetch/fetch.output=compact s_fetch_compact
+scenario fetch/branch.remote+merge s_fetch_branch_remote "FETCH_HEAD marks branch.main.merge"
+scenario ls-remote/includeIf s_ls_includeif "insteadOf from an includeIf gitdir: file"
+scenario clone/-c-clone.defaultRemoteName s_clone_default_remote_name "clone's own -c/--config: not supported (known)"
+scenario clone/global-clone.defaultRemoteName s_clone_config_default_remote_name
+scenario push/default-matching s_push_default_matching
+scenario push/default-nothing s_push_default_nothing
+scenario push/pushurl s_push_pushurl
+scenario push/non-bare-current s_push_nonbare_current "receive.denyCurrentBranch"
+scenario push/non-bare-other s_push_nonbare_other
+scenario push/default-simple s_push_default_simple
+scenario push/default-current s_push_default_current
+scenario push/default-upstream s_push_default_upstream
+scenario push/rejected s_push_rejected
+scenario push/pushInsteadOf s_push_pushinsteadof
+scenario http/ls-remote-auth s_http_ls_auth "401, the scripted credential helper, extraHeader"
+scenario http/clone-auth s_http_clone_auth
+scenario http/fetch-auth s_http_fetch
+scenario http/credential-store s_http_store
+scenario http/bad-password s_http_bad_password
+scenario http/push-auth s_http_push
+scenario index-pack s_index_pack
+scenario index-pack/missing s_index_pack_missing
+scenario usage/fetch s_usage_fetch
+scenario usage/clone s_usage_clone
+scenario usage/ls-remote s_usage_lsremote
+scenario usage/global s_usage_global
+scenario usage/--git-dir-missing s_help_gitdir_missing
+scenario usage/push s_usage_push
+scenario usage/fetch--all-repository s_usage_fetch_all_repo
+
+# ---------------------------------------------------------------------------------------------
+# SIGINT/SIGTERM at random points of a clone and of a fetch into the user's repository, from a
+# slow server (upload-pack's output throttled to about 2 MB/s): afterwards no lock file and no
+# temporary file, nothing half-made (a killed clone leaves no directory), every ref either its
+# old or its new value, `git fsck` clean, the work tree (dirty files, untracked ones) untouched,
+# and a second fetch that works. The same kills are sent to git, for comparison.
+# ---------------------------------------------------------------------------------------------
+signal_rounds=${FIELD_SIGNAL_ROUNDS:-6}
+make_slow_upload_pack() {
+    cat >"$1" <<'SCRIPT'
+#!/bin/sh
+git-upload-pack "$@" | python3 -c '
+import sys, time
+while True:
+    data = sys.stdin.buffer.read1(8192)
+    if not data:
+        break
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    time.sleep(0.004)
+'
+SCRIPT
+    chmod +x "$1"
+}
+
+worktree_state() { (cd "$1" && git status --porcelain=v1 --untracked-files=all && md5sum a.txt new.txt mine.txt); }
+
+signals() {
+    [[ signals =~ $pattern ]] || return 0
+    local big=$work/big.git slow=$work/slow-upload-pack seed=$work/bigseed user=$work/sigrepo
+    rm -rf "$big" "$seed" "$user"
+    make_slow_upload_pack "$slow"
+    git init -q -b main "$seed"
+    commit "$seed" a.txt one
+    git clone -q --bare "$seed" "$big"
+    # The user's repository: a clone of the small history, with work in progress.
+    git clone -q "$big" "$user"
+    commit "$user" mine.txt unpushed
+    printf 'dirty\n' >>"$user/a.txt"
+    printf 'untracked\n' >"$user/new.txt"
+    git -C "$user" config remote.origin.uploadpack "$slow"
+    # The remote moves on by 6 MB that do not compress.
+    for i in 1 2 3; do head -c 2000000 /dev/urandom >"$seed/blob$i"; done
+    git -C "$seed" add . && git -C "$seed" commit -q -m big
+    git -C "$seed" tag big-tag
+    git -C "$seed" push -q "$big" main big-tag
+    local before old new
+    before=$(worktree_state "$user")
+    old=$(git -C "$user" rev-parse refs/remotes/origin/main)
+    new=$(git --git-dir="$big" rev-parse main)
+    local program side round sig delay problems pid leftover main
+    for side in git gitwire; do
+        if [ $side = git ]; then program=git; else program=$gw; fi
+        problems=""
+        for round in $(seq 1 "$signal_rounds"); do
+            if ((round % 2)); then sig=INT; else sig=TERM; fi
+            delay=$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.05 + (r % 150) / 100 }')
+            # A fetch into the user's repository.
+            rm -rf "$work/sig" && cp -a "$user" "$work/sig"
+            (cd "$work/sig" && exec "$program" fetch -q origin) >/dev/null 2>&1 &
+            pid=$!
+            sleep "$delay"
+            kill -s "$sig" "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            sleep 0.3 # git's children (index-pack) may end after git itself
+            leftover=$(cd "$work/sig/.git" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' -o -name '.tmp*' \) | tr '\n' ' ')
+            [ -n "$leftover" ] && problems+="fetch $sig@${delay}s left $leftover; "
+            git -C "$work/sig" fsck --no-dangling >/dev/null 2>&1 || problems+="fetch $sig@${delay}s: fsck fails; "
+            main=$(git -C "$work/sig" rev-parse refs/remotes/origin/main)
+            [ "$main" = "$old" ] || [ "$main" = "$new" ] || problems+="fetch $sig@${delay}s: origin/main is $main; "
+            [ "$(worktree_state "$work/sig")" = "$before" ] || problems+="fetch $sig@${delay}s: work tree changed; "
+            (cd "$work/sig" && "$program" fetch -q origin >/dev/null 2>&1) || problems+="fetch after $sig@${delay}s fails; "
+            # A clone.
+            rm -rf "$work/sigclone"
+            (cd "$work" && exec "$program" clone -q -u "$slow" "file://$big" sigclone) >/dev/null 2>&1 &
+            pid=$!
+            sleep "$delay"
+            kill -s "$sig" "$pid" 2>/dev/null
+            wait "$pid" 2>/dev/null
+            sleep 0.3
+            if [ -e "$work/sigclone" ]; then
+                if [ -z "$(git -C "$work/sigclone" rev-parse -q --verify HEAD 2>/dev/null)" ] ||
+                    ! git -C "$work/sigclone" fsck --no-dangling >/dev/null 2>&1; then
+                    problems+="clone $sig@${delay}s left a half-made $(ls -A "$work/sigclone" | tr '\n' ' '); "
+                fi
+            fi
+        done
+        printf '%s\n' "${problems:-none}" >"$out/signals-$side"
+    done
+    local same=yes
+    [ "$(cat "$out/signals-gitwire")" = none ] || same="NO: see notes"
+    results+=("signals/fetch+clone|$same|$signal_rounds fetches and clones each killed (INT/TERM at 0.05-1.5 s); problems: gitwire: $(cat "$out/signals-gitwire"); git: $(cat "$out/signals-git")")
+}
+signals
+
+# ---------------------------------------------------------------------------------------------
+# Measurements, interleaved (git, gitwire, git, ...): a clone of the 6 MB repository of the
+# signal scenarios over file:// (not throttled) and a fetch of it into the user's repository;
+# wall time, CPU time (user+sys) and peak memory of each, medians. Load average printed with them.
+# ---------------------------------------------------------------------------------------------
+measure_rounds=${FIELD_MEASURE_ROUNDS:-5}
+measure() {
+    [[ measure =~ $pattern ]] || return 0
+    [ -d "$work/big.git" ] || return 0
+    local what side program round
+    for what in clone fetch; do
+        for side in git gitwire; do : >"$work/times-$what-$side"; done
+        for round in $(seq 1 "$measure_rounds"); do
+            for side in git gitwire; do
+                if [ $side = git ]; then program=git; else program=$gw; fi
+                rm -rf "$work/m"
+                if [ $what = clone ]; then
+                    (cd "$work" && /usr/bin/time -f '%e %U %S %M' -a -o "$work/times-$what-$side" \
+                        "$program" clone -q "file://$work/big.git" m >/dev/null 2>&1)
+                else
+                    cp -a "$work/sigrepo" "$work/m"
+                    git -C "$work/m" config --unset remote.origin.uploadpack
+                    (cd "$work/m" && /usr/bin/time -f '%e %U %S %M' -a -o "$work/times-$what-$side" \
+                        "$program" fetch -q origin >/dev/null 2>&1)
+                fi
+            done
+        done
+        for side in git gitwire; do
+            local wall cpu rss
+            wall=$(awk '{ print $1 }' "$work/times-$what-$side" | median)
+            cpu=$(awk '{ print $2 + $3 }' "$work/times-$what-$side" | median)
+            rss=$(awk '{ print $4 }' "$work/times-$what-$side" | median)
+            measurements+=("$what of 6 MB, $side: wall ${wall}s, CPU ${cpu}s, peak ${rss} KiB (median of $measure_rounds)")
+        done
+    done
+}
+measurements=()
+measure
+
+printf '%-36s %-28s %s\n' scenario same-as-git notes
+for r in "${results[@]}"; do
+    IFS='|' read -r a b c <<<"$r"
+    printf '%-36s %-28s %s\n' "$a" "$b" "$c"
+done
+for m in "${measurements[@]}"; do echo "$m"; done
+[ ${#measurements[@]} = 0 ] || echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "outputs: $out (diff -r <scenario>/git <scenario>/gitwire)"
