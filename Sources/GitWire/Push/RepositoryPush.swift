@@ -46,7 +46,11 @@ final class RepositoryPush: @unchecked Sendable {
             : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + mappings)).map {
                 filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
             }
-        return PushExchange(options: exchangeOptions, keeping: keeping) { listing in try box.value.plan(listing) }
+        // git's send-pack feeds the `.have` ids it has to pack-objects as the remote's objects.
+        let keepingHave: @Sendable (ObjectID) -> Bool = { box.value.repository.objects.contains($0) }
+        return PushExchange(options: exchangeOptions, keeping: keeping, keepingHave: keepingHave) { listing in
+            try box.value.plan(listing)
+        }
     }
 
     // MARK: Deciding
@@ -65,7 +69,9 @@ final class RepositoryPush: @unchecked Sendable {
         // (`check_ref` with REF_NORMAL): the others are dropped, neither matched, deleted by
         // --mirror, shown nor excluded from the pack.
         let remoteRefs = listing.refs.filter { $0.objectID != nil && Self.isNormalRefName($0.nameBytes) }
-        advertised = remoteRefs.compactMap(\.objectID)
+        // The `.have` ids (the server's alternates) count as the remote's objects, as in git's
+        // send-pack: excluded from the pack, and bases of a thin one.
+        advertised = remoteRefs.compactMap(\.objectID) + listing.haves
         var matches: [Match] = []
         var specs = refspecs.map { mapped($0, localRefs: localRefs) }
         if options.all {

@@ -45,9 +45,12 @@ public struct PushExchange: Exchange, Sendable {
     ///
     /// `keeping`, when given, says which advertised refs `plan` needs: the others are dropped as
     /// they are read (not held, not in the listing, not emitted), so that a server advertising
-    /// millions of refs costs only what the push needs.
+    /// millions of refs costs only what the push needs. `keepingHave` says which ids of the
+    /// advertisement's `.have` lines go into ``RefListing/haves`` (nil: none): git's send-pack
+    /// takes those the repository has as objects the remote has.
     public init(
         options: PushOptions = PushOptions(), keeping: (@Sendable (Ref) -> Bool)? = nil,
+        keepingHave: (@Sendable (ObjectID) -> Bool)? = nil,
         plan: @escaping @Sendable (RefListing) throws -> [PushCommand]
     ) {
         self.options = options
@@ -57,6 +60,7 @@ public struct PushExchange: Exchange, Sendable {
                 protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent,
                 objectFormat: options.objectFormat))
         listing.keeps = keeping
+        listing.keepsHave = keepingHave
         state = .listing(listing)
     }
 

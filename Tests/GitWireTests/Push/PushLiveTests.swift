@@ -97,7 +97,7 @@ final class PushScenario: @unchecked Sendable {
     /// then read to its end, not only to git's exit.
     func expectSameAsGit(
         _ arguments: [String], environment: [String: String] = [:], from pusher: String? = nil, gitDies: Bool = false,
-        prepare: () throws -> Void = {}
+        prepare: () throws -> Void = {}, inspect: () throws -> Void = {}
     ) throws {
         let local = pusher ?? self.local
         try reset()
@@ -108,11 +108,13 @@ final class PushScenario: @unchecked Sendable {
             : try git(["push"] + arguments, in: local, environment: environment, check: false)
         let gitState = try serverState()
         let gitTracking = try localTracking(local)
+        try inspect()
         try reset()
         try prepare()
         let fromGitwire = try gitwire(
             ["push"] + arguments, in: local, environment: reproducibleGitEnvironment.merging(environment) { $1 })
         let state = try serverState()
+        try inspect()
         #expect(try localTracking(local) == gitTracking, "\(arguments)")
         // git 2.39 passes the server's control characters through; gitwire masks them.
         let gitError = String(decoding: maskedControls(fromGit.standardError), as: UTF8.self)
