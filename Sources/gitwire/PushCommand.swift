@@ -85,6 +85,8 @@ struct PushCommand: Subcommand {
     func execute() throws -> Int32 {
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
+        // Refspecs are read in the repository's format (a negative one may not be an object id).
+        let format = try Repository.objectFormat(ofGitDirectory: gitDirectory)
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
         if mirror && all { throw UsageError("--all and --mirror are incompatible") }
         if mirror && tags { throw UsageError("--mirror and --tags are incompatible") }
@@ -100,7 +102,7 @@ struct PushCommand: Subcommand {
         // the push (`fatal: invalid refspec`), whatever is pushed where.
         for entry in configuration.entries
         where entry.name.hasPrefix("remote.") && entry.name.hasSuffix(".push") && entry.name.count > 12 {
-            if let value = entry.value { _ = try PushRefspec(value) }
+            if let value = entry.value { _ = try PushRefspec(value, objectFormat: format) }
         }
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)
@@ -114,9 +116,9 @@ struct PushCommand: Subcommand {
                 guard !text.isEmpty && !text.contains(":") else {
                     throw UsageError("--delete only accepts plain target ref names")
                 }
-                return try PushRefspec(":\(text)")
+                return try PushRefspec(":\(text)", objectFormat: format)
             }
-            return try PushRefspec(text)
+            return try PushRefspec(text, objectFormat: format)
         }
         // Refs only: the push opens the repository's objects itself (opening them reads and checks
         // every pack index), once, while the server starts.
@@ -161,7 +163,7 @@ struct PushCommand: Subcommand {
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.
         if specs.isEmpty && !all && !tags && !mirror && !configuredPushes.isEmpty {
-            specs = try configuredPushes.map { try PushRefspec($0) }
+            specs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         }
         if specs.isEmpty && !all && !tags && !mirror {
             switch try Self.defaultRefspec(
@@ -200,7 +202,7 @@ struct PushCommand: Subcommand {
         options.leases = leases
         options.mirror = mirror
         options.matching = matching
-        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0) }
+        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
             options.upstreams = try Self.upstreams(configuration)
         }

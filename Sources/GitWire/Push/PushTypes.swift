@@ -35,8 +35,11 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `text` as git's `parse_refspec` does for a push: `+` forces, `^` negates, `:`
     /// alone matches, `:<dst>` deletes, `<src>` pushes to the same name, and a `*` on the
-    /// source must have one on the destination (if given) and the other way round.
-    public init(_ text: String) throws {
+    /// source must have one on the destination (if given) and the other way round. A negative
+    /// refspec may not be an object id of `objectFormat` (the repository's: git refuses `^` and
+    /// 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one, and takes the other width for a
+    /// ref name).
+    public init(_ text: String, objectFormat: ObjectFormat = .sha1) throws {
         let invalid = PushRefspecError("invalid refspec '\(text)'", failsPush: false)
         var rest = Substring(text)
         force = rest.hasPrefix("+")
@@ -67,8 +70,9 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         }
         if isNegative {
             // git: not empty, not an object id, and a well-formed name (or pattern).
-            let isObjectID = left.count == 40 && left.allSatisfy(\.isHexDigit)
-            guard !left.isEmpty, !isObjectID, isValidName(left) else { throw invalid }
+            guard !left.isEmpty, !Self.isObjectID(left, format: objectFormat), isValidName(left) else {
+                throw invalid
+            }
             return
         }
         if source == nil && destination == nil { throw invalid }
@@ -81,6 +85,20 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         } else if left != "@" && !isValidName(left) {
             throw invalid
         }
+    }
+
+    /// Whether `text` is an object id of `format` as git's `get_oid_hex` reads one: that many hex
+    /// digits, of either case.
+    static func isObjectID(_ text: Substring, format: ObjectFormat) -> Bool {
+        text.utf8.count == format.hexCount
+            && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) }
+    }
+
+    /// Whether this spec is one git refuses in a repository of `format`: a negative refspec that
+    /// is an object id of that format (``init(_:objectFormat:)`` refuses it too, when given the
+    /// format).
+    func isRefused(in format: ObjectFormat) -> Bool {
+        isNegative && source.map { Self.isObjectID(Substring($0), format: format) } == true
     }
 
     /// git's `check_refname_format` with one-level names allowed and, for a pattern, one `*`.

@@ -23,7 +23,14 @@ final class RepositoryPush: @unchecked Sendable {
     init(
         gitDirectory: String, refspecs: [PushRefspec], options: RepositoryPushOptions, progress: FetchProgressHandler?
     ) throws {
-        repository = try Repository(gitDirectory: gitDirectory)
+        let repository = try Repository(gitDirectory: gitDirectory)
+        // A negative refspec read for another format than the repository's (see
+        // PushRefspec.init(_:objectFormat:)): refused as git refuses it.
+        let format = repository.objects.format
+        if let refused = refspecs.first(where: { $0.isRefused(in: format) }) {
+            throw PushRefspecError("invalid refspec '\(refused)'", failsPush: false)
+        }
+        self.repository = repository
         self.refspecs = refspecs
         self.options = options
         self.progress = progress
