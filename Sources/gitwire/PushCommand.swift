@@ -223,7 +223,11 @@ struct PushCommand: Subcommand {
         } catch let error as PushHungUpError {
             // receive-pack's own last words (if any) first: it ended before send-pack noticed.
             programOutput.release()
-            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            if let said = error.demultiplexerError {
+                Console.writeError("send-pack: \(said)\n")
+            } else if error.sideBand {
+                Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n")
+            }
             Console.writeError("fatal: the remote end hung up unexpectedly\n")
             return 128
         } catch let error as PushMatchError {

@@ -346,8 +346,19 @@ public struct PushHungUpError: GitWireError, Sendable {
     /// Whether git's side-band demultiplexer met the hang-up: the report was to come
     /// side-banded (`side-band-64k`) and the side-band did not end (its flush) first.
     public let sideBand: Bool
+    /// What git's side-band demultiplexer said before the hang-up, when it stopped at a packet
+    /// it refuses (`protocol error: bad band #5`); nil otherwise.
+    public let demultiplexerError: String?
     /// How the loss showed (a broken pipe while sending the pack, the connection's end).
     public let underlying: AnyGitWireError
+
+    /// A hang-up met by the demultiplexer (`sideBand`) or not, after `demultiplexerError` if
+    /// any, shown as `underlying`.
+    public init(sideBand: Bool, demultiplexerError: String? = nil, underlying: AnyGitWireError) {
+        self.sideBand = sideBand
+        self.demultiplexerError = demultiplexerError
+        self.underlying = underlying
+    }
 
     /// The text shown to users and in logs.
     public var description: String { "the remote end hung up unexpectedly (\(underlying))" }

@@ -384,7 +384,11 @@ final class RepositoryPush: @unchecked Sendable {
         if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
             // A side-band that ended cleanly before the report: git's demultiplexer says nothing.
             let cutShort = (lost as? PushError) == .sideBandEndedBeforeReport
-            return PushHungUpError(sideBand: request.sideBand && !cutShort, underlying: AnyGitWireError(lost))
+            // A band git does not know: its demultiplexer names it, and says nothing more.
+            let refused = (lost as? PushError).flatMap { $0.isBadBand ? $0.message : nil }
+            return PushHungUpError(
+                sideBand: request.sideBand && !cutShort && refused == nil, demultiplexerError: refused,
+                underlying: AnyGitWireError(lost))
         }
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error

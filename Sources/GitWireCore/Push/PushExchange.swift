@@ -102,6 +102,7 @@ public struct PushExchange: Exchange, Sendable {
         case .report(var parser, var demultiplexer, var inner):
             state = .done
             if var sideBand = demultiplexer {
+                try Self.checkBand(packet)
                 switch try sideBand.receive(packet) {
                 case .data(let bytes) where parser.isDone:
                     // Band 1 after the report: git's demultiplexer fails writing it to the report's
@@ -134,6 +135,7 @@ public struct PushExchange: Exchange, Sendable {
         case .awaitingEnd(var demultiplexer):
             state = .done
             if var sideBand = demultiplexer {
+                try Self.checkBand(packet)
                 if case .progress(let bytes) = try sideBand.receive(packet) { try message(bytes, emit: emit) }
                 demultiplexer = sideBand
             }
@@ -160,6 +162,14 @@ public struct PushExchange: Exchange, Sendable {
         case .done:
             guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
             return outcome
+        }
+    }
+
+    /// Throws ``PushError/badBand(_:)`` for a side-band packet of a band git does not know, as
+    /// git's send-pack names it.
+    private static func checkBand(_ packet: PktLine) throws {
+        if case .data(let payload) = packet, let band = payload.first, band == 0 || band > 3 {
+            throw PushError.badBand(band)
         }
     }
 
