@@ -180,7 +180,7 @@ struct PushCommand: Subcommand {
         // before closing it (send-pack's errors, or its death): held until those are printed.
         let programOutput = HeldErrorOutput()
         defer { programOutput.release() }
-        let (pushing, recording) = try connection.remote(url) { remote in
+        let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
             remote.programErrorOutput = programOutput.output
             guard let command else { return }
             if var local = remote.transport as? LocalTransport {
