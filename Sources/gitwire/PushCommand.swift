@@ -88,16 +88,13 @@ struct PushCommand: Subcommand {
         // Refspecs are read in the repository's format (a negative one may not be an object id).
         let format = try Repository.objectFormat(ofGitDirectory: gitDirectory)
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
-        if mirror && all { throw UsageError("--all and --mirror are incompatible") }
-        if mirror && tags { throw UsageError("--mirror and --tags are incompatible") }
-        if all && tags { throw UsageError("--all and --tags are incompatible") }
-        if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
-        if mirror && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
         let repository = try self.repository ?? Self.defaultDestination(configuration, gitDirectory: gitDirectory)
         // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
         var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
         var tracking: [Refspec] = []
         var configuredPushes: [String] = []
+        // git's push: `remote.<name>.mirror` of the remote pushed to (by name) is --mirror.
+        var mirroring = mirror
         // git reads every remote's push refspecs before pushing anywhere: one it refuses stops
         // the push (`fatal: invalid refspec`), whatever is pushed where.
         for entry in configuration.entries
@@ -110,6 +107,7 @@ struct PushCommand: Subcommand {
             url = configured.pushURLs.first ?? configured.urls.first ?? repository
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
             configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
+            if try configuration.bool("remote.\(repository).mirror") == true { mirroring = true }
         }
         var specs = try refspecs.map { text in
             if delete {
@@ -120,6 +118,12 @@ struct PushCommand: Subcommand {
             }
             return try PushRefspec(text, objectFormat: format)
         }
+        // git's checks, in its order and words, once the remote (and so its mirror setting) is known.
+        if all && tags { throw UsageError("options '--all' and '--tags' cannot be used together") }
+        if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
+        if mirroring && tags { throw UsageError("options '--mirror' and '--tags' cannot be used together") }
+        if mirroring && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
+        if mirroring && all { throw UsageError("options '--all' and '--mirror' cannot be used together") }
         // Refs only: the push opens the repository's objects itself (opening them reads and checks
         // every pack index), once, while the server starts.
         let refStore = try Repository.refs(ofGitDirectory: gitDirectory)
@@ -150,7 +154,7 @@ struct PushCommand: Subcommand {
         // git's --mirror with remote.<name>.push mirrors (and prunes) only within those
         // refspecs; gitwire's mirror covers every ref, so it would delete refs git leaves alone:
         // refused rather than done differently.
-        if mirror && !configuredPushes.isEmpty {
+        if mirroring && !configuredPushes.isEmpty {
             throw ReportedFailure(
                 text: Array(
                     """
@@ -162,10 +166,10 @@ struct PushCommand: Subcommand {
         var matching = false
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.
-        if specs.isEmpty && !all && !tags && !mirror && !configuredPushes.isEmpty {
+        if specs.isEmpty && !all && !tags && !mirroring && !configuredPushes.isEmpty {
             specs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         }
-        if specs.isEmpty && !all && !tags && !mirror {
+        if specs.isEmpty && !all && !tags && !mirroring {
             switch try Self.defaultRefspec(
                 configuration: configuration, refs: refStore, remoteName: repository)
             {
@@ -200,7 +204,7 @@ struct PushCommand: Subcommand {
             trackingRefspecs: tracking
         )
         options.leases = leases
-        options.mirror = mirror
+        options.mirror = mirroring
         options.matching = matching
         options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
