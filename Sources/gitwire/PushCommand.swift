@@ -234,6 +234,13 @@ struct PushCommand: Subcommand {
             }
             Console.writeError("fatal: the remote end hung up unexpectedly\n")
             return 128
+        } catch let error as PushRequestFailedError {
+            // git's remote helper dies with its message, then its send-pack with the hang-up.
+            Console.writeError("fatal: \(error.underlying)\n")
+            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            Console.writeError("fatal: the remote end hung up unexpectedly\n")
+            Console.writeError("error: failed to push some refs to '\(shown)'\n")
+            return 1
         } catch let error as PushMatchError {
             let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
             for (index, message) in error.errors.enumerated() {

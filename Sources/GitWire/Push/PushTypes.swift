@@ -364,6 +364,23 @@ public struct PushHungUpError: GitWireError, Sendable {
     public var description: String { "the remote end hung up unexpectedly (\(underlying))" }
 }
 
+/// Over smart HTTP, the request carrying the push's commands (and pack) failed before the server
+/// saw them: no credentials could be had for its `401` (the discovery went through without them,
+/// or on another origin before a redirect). git's remote helper dies with `underlying`'s message,
+/// its send-pack then finds the report missing (after its side-band demultiplexer's line when
+/// the report was to come side-banded) and the push fails. Nothing was updated.
+public struct PushRequestFailedError: GitWireError, Sendable {
+    /// The kind of `underlying`.
+    public var kind: GitWireErrorKind { underlying.kind }
+    /// Whether the report was to come side-banded (`side-band-64k`).
+    public let sideBand: Bool
+    /// Why the request failed.
+    public let underlying: HTTPError
+
+    /// The text shown to users and in logs: that of `underlying`.
+    public var description: String { underlying.description }
+}
+
 /// A push refspec that names nothing usable, in git's words.
 public struct PushRefspecError: GitWireError, Hashable, Sendable {
     /// ``GitWireErrorKind/usage``.

@@ -390,6 +390,14 @@ final class RepositoryPush: @unchecked Sendable {
                 sideBand: request.sideBand && !cutShort && refused == nil, demultiplexerError: refused,
                 underlying: AnyGitWireError(lost))
         }
+        // Over smart HTTP, no credentials for the 401 of the request that carries the commands
+        // (after a redirect to another origin, whose credentials are never the first one's):
+        // git's remote helper dies there, and its send-pack finds the report missing.
+        if stateless, let request = sentRequest, let http = error as? HTTPError,
+            case .credentialsUnavailable = http.reason
+        {
+            return PushRequestFailedError(sideBand: request.sideBand, underlying: http)
+        }
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error
         }

@@ -127,7 +127,7 @@ final class PushScenario: @unchecked Sendable {
 
     /// git run through a shell that reads its standard error to the end (a pipe's end: every
     /// process holding it, git's children too, has exited), then exits with git's status.
-    private func gitReadToTheEnd(
+    func gitReadToTheEnd(
         _ arguments: [String], in directory: String, environment: [String: String]
     ) throws -> ProcessOutput {
         let script = """
