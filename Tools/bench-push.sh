@@ -5,6 +5,11 @@
 #      repository is made again before every run (hyperfine --prepare, not timed).
 #   2. 50 commits: the same repository with its last 50 commits unpacked into loose objects (as
 #      they are after being committed), pushed to a server that has the history before them.
+#   4. alternates (PUSH_CASES=alternates; not in the default set): the whole branch pushed to an
+#      empty bare repository that borrows the history before the last 50 commits through
+#      objects/info/alternates (receive-pack advertises it as `.have` lines): both clients send
+#      only the 50 commits. The bytes each sends are read on the way (a receive-pack that copies
+#      its input to a file first).
 #   3. all loose: a repository of about 30,000 loose objects (3,700 commits of text files,
 #      written by Tools/make-loose-repo.py, always the same), pushed whole to an empty bare
 #      repository over file://, and packed alone (`pack-objects --revs --stdout` to /dev/null);
@@ -24,7 +29,7 @@
 # gitwire is the README's build (Tools/lib.sh).
 #
 # Usage: Tools/bench-push.sh [repository=/work/.mirror/curl+curl/repo] [runs=3]
-#        PUSH_CASES=whole,fifty,loose (the default: all three) picks the cases to run;
+#        PUSH_CASES=whole,fifty,loose (the default: those three; alternates too) picks the cases to run;
 #        BASELINE=<binary> runs an earlier build too ("baseline <what>" rows).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -81,6 +86,12 @@ if has_case fifty; then
     commands+=(--prepare "$fifty" -n "git 50 commits, file://" "git -C $work/local50.git push -q file://$work/s.git $branch"
         --prepare "$fifty" -n "gitwire 50 commits, file://"
         "cd $work/local50.git && $gitwire push -q file://$work/s.git $branch")
+fi
+if has_case alternates; then
+    alternates="rm -rf $work/s.git && git init -q --bare $work/s.git && echo $work/server50.git/objects >$work/s.git/objects/info/alternates"
+    commands+=(--prepare "$alternates" -n "git alternates, file://" "git -C $work/local.git push -q file://$work/s.git $branch"
+        --prepare "$alternates" -n "gitwire alternates, file://"
+        "cd $work/local.git && $gitwire push -q file://$work/s.git $branch")
 fi
 if has_case loose; then
     # 3: every object loose, as after `git add` and `git commit` without a gc (gc.auto=0).
@@ -146,7 +157,25 @@ for client in git gitwire; do
         bash -c "$whole"
         peak_rss "$memory" "$client all loose, push file://" "${commandloose[@]}"
     fi
+    if has_case alternates; then
+        bash -c "$alternates"
+        peak_rss "$memory" "$client alternates, file://" "${command[@]}"
+    fi
 done
+
+# 4: the pack each client sends to the server with alternates, read on the way.
+sent_pack_bytes() {
+    local copier="$work/copying-receive-pack"
+    printf '#!/bin/sh\ntee "%s" | git-receive-pack "$@"\n' "$work/sent" >"$copier"
+    chmod +x "$copier"
+    bash -c "$alternates"
+    if [ "$1" = git ]; then
+        git -C "$work/local.git" push -q --receive-pack="$copier" "file://$work/s.git" "$branch"
+    else
+        (cd "$work/local.git" && "$gitwire" push -q --receive-pack="$copier" "file://$work/s.git" "$branch")
+    fi
+    python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"PACK\0\0\0\2"); print(len(d) - i if i >= 0 else 0, int.from_bytes(d[i + 8:i + 12], "big") if i >= 0 else 0)' "$work/sent"
+}
 
 # Mean CPU time (user + system) of each command, and gitwire's over git's.
 cpu_table() {
@@ -190,6 +219,11 @@ sizes() {
     if has_case fifty; then
         sizes "$work/local50.git" --thin "$branch\n^$(git -C "$work/local50.git" rev-parse "$branch~50")\n" \
             "50 commits (thin)"
+    fi
+    if has_case alternates; then
+        read -r theirs theirs_objects < <(sent_pack_bytes git)
+        read -r ours ours_objects < <(sent_pack_bytes gitwire)
+        echo "| alternates ($theirs_objects and $ours_objects objects sent) | $theirs | $ours | $(python3 -c "print('%.3f' % ($ours / $theirs))") |"
     fi
     if has_case loose; then
         sizes "$work/loose.git" "" "main\n" "all loose ($loose_objects objects; git --window=10 --depth=50)" \

@@ -9,6 +9,23 @@ extension PushCommand {
         return try configuration.string("remote.\(remote).receivepack")
     }
 
+    /// `url` as git's push reaches it: git runs from the top of the work tree it was started
+    /// in, so a relative path (`.`, the remote `branch.<name>.remote = .` names, or
+    /// `../other.git`) is found from there, not from a subdirectory; from a bare repository, or
+    /// with `GIT_DIR` set, from where it was started. Other URLs are unchanged.
+    static func fromTopOfWorkTree(_ url: String) -> String {
+        let colon = url.firstIndex(of: ":")
+        let slash = url.firstIndex(of: "/")
+        // git's url_is_local_not_ssh: no `host:` before the first slash, and no scheme.
+        let isLocal = !url.contains("://") && (colon == nil || (slash != nil && slash! < colon!))
+        guard isLocal, !url.hasPrefix("/"), Environment.value("GIT_DIR") == nil,
+            let location = try? RepositoryLocation.discover(), let top = location.workTree,
+            let here = try? FileSystem.currentDirectory(), here != top, here.hasPrefix(top + "/"),
+            !here.hasPrefix(location.gitDirectory + "/"), here != location.gitDirectory
+        else { return url }
+        return "\(top)/\(url)"
+    }
+
     /// The remote a push names none: git's `pushremote_get(NULL)`, that is
     /// `branch.<name>.pushRemote` of the branch `HEAD` names, else `remote.pushDefault`, else the
     /// remote fetch would use (`branch.<name>.remote`, the only remote, `origin`); when none is

@@ -85,22 +85,21 @@ struct PushCommand: Subcommand {
     func execute() throws -> Int32 {
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
+        // Refspecs are read in the repository's format (a negative one may not be an object id).
+        let format = try Repository.objectFormat(ofGitDirectory: gitDirectory)
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
-        if mirror && all { throw UsageError("--all and --mirror are incompatible") }
-        if mirror && tags { throw UsageError("--mirror and --tags are incompatible") }
-        if all && tags { throw UsageError("--all and --tags are incompatible") }
-        if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
-        if mirror && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
         let repository = try self.repository ?? Self.defaultDestination(configuration, gitDirectory: gitDirectory)
         // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
         var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
         var tracking: [Refspec] = []
         var configuredPushes: [String] = []
+        // git's push: `remote.<name>.mirror` of the remote pushed to (by name) is --mirror.
+        var mirroring = mirror
         // git reads every remote's push refspecs before pushing anywhere: one it refuses stops
         // the push (`fatal: invalid refspec`), whatever is pushed where.
         for entry in configuration.entries
         where entry.name.hasPrefix("remote.") && entry.name.hasSuffix(".push") && entry.name.count > 12 {
-            if let value = entry.value { _ = try PushRefspec(value) }
+            if let value = entry.value { _ = try PushRefspec(value, objectFormat: format) }
         }
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)
@@ -108,16 +107,23 @@ struct PushCommand: Subcommand {
             url = configured.pushURLs.first ?? configured.urls.first ?? repository
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
             configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
+            if try configuration.bool("remote.\(repository).mirror") == true { mirroring = true }
         }
         var specs = try refspecs.map { text in
             if delete {
                 guard !text.isEmpty && !text.contains(":") else {
                     throw UsageError("--delete only accepts plain target ref names")
                 }
-                return try PushRefspec(":\(text)")
+                return try PushRefspec(":\(text)", objectFormat: format)
             }
-            return try PushRefspec(text)
+            return try PushRefspec(text, objectFormat: format)
         }
+        // git's checks, in its order and words, once the remote (and so its mirror setting) is known.
+        if all && tags { throw UsageError("options '--all' and '--tags' cannot be used together") }
+        if all && !refspecs.isEmpty { throw UsageError("--all can't be combined with refspecs") }
+        if mirroring && tags { throw UsageError("options '--mirror' and '--tags' cannot be used together") }
+        if mirroring && !refspecs.isEmpty { throw UsageError("--mirror can't be combined with refspecs") }
+        if mirroring && all { throw UsageError("options '--all' and '--mirror' cannot be used together") }
         // Refs only: the push opens the repository's objects itself (opening them reads and checks
         // every pack index), once, while the server starts.
         let refStore = try Repository.refs(ofGitDirectory: gitDirectory)
@@ -148,7 +154,7 @@ struct PushCommand: Subcommand {
         // git's --mirror with remote.<name>.push mirrors (and prunes) only within those
         // refspecs; gitwire's mirror covers every ref, so it would delete refs git leaves alone:
         // refused rather than done differently.
-        if mirror && !configuredPushes.isEmpty {
+        if mirroring && !configuredPushes.isEmpty {
             throw ReportedFailure(
                 text: Array(
                     """
@@ -160,10 +166,10 @@ struct PushCommand: Subcommand {
         var matching = false
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.
-        if specs.isEmpty && !all && !tags && !mirror && !configuredPushes.isEmpty {
-            specs = try configuredPushes.map { try PushRefspec($0) }
+        if specs.isEmpty && !all && !tags && !mirroring && !configuredPushes.isEmpty {
+            specs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         }
-        if specs.isEmpty && !all && !tags && !mirror {
+        if specs.isEmpty && !all && !tags && !mirroring {
             switch try Self.defaultRefspec(
                 configuration: configuration, refs: refStore, remoteName: repository)
             {
@@ -178,7 +184,7 @@ struct PushCommand: Subcommand {
         // before closing it (send-pack's errors, or its death): held until those are printed.
         let programOutput = HeldErrorOutput()
         defer { programOutput.release() }
-        let (pushing, recording) = try connection.remote(url) { remote in
+        let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
             remote.programErrorOutput = programOutput.output
             guard let command else { return }
             if var local = remote.transport as? LocalTransport {
@@ -198,9 +204,9 @@ struct PushCommand: Subcommand {
             trackingRefspecs: tracking
         )
         options.leases = leases
-        options.mirror = mirror
+        options.mirror = mirroring
         options.matching = matching
-        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0) }
+        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
             options.upstreams = try Self.upstreams(configuration)
         }
@@ -221,9 +227,20 @@ struct PushCommand: Subcommand {
         } catch let error as PushHungUpError {
             // receive-pack's own last words (if any) first: it ended before send-pack noticed.
             programOutput.release()
-            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            if let said = error.demultiplexerError {
+                Console.writeError("send-pack: \(said)\n")
+            } else if error.sideBand {
+                Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n")
+            }
             Console.writeError("fatal: the remote end hung up unexpectedly\n")
             return 128
+        } catch let error as PushRequestFailedError {
+            // git's remote helper dies with its message, then its send-pack with the hang-up.
+            Console.writeError("fatal: \(error.underlying)\n")
+            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
+            Console.writeError("fatal: the remote end hung up unexpectedly\n")
+            Console.writeError("error: failed to push some refs to '\(shown)'\n")
+            return 1
         } catch let error as PushMatchError {
             let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
             for (index, message) in error.errors.enumerated() {

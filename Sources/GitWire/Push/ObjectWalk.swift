@@ -310,6 +310,9 @@ public enum PushPackError: GitWireError, Hashable, Sendable {
     case missingObject(ObjectID)
     /// An object cannot be read as its type says (a malformed commit, tree or tag).
     case malformed(ObjectID)
+    /// A stored object cannot be reused or read: its pack entry is damaged (an offset delta
+    /// whose base offset is not the start of an entry). Nothing of the pack is sent.
+    case corruptPacked(ObjectID, packPath: String)
 
     /// ``GitWireErrorKind/pack``.
     public var kind: GitWireErrorKind { .pack }
@@ -319,6 +322,7 @@ public enum PushPackError: GitWireError, Hashable, Sendable {
         switch self {
         case .missingObject(let id): return "bad object \(id.hex)"
         case .malformed(let id): return "object \(id.hex) is corrupt"
+        case .corruptPacked(let id, let path): return "packed object \(id.hex) (stored in \(path)) is corrupt"
         }
     }
 }

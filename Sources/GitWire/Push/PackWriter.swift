@@ -147,14 +147,18 @@ public final class PackWriter {
             }
             return nil
         }
-        func baseID(of header: PackEntryHeader, in number: Int) -> ObjectID? {
+        func baseID(of id: ObjectID, header: PackEntryHeader, in number: Int) throws -> ObjectID? {
             switch header.kind {
             case .object: return nil
             case .referenceDelta(let base): return base
             case .offsetDelta(let baseOffset):
                 let pack = database.packs[number]
                 if reverseIndexes[number] == nil { reverseIndexes[number] = pack.reverseIndex() }
-                guard let rank = pack.entryRank(at: baseOffset) else { return nil }
+                // An offset where no entry starts: the pack is damaged. Copied as it is, the
+                // entry would name garbage in the pack sent; git's pack-objects stops there.
+                guard let rank = pack.entryRank(at: baseOffset) else {
+                    throw PushPackError.corruptPacked(id, packPath: pack.packPath)
+                }
                 return pack.index.id(at: Int(reverseIndexes[number]![rank]))
             }
         }
@@ -175,7 +179,7 @@ public final class PackWriter {
                     items.append(Item(id: id, plan: .whole))
                     continue
                 }
-                let base = baseID(of: found.header, in: found.pack)
+                let base = try baseID(of: id, header: found.header, in: found.pack)
                 guard let base else {
                     marks[id] = .done
                     items.append(Item(id: id, plan: .copy(pack: found.pack, range: found.range)))

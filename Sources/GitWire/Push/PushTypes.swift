@@ -35,8 +35,11 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `text` as git's `parse_refspec` does for a push: `+` forces, `^` negates, `:`
     /// alone matches, `:<dst>` deletes, `<src>` pushes to the same name, and a `*` on the
-    /// source must have one on the destination (if given) and the other way round.
-    public init(_ text: String) throws {
+    /// source must have one on the destination (if given) and the other way round. A negative
+    /// refspec may not be an object id of `objectFormat` (the repository's: git refuses `^` and
+    /// 40 hex digits in a SHA-1 repository, 64 in a SHA-256 one, and takes the other width for a
+    /// ref name).
+    public init(_ text: String, objectFormat: ObjectFormat = .sha1) throws {
         let invalid = PushRefspecError("invalid refspec '\(text)'", failsPush: false)
         var rest = Substring(text)
         force = rest.hasPrefix("+")
@@ -67,8 +70,9 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         }
         if isNegative {
             // git: not empty, not an object id, and a well-formed name (or pattern).
-            let isObjectID = left.count == 40 && left.allSatisfy(\.isHexDigit)
-            guard !left.isEmpty, !isObjectID, isValidName(left) else { throw invalid }
+            guard !left.isEmpty, !Self.isObjectID(left, format: objectFormat), isValidName(left) else {
+                throw invalid
+            }
             return
         }
         if source == nil && destination == nil { throw invalid }
@@ -81,6 +85,20 @@ public struct PushRefspec: Hashable, Sendable, CustomStringConvertible {
         } else if left != "@" && !isValidName(left) {
             throw invalid
         }
+    }
+
+    /// Whether `text` is an object id of `format` as git's `get_oid_hex` reads one: that many hex
+    /// digits, of either case.
+    static func isObjectID(_ text: Substring, format: ObjectFormat) -> Bool {
+        text.utf8.count == format.hexCount
+            && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0 | 0x20) }
+    }
+
+    /// Whether this spec is one git refuses in a repository of `format`: a negative refspec that
+    /// is an object id of that format (``init(_:objectFormat:)`` refuses it too, when given the
+    /// format).
+    func isRefused(in format: ObjectFormat) -> Bool {
+        isNegative && source.map { Self.isObjectID(Substring($0), format: format) } == true
     }
 
     /// git's `check_refname_format` with one-level names allowed and, for a pattern, one `*`.
@@ -328,11 +346,39 @@ public struct PushHungUpError: GitWireError, Sendable {
     /// Whether git's side-band demultiplexer met the hang-up: the report was to come
     /// side-banded (`side-band-64k`) and the side-band did not end (its flush) first.
     public let sideBand: Bool
+    /// What git's side-band demultiplexer said before the hang-up, when it stopped at a packet
+    /// it refuses (`protocol error: bad band #5`); nil otherwise.
+    public let demultiplexerError: String?
     /// How the loss showed (a broken pipe while sending the pack, the connection's end).
     public let underlying: AnyGitWireError
 
+    /// A hang-up met by the demultiplexer (`sideBand`) or not, after `demultiplexerError` if
+    /// any, shown as `underlying`.
+    public init(sideBand: Bool, demultiplexerError: String? = nil, underlying: AnyGitWireError) {
+        self.sideBand = sideBand
+        self.demultiplexerError = demultiplexerError
+        self.underlying = underlying
+    }
+
     /// The text shown to users and in logs.
     public var description: String { "the remote end hung up unexpectedly (\(underlying))" }
+}
+
+/// Over smart HTTP, the request carrying the push's commands (and pack) failed before the server
+/// saw them: no credentials could be had for its `401` (the discovery went through without them,
+/// or on another origin before a redirect). git's remote helper dies with `underlying`'s message,
+/// its send-pack then finds the report missing (after its side-band demultiplexer's line when
+/// the report was to come side-banded) and the push fails. Nothing was updated.
+public struct PushRequestFailedError: GitWireError, Sendable {
+    /// The kind of `underlying`.
+    public var kind: GitWireErrorKind { underlying.kind }
+    /// Whether the report was to come side-banded (`side-band-64k`).
+    public let sideBand: Bool
+    /// Why the request failed.
+    public let underlying: HTTPError
+
+    /// The text shown to users and in logs: that of `underlying`.
+    public var description: String { underlying.description }
 }
 
 /// A push refspec that names nothing usable, in git's words.

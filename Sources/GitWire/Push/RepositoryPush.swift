@@ -23,7 +23,14 @@ final class RepositoryPush: @unchecked Sendable {
     init(
         gitDirectory: String, refspecs: [PushRefspec], options: RepositoryPushOptions, progress: FetchProgressHandler?
     ) throws {
-        repository = try Repository(gitDirectory: gitDirectory)
+        let repository = try Repository(gitDirectory: gitDirectory)
+        // A negative refspec read for another format than the repository's (see
+        // PushRefspec.init(_:objectFormat:)): refused as git refuses it.
+        let format = repository.objects.format
+        if let refused = refspecs.first(where: { $0.isRefused(in: format) }) {
+            throw PushRefspecError("invalid refspec '\(refused)'", failsPush: false)
+        }
+        self.repository = repository
         self.refspecs = refspecs
         self.options = options
         self.progress = progress
@@ -46,7 +53,11 @@ final class RepositoryPush: @unchecked Sendable {
             : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + mappings)).map {
                 filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
             }
-        return PushExchange(options: exchangeOptions, keeping: keeping) { listing in try box.value.plan(listing) }
+        // git's send-pack feeds the `.have` ids it has to pack-objects as the remote's objects.
+        let keepingHave: @Sendable (ObjectID) -> Bool = { box.value.repository.objects.contains($0) }
+        return PushExchange(options: exchangeOptions, keeping: keeping, keepingHave: keepingHave) { listing in
+            try box.value.plan(listing)
+        }
     }
 
     // MARK: Deciding
@@ -65,7 +76,9 @@ final class RepositoryPush: @unchecked Sendable {
         // (`check_ref` with REF_NORMAL): the others are dropped, neither matched, deleted by
         // --mirror, shown nor excluded from the pack.
         let remoteRefs = listing.refs.filter { $0.objectID != nil && Self.isNormalRefName($0.nameBytes) }
-        advertised = remoteRefs.compactMap(\.objectID)
+        // The `.have` ids (the server's alternates) count as the remote's objects, as in git's
+        // send-pack: excluded from the pack, and bases of a thin one.
+        advertised = remoteRefs.compactMap(\.objectID) + listing.haves
         var matches: [Match] = []
         var specs = refspecs.map { mapped($0, localRefs: localRefs) }
         if options.all {
@@ -371,7 +384,19 @@ final class RepositoryPush: @unchecked Sendable {
         if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
             // A side-band that ended cleanly before the report: git's demultiplexer says nothing.
             let cutShort = (lost as? PushError) == .sideBandEndedBeforeReport
-            return PushHungUpError(sideBand: request.sideBand && !cutShort, underlying: AnyGitWireError(lost))
+            // A band git does not know: its demultiplexer names it, and says nothing more.
+            let refused = (lost as? PushError).flatMap { $0.isBadBand ? $0.message : nil }
+            return PushHungUpError(
+                sideBand: request.sideBand && !cutShort && refused == nil, demultiplexerError: refused,
+                underlying: AnyGitWireError(lost))
+        }
+        // Over smart HTTP, no credentials for the 401 of the request that carries the commands
+        // (after a redirect to another origin, whose credentials are never the first one's):
+        // git's remote helper dies there, and its send-pack finds the report missing.
+        if stateless, let request = sentRequest, let http = error as? HTTPError,
+            case .credentialsUnavailable = http.reason
+        {
+            return PushRequestFailedError(sideBand: request.sideBand, underlying: http)
         }
         guard stateless, let pushError = error as? PushError, pushError.stopsSendPack else {
             return error

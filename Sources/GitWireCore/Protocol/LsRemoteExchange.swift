@@ -43,6 +43,8 @@ public struct RefListing: Hashable, Sendable {
     /// The format of the object ids: what the server's capabilities name (`object-format`), SHA-1
     /// when they name none (see ``LsRemoteOptions/objectFormat`` for v0's exceptions).
     public var objectFormat: ObjectFormat
+    /// The ids of the v0/v1 `.have` lines that the exchange's `keepsHave` kept (none by default).
+    public var haves: [ObjectID] = []
 }
 
 /// Lists a remote's refs: reads the v0/v1 ref advertisement, or the v2 capability advertisement
@@ -72,6 +74,8 @@ public struct LsRemoteExchange: Exchange, Sendable {
     /// Which advertised refs (v0/v1) are kept in the listing and emitted; nil: all. A push keeps
     /// only those it needs, so that an enormous advertisement is not held.
     package var keeps: (@Sendable (Ref) -> Bool)?
+    /// Which ids of `.have` lines (v0/v1) are kept in ``RefListing/haves``; nil: none.
+    package var keepsHave: (@Sendable (ObjectID) -> Bool)?
     private var sawAnything = false
     /// Whether to say goodbye with a flush: not over stateless RPC, where nothing ends a conversation.
     private var connectionPersists = true
@@ -128,6 +132,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
                     throw ProtocolVersionError.serverOptions
                 }
                 advertisementParser = RefAdvertisementParser(defaultFormat: options.objectFormat)
+                advertisementParser.keepsHave = keepsHave
                 state = .advertisement(version)
                 if version == .v1 { return .readMore }
                 return try receiveAdvertisement(PktLineView(packet), version: version, emit: emit)
@@ -168,7 +173,7 @@ public struct LsRemoteExchange: Exchange, Sendable {
         return .finish(
             RefListing(
                 refs: refs, capabilities: found.capabilities, protocolVersion: version, shallow: found.shallow,
-                warnings: found.warnings, objectFormat: found.objectFormat),
+                warnings: found.warnings, objectFormat: found.objectFormat, haves: found.haves),
             farewell: connectionPersists ? [.flush] : [])
     }
 

@@ -6,6 +6,10 @@ public struct RefAdvertisement: Hashable, Sendable {
     public var capabilities = Capabilities()
     /// `shallow` lines: the server's repository is shallow at these commits.
     public var shallow: [ObjectID] = []
+    /// The ids of the `.have` lines (objects the server has through its alternates, which git's
+    /// `send-pack` takes as the remote's) that ``RefAdvertisementParser/keepsHave`` kept; none
+    /// without it.
+    public var haves: [ObjectID] = []
     /// The format of the object ids: the first line's `object-format` capability, SHA-1 when
     /// the capabilities name none, the parser's default when there are none or the name is
     /// unknown (as git's `process_capabilities` decides).
@@ -34,6 +38,10 @@ public struct RefAdvertisementParser: Sendable {
     public private(set) var advertisement = RefAdvertisement()
     /// The symrefs from the `symref=` capabilities: name to target.
     private var symrefs: [[UInt8]: String] = [:]
+    /// Which `.have` ids are kept in ``RefAdvertisement/haves``; nil keeps none. A push keeps
+    /// those the local repository has (git's send-pack passes only those to pack-objects), so
+    /// that a server cannot make it hold more ids than the repository has objects.
+    public var keepsHave: (@Sendable (ObjectID) -> Bool)?
 
     /// A parser at the start of an advertisement (after any `version 1` line). Object ids are
     /// read in `defaultFormat` (the local repository's, SHA-1 outside one) unless the first
@@ -109,7 +117,11 @@ public struct RefAdvertisementParser: Sendable {
             if let ref = try parseRef(text, line: line) {
                 // `.have` lines name objects the server has (from alternates), not refs: git
                 // keeps them apart and does not list them.
-                if ref.nameBytes != Self.haveName { add(ref, emit: emit) }
+                if ref.nameBytes != Self.haveName {
+                    add(ref, emit: emit)
+                } else if let id = ref.objectID, keepsHave?(id) == true {
+                    advertisement.haves.append(id)
+                }
                 return
             }
             state = .shallow

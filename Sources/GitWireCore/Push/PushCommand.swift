@@ -110,6 +110,18 @@ public struct PushError: GitWireError, Hashable, Sendable {
     public static let sideBandEndedBeforeReport = PushError(
         .connectionLost, "the remote's side-band ended before its status report was complete")
 
+    /// A side-band packet of a band other than 1, 2 or 3 where the status report was to come:
+    /// git's send-pack demultiplexer says so (`protocol error: bad band #<n>`) and stops, and
+    /// send-pack then finds the report cut short, a hang-up.
+    public static func badBand(_ band: UInt8) -> PushError {
+        PushError(.connectionLost, "\(badBandPrefix)\(band)")
+    }
+
+    private static let badBandPrefix = "protocol error: bad band #"
+
+    /// Whether this is a ``badBand(_:)`` error.
+    public var isBadBand: Bool { kind == .connectionLost && message.hasPrefix(Self.badBandPrefix) }
+
     /// Whether git's send-pack dies with this before sending anything (the push's refs decided,
     /// none sent): over smart HTTP it dies under git's remote helper, and the push goes on to
     /// report the refs it refused itself.

@@ -45,9 +45,12 @@ public struct PushExchange: Exchange, Sendable {
     ///
     /// `keeping`, when given, says which advertised refs `plan` needs: the others are dropped as
     /// they are read (not held, not in the listing, not emitted), so that a server advertising
-    /// millions of refs costs only what the push needs.
+    /// millions of refs costs only what the push needs. `keepingHave` says which ids of the
+    /// advertisement's `.have` lines go into ``RefListing/haves`` (nil: none): git's send-pack
+    /// takes those the repository has as objects the remote has.
     public init(
         options: PushOptions = PushOptions(), keeping: (@Sendable (Ref) -> Bool)? = nil,
+        keepingHave: (@Sendable (ObjectID) -> Bool)? = nil,
         plan: @escaping @Sendable (RefListing) throws -> [PushCommand]
     ) {
         self.options = options
@@ -57,6 +60,7 @@ public struct PushExchange: Exchange, Sendable {
                 protocolVersion: options.effectiveVersion, agent: options.sanitizedAgent,
                 objectFormat: options.objectFormat))
         listing.keeps = keeping
+        listing.keepsHave = keepingHave
         state = .listing(listing)
     }
 
@@ -98,6 +102,7 @@ public struct PushExchange: Exchange, Sendable {
         case .report(var parser, var demultiplexer, var inner):
             state = .done
             if var sideBand = demultiplexer {
+                try Self.checkBand(packet)
                 switch try sideBand.receive(packet) {
                 case .data(let bytes) where parser.isDone:
                     // Band 1 after the report: git's demultiplexer fails writing it to the report's
@@ -130,6 +135,7 @@ public struct PushExchange: Exchange, Sendable {
         case .awaitingEnd(var demultiplexer):
             state = .done
             if var sideBand = demultiplexer {
+                try Self.checkBand(packet)
                 if case .progress(let bytes) = try sideBand.receive(packet) { try message(bytes, emit: emit) }
                 demultiplexer = sideBand
             }
@@ -156,6 +162,14 @@ public struct PushExchange: Exchange, Sendable {
         case .done:
             guard let outcome else { throw UnexpectedEndError(afterInitialContact: true) }
             return outcome
+        }
+    }
+
+    /// Throws ``PushError/badBand(_:)`` for a side-band packet of a band git does not know, as
+    /// git's send-pack names it.
+    private static func checkBand(_ packet: PktLine) throws {
+        if case .data(let payload) = packet, let band = payload.first, band == 0 || band > 3 {
+            throw PushError.badBand(band)
         }
     }
 

@@ -50,6 +50,11 @@ import Testing
         PushCase([], ["refs/*/*"]),
         PushCase([], ["^main:x"]),
         PushCase([], ["^"]),
+        // git refuses a negative refspec that is an object id of the repository's format, and
+        // takes one of the other width for a ref name.
+        PushCase([], ["^" + String(repeating: "a", count: 40), "main"]),
+        PushCase([], ["^" + String(repeating: "A", count: 40), "main"]),
+        PushCase([], ["^" + String(repeating: "a", count: 64), "main"]),
         PushCase(["--delete"], ["refs/heads/*"]),
     ]
 

@@ -76,6 +76,31 @@ struct PushSHA256Tests {
             test.push.options + [url] + test.push.refspecs, environment: environment)
     }
 
+    /// git's `parse_refspec` refuses a negative refspec that is an object id of the repository's
+    /// format (here 64 hex digits, of either case) and takes 40 for a ref name; on the command
+    /// line and in `remote.<name>.push` (read for every remote before any push).
+    static let negativeObjectIDs: [PushCase] = [
+        PushCase([], ["^" + String(repeating: "a", count: 64), "main"]),
+        PushCase([], ["^" + String(repeating: "A", count: 64), "main"]),
+        PushCase([], ["^" + String(repeating: "a", count: 40), "main"]),
+        PushCase([], ["refs/heads/*", "^" + String(repeating: "b", count: 40)]),
+    ]
+
+    @Test("a negative refspec of the repository's object id width is refused as git's", arguments: negativeObjectIDs)
+    func negativeObjectID(_ push: PushCase) throws {
+        let (scenario, daemon, _, _) = try Self.served.get()
+        try scenario.expectSameAsGit(push.options + [daemon.url("served.git")] + push.refspecs)
+    }
+
+    @Test("remote.<name>.push with a negative object id is refused as git's", arguments: [64, 40])
+    func configuredNegativeObjectID(_ width: Int) throws {
+        let (scenario, _, _, _) = try Self.served.get()
+        let key = "remote.elsewhere.push"
+        defer { _ = try? git(["config", "--unset-all", key], in: scenario.local, check: false) }
+        try git(["config", key, "^" + String(repeating: "c", count: width)], in: scenario.local)
+        try scenario.expectSameAsGit(["file://\(scenario.served)", "main"])
+    }
+
     /// git's own output when a push meets a server of the other format: the receiving end's
     /// format checked before anything is sent; an empty SHA-1 repository's `capabilities^{}`
     /// line refused by a SHA-256 git. Over file:// and ssh, receive-pack's own "the remote end
