@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,6 +60,15 @@ int cgw_pidfd_open(int pid) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int cgw_lower_thread_priority(int steps) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, thread);
+    if (current == -1 && errno != 0) return -1;
+    int wanted = current + steps > 19 ? 19 : current + steps;
+    return setpriority(PRIO_PROCESS, thread, wanted);
 }
 
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {

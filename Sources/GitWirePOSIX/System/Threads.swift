@@ -1,3 +1,4 @@
+import CGitWire
 import GitWireCore
 import Glibc
 
@@ -60,3 +61,8 @@ private final class ThreadJob: Sendable {
 
     package init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
+
+/// Lowers the calling thread's scheduling priority by `steps` nice values (at most to 19; on Linux
+/// each thread has its own), so that it runs on the time the process's other threads leave. Does
+/// nothing if the system refuses.
+package func lowerCurrentThreadPriority(by steps: Int32) { _ = cgw_lower_thread_priority(steps) }
