@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -70,6 +71,8 @@ int cgw_lower_thread_priority(int steps) {
     int wanted = current + steps > 19 ? 19 : current + steps;
     return setpriority(PRIO_PROCESS, thread, wanted);
 }
+
+void cgw_malloc_trim(void) { (void)malloc_trim(0); }
 
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);

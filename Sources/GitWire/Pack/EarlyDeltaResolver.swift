@@ -164,7 +164,9 @@ final class EarlyDeltaResolver {
     /// has worked them off: if the queue is full, the thread is stopped instead.
     func flush() {
         if !pending.isEmpty {
-            if queue.offer(pending, weight: pending.count) {
+            // A copy of the entries' size: `pending`'s buffer, room for 1,024, stays here (a
+            // queue of batches of a chunk's few entries each would hold mostly unused room).
+            if queue.offer(Array(pending[...]), weight: pending.count) {
                 batchesSent += 1
             } else {
                 // Full (the thread is too far behind) or closed (it ended): no more early work.
@@ -335,6 +337,9 @@ final class EarlyDeltaResolver {
             starts = []
             bases = []
             types = []
+            // What the thread freed stays in its allocator arena, resident, unless given back:
+            // measured, 4-5 MiB on git.git's pack when the thread stopped before the end.
+            releaseFreeMemory()
         }
 
         /// The results, or nil if the thread failed; called once the thread is joined.

@@ -66,3 +66,8 @@ private final class ThreadJob: Sendable {
 /// each thread has its own), so that it runs on the time the process's other threads leave. Does
 /// nothing if the system refuses.
 package func lowerCurrentThreadPriority(by steps: Int32) { _ = cgw_lower_thread_priority(steps) }
+
+/// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim`), in every
+/// arena: after a thread that allocated much has ended, its arena's free pages would otherwise
+/// stay resident.
+package func releaseFreeMemory() { cgw_malloc_trim() }
