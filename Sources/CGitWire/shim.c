@@ -6,6 +6,8 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <malloc.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,6 +63,17 @@ int cgw_pidfd_open(int pid) {
     return -1;
 #endif
 }
+
+int cgw_lower_thread_priority(int steps) {
+    id_t thread = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, thread);
+    if (current == -1 && errno != 0) return -1;
+    int wanted = current + steps > 19 ? 19 : current + steps;
+    return setpriority(PRIO_PROCESS, thread, wanted);
+}
+
+void cgw_malloc_trim(void) { (void)malloc_trim(0); }
 
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);

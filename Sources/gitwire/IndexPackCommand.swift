@@ -111,6 +111,10 @@ struct IndexPackCommand: Subcommand {
         } else {
             bases = nil
         }
+        // For benchmarks (Tools/bench-early-resolution.sh): what resolving while receiving did.
+        if options.resolvesWhileReceiving && Environment.value("GITWIRE_REPORT_EARLY_RESOLUTION") == "1" {
+            options.earlyResolutionProbe = EarlyResolutionProbe(waitsAfterEachChunk: false)
+        }
         let indexer = try PackIndexer(destination: destination, options: options, progress: progress)
         let input = File.standardInput()
         while true {
@@ -118,7 +122,15 @@ struct IndexPackCommand: Subcommand {
             if chunk.isEmpty { break }
             try indexer.append(chunk)
         }
-        return try indexer.finish(externalBases: bases)
+        let result = try indexer.finish(externalBases: bases)
+        if let probe = options.earlyResolutionProbe {
+            let stop = probe.queueFullAfter.map { ", stopped after \($0) batches (queue full)" } ?? ""
+            Console.writeError(
+                "early resolution: \(probe.resolvedAtEndOfInput ?? 0) deltas resolved when the input ended, "
+                    + "\(probe.resultsUsed) not resolved again, \(result.resolution.deltasApplied) applications in all\(stop)\n"
+            )
+        }
+        return result
     }
 
     private func makeOptions() throws -> PackIndexOptions {

@@ -29,6 +29,11 @@ int cgw_pidfd_open(int pid);
 /* Makes a spawned child close every descriptor from `lowest` up (glibc 2.34+), so that it
  * inherits none that another thread opened without close-on-exec. */
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+/* Raises the calling thread's nice value by `steps` (at most to 19; Linux keeps one per thread).
+ * 0, or -1 with errno set. */
+int cgw_lower_thread_priority(int steps);
+/* glibc's malloc_trim(0): gives the free memory of every arena back to the system. */
+void cgw_malloc_trim(void);
 
 /* Paths removed when the process is killed by a signal (see cleanup.c). `kind` is one of the
  * CGW_CLEANUP_ values; register returns a slot for unregister, or -1 (nothing registered). */

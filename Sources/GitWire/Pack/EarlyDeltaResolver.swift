@@ -14,14 +14,30 @@ struct ReceivedEntry: Sendable {
 
 /// For tests: lets a test see how far resolution went before the input ended, and makes the
 /// parsing thread wait after each chunk until the resolving thread has caught up, so that the
-/// count does not depend on how the threads happened to run.
+/// count does not depend on how the threads happened to run; or holds the resolving thread back
+/// before its first entry, to show that the parsing thread does not wait for it.
 package final class EarlyResolutionProbe: Sendable {
     /// Whether the parsing thread waits for the resolving thread after each chunk.
     package let waitsAfterEachChunk: Bool
-    private let state = Locked<(atEndOfInput: Int?, failed: Bool, used: Int)>((nil, false, 0))
+    /// The entries the queue to the resolving thread may hold instead of the usual.
+    package let queueCapacity: Int?
+    /// Holds the resolving thread before its first entry while open (nil: not held).
+    private let hold: BlockingQueue<Int>?
+    private let state = Locked<(atEndOfInput: Int?, failed: Bool, used: Int, fullAfter: Int?)>((nil, false, 0, nil))
 
     /// Makes a probe; `waitsAfterEachChunk` makes the count at the end of input deterministic.
-    package init(waitsAfterEachChunk: Bool = true) { self.waitsAfterEachChunk = waitsAfterEachChunk }
+    /// With `holdsResolver`, the resolving thread waits before its first entry until
+    /// ``releaseResolver()`` or the end of the indexing; `queueCapacity` replaces the queue's.
+    package init(waitsAfterEachChunk: Bool = true, holdsResolver: Bool = false, queueCapacity: Int? = nil) {
+        self.waitsAfterEachChunk = waitsAfterEachChunk
+        self.queueCapacity = queueCapacity
+        hold = holdsResolver ? BlockingQueue<Int>(capacity: 1) : nil
+    }
+
+    /// Lets a held resolving thread go on.
+    package func releaseResolver() { hold?.close() }
+    /// Waits while the resolving thread is held.
+    func waitIfHeld() { _ = hold?.take() }
 
     /// The deltas resolved early when the input ended (by its end or by a first-pass error); nil
     /// if the input has not ended or nothing was resolved early.
@@ -31,6 +47,11 @@ package final class EarlyResolutionProbe: Sendable {
     /// The deltas whose early results the final resolution used.
     package var resultsUsed: Int { state.withLock { $0.used } }
 
+    /// The batches handed to the resolving thread before the queue was found full and the thread
+    /// stopped; nil if the queue was never full.
+    package var queueFullAfter: Int? { state.withLock { $0.fullAfter } }
+
+    func queueWasFull(_ batchesSent: Int) { state.withLock { $0.fullAfter = batchesSent } }
     func endOfInput(resolved: Int) { state.withLock { $0.atEndOfInput = resolved } }
     func resolverEnded(failed: Bool) { state.withLock { $0.failed = failed } }
     func resultsUsed(_ count: Int) { state.withLock { $0.used = count } }
@@ -55,15 +76,23 @@ package final class EarlyResolutionProbe: Sendable {
 final class EarlyDeltaResolver {
     /// What the thread leaves for the final resolution.
     struct Outcome {
-        /// Entry indices of the deltas resolved, in the order resolved.
-        var indices: [Int32]
-        /// Their names, in the same order.
-        var ids: ObjectIDArray
         /// Delta applications, rebuilds included.
         var statistics: DeltaResolutionStatistics
     }
 
-    private let queue = BlockingQueue<[ReceivedEntry]>(capacity: 1 << 16)
+    /// The deltas resolved, by entry index, and their names, handed from the thread to the parsing
+    /// thread in batches (``takeNames(_:)``), which writes them into its table at once.
+    struct Names {
+        var indices: [Int32] = []
+        var ids: ObjectIDArray
+    }
+
+    /// The entries waiting for the thread. When it is full the parsing thread does not wait: the
+    /// thread is stopped instead (what it resolved is kept), so that receiving never slows down
+    /// for it.
+    private let queue: BlockingQueue<[ReceivedEntry]>
+    /// What the thread resolved and the parsing thread has not taken yet.
+    private let names: Locked<Names>
     /// In test mode, the number of batches the thread has taken in and worked off.
     private let acknowledged = BlockingQueue<Int>(capacity: 1 << 30)
     private let flags: Flags
@@ -73,7 +102,18 @@ final class EarlyDeltaResolver {
     private var batchesSent = 0
     private var batchesAcknowledged = 0
     private var finished = false
+    /// Whether entries are still handed to the thread (not once it was stopped for a full queue).
+    private var sending = true
     let probe: EarlyResolutionProbe?
+
+    /// The entries the queue holds at most (as batches of up to 1,024).
+    static let queueCapacity = 1 << 15
+    /// The latest entries the thread keeps (start, base, type: 13 bytes each), a power of two: a
+    /// delta whose base is older than that is left to the end, as is everything based on it.
+    static let window = 1 << 16
+    /// The entries the thread takes in ahead of the one it works on, at most; with the queue's,
+    /// how far the thread may fall behind before it is stopped.
+    static let backlog = window / 2
 
     /// The cache of base data for a pack of `objectCount` objects: 64 bytes an object, at
     /// least 2 MiB and at most 8 MiB (more kept the peak memory of git.git's clone above git's:
@@ -85,13 +125,16 @@ final class EarlyDeltaResolver {
     init?(
         packPath: String, format: ObjectFormat, objectCount: Int, links: LinkCollector?, probe: EarlyResolutionProbe?
     ) {
+        queue = BlockingQueue(capacity: probe?.queueCapacity ?? Self.queueCapacity)
         let flags = Flags()
+        let names = Locked(Names(ids: ObjectIDArray(format: format)))
         guard
             let worker = try? Worker(
-                packPath: packPath, format: format, cacheLimit: Self.cacheLimit(objectCount: objectCount),
-                links: links, flags: flags)
+                packPath: packPath, format: format, objectCount: objectCount,
+                cacheLimit: Self.cacheLimit(objectCount: objectCount), links: links, flags: flags, names: names)
         else { return nil }
         self.flags = flags
+        self.names = names
         self.worker = worker
         self.probe = probe
         let queue = queue
@@ -100,6 +143,7 @@ final class EarlyDeltaResolver {
         nonisolated(unsafe) let unsafeWorker = worker
         guard
             let thread = try? JoinableThread({
+                probe?.waitIfHeld()
                 unsafeWorker.run(queue: queue, acknowledged: acknowledges ? acknowledged : nil)
             })
         else { return nil }
@@ -110,21 +154,44 @@ final class EarlyDeltaResolver {
 
     /// Takes the next entry recorded by the first pass; its bytes must be in the file already.
     func add(_ entry: ReceivedEntry) {
+        guard sending else { return }
         pending.append(entry)
         if pending.count >= 1024 { flush() }
     }
 
     /// Hands the entries taken so far to the thread; call when the chunk they came from is
-    /// parsed. In test mode, waits until the thread has worked them off.
+    /// parsed. Never waits for the thread, except in test mode, where it waits until the thread
+    /// has worked them off: if the queue is full, the thread is stopped instead.
     func flush() {
         if !pending.isEmpty {
-            if queue.put(pending, weight: pending.count) { batchesSent += 1 }
-            pending.removeAll(keepingCapacity: true)
+            // A copy of the entries' size: `pending`'s buffer, room for 1,024, stays here (a
+            // queue of batches of a chunk's few entries each would hold mostly unused room).
+            if queue.offer(Array(pending[...]), weight: pending.count) {
+                batchesSent += 1
+            } else {
+                // Full (the thread is too far behind) or closed (it ended): no more early work.
+                sending = false
+                flags.stop.store(true, ordering: .relaxed)
+                queue.close(discardingItems: true)
+                probe?.queueWasFull(batchesSent)
+            }
+            pending.removeAll(keepingCapacity: sending)
         }
         guard probe?.waitsAfterEachChunk == true, thread != nil else { return }
         while batchesAcknowledged < batchesSent, let done = acknowledged.take() {
             batchesAcknowledged = max(batchesAcknowledged, done)
         }
+    }
+
+    /// Calls `body` with each delta the thread resolved since the last call (entry index and name),
+    /// without waiting for it.
+    func takeNames(_ body: (Int32, ObjectID) -> Void) {
+        let taken = names.withLock { names in
+            let taken = names
+            names = Names(ids: ObjectIDArray(format: names.ids.format))
+            return taken
+        }
+        for (position, index) in taken.indices.enumerated() { body(index, taken.ids[position]) }
     }
 
     /// Notes in the probe that the input has ended, with how many deltas were resolved by then.
@@ -134,7 +201,8 @@ final class EarlyDeltaResolver {
     }
 
     /// Stops the thread at the next delta and waits for it; returns its results, or nil if it met
-    /// an error (or was finished before). Entries not worked off yet are left.
+    /// an error (or was finished before): the names taken with ``takeNames(_:)`` are then not to
+    /// be used. Entries not worked off yet are left; call ``takeNames(_:)`` for the last names.
     func finish() -> Outcome? {
         guard !finished else { return nil }
         finished = true
@@ -142,6 +210,7 @@ final class EarlyDeltaResolver {
         flags.stop.store(true, ordering: .relaxed)
         queue.close(discardingItems: true)
         acknowledged.close(discardingItems: true)
+        probe?.releaseResolver()
         thread?.join()
         thread = nil
         let result = worker.takeOutcome()
@@ -165,13 +234,18 @@ final class EarlyDeltaResolver {
         private let links: LinkCollector?
         private var linkBatch: [ObjectID] = []
         private let flags: Flags
+        private let names: Locked<Names>
 
-        /// Every entry taken in: where it starts, its offset-delta base (-1 if none), and the type
-        /// of its object once known (0 while unknown: a delta not resolved, or left to the end).
-        private var starts: [UInt64] = []
+        /// The latest entries taken in, at `index & mask`: where each starts, its offset-delta
+        /// base (-1 if none), and the type of its object once known (0 while unknown: a delta not
+        /// resolved, or left to the end). Older entries are gone.
+        private var starts: [UInt64]
+        private var bases: [Int32]
+        private var types: [UInt8]
+        private let mask: Int
+        /// The number of entries taken in, and where the last one ends.
+        private var count = 0
         private var lastEnd: UInt64 = 0
-        private var bases: [Int32] = []
-        private var types: [UInt8] = []
         /// Entries that are not to be used as bases here (their data is larger than the cache
         /// allows): their deltas are left to the end.
         private var tooLarge: Set<Int32> = []
@@ -186,8 +260,8 @@ final class EarlyDeltaResolver {
 
         private var hashBatch: ObjectHashBatch
         private var batchEntries: [(index: Int32, type: ObjectType, data: [UInt8])] = []
-        private var resultIndices: [Int32] = []
-        private var resultIDs: ObjectIDArray
+        /// Names not handed to the parsing thread yet.
+        private var results: Names
         private var statistics = DeltaResolutionStatistics()
         /// Bytes made once (results), and bytes made again (rebuilt bases and whole objects read):
         /// the thread stops resolving when the second outgrows the first by more than 64 MiB.
@@ -201,9 +275,18 @@ final class EarlyDeltaResolver {
         private var failed = false
 
         init(
-            packPath: String, format: ObjectFormat, cacheLimit: Int, links: LinkCollector?, flags: Flags
+            packPath: String, format: ObjectFormat, objectCount: Int, cacheLimit: Int, links: LinkCollector?,
+            flags: Flags, names: Locked<Names>
         ) throws {
             self.format = format
+            // A power of two, no larger than the pack needs.
+            var slots = 1024
+            while slots < min(objectCount, EarlyDeltaResolver.window) { slots *= 2 }
+            mask = slots - 1
+            starts = [UInt64](repeating: 0, count: slots)
+            bases = [Int32](repeating: -1, count: slots)
+            types = [UInt8](repeating: 0, count: slots)
+            self.names = names
             file = try File.openForReading(packPath)
             inflater = try Inflater()
             wholeInflater = try WholeInflater()
@@ -211,10 +294,12 @@ final class EarlyDeltaResolver {
             self.links = links
             self.flags = flags
             hashBatch = ObjectHashBatch(format: format)
-            resultIDs = ObjectIDArray(format: format)
+            results = Names(ids: ObjectIDArray(format: format))
         }
 
         func run(queue: BlockingQueue<[ReceivedEntry]>, acknowledged: BlockingQueue<Int>?) {
+            // Below the parsing and receiving threads: it uses only the time they leave.
+            lowerCurrentThreadPriority(by: 5)
             var taken = 0
             defer {
                 // Whatever ends the thread, the parsing thread must not wait for it: later entries
@@ -225,15 +310,15 @@ final class EarlyDeltaResolver {
             while let batch = queue.take() {
                 take(batch)
                 taken += 1
-                while let more = queue.poll() {
+                while hasRoom, let more = queue.poll() {
                     take(more)
                     taken += 1
                 }
-                while next < starts.count && !failed && !flags.stop.load(ordering: .relaxed) {
+                while next < count && !failed && !flags.stop.load(ordering: .relaxed) {
                     resolve(Int32(next))
                     next += 1
-                    // Entries that arrived meanwhile are taken in at once, so the queue stays short.
-                    if next & 63 == 0, let more = queue.poll() {
+                    // Entries that arrived meanwhile are taken in, as far as the window allows.
+                    if next & 63 == 0, hasRoom, let more = queue.poll() {
                         take(more)
                         taken += 1
                     }
@@ -244,40 +329,52 @@ final class EarlyDeltaResolver {
             if !failed {
                 do { try nameBatch() } catch { failed = true }
             }
+            handOver()
             links?.record(linkBatch)
             linkBatch = []
             cache = [:]
             cacheOrder = []
+            starts = []
+            bases = []
+            types = []
+            // What the thread freed stays in its allocator arena, resident, unless given back:
+            // measured, 4-5 MiB on git.git's pack when the thread stopped before the end.
+            releaseFreeMemory()
         }
 
         /// The results, or nil if the thread failed; called once the thread is joined.
         func takeOutcome() -> Outcome? {
             guard !failed else { return nil }
-            defer {
-                resultIndices = []
-                resultIDs = ObjectIDArray(format: format)
-            }
-            return Outcome(indices: resultIndices, ids: resultIDs, statistics: statistics)
+            return Outcome(statistics: statistics)
         }
+
+        /// Whether a batch of entries can be taken in: the entries not worked off yet stay in the
+        /// window with room for their bases.
+        private var hasRoom: Bool { count - next + 1024 <= EarlyDeltaResolver.backlog }
 
         private func take(_ batch: [ReceivedEntry]) {
             for entry in batch {
-                starts.append(entry.start)
+                let slot = count & mask
+                starts[slot] = entry.start
                 lastEnd = entry.end
-                bases.append(entry.typeNumber == 6 ? entry.base : -1)
-                types.append(entry.typeNumber <= 4 ? entry.typeNumber : 0)
+                bases[slot] = entry.typeNumber == 6 ? entry.base : -1
+                types[slot] = entry.typeNumber <= 4 ? entry.typeNumber : 0
+                count += 1
             }
         }
 
+        /// Whether entry `index` is still in the window.
+        private func isKept(_ index: Int32) -> Bool { Int(index) > count - mask - 1 && Int(index) < count }
+
         private func range(of index: Int32) -> Range<UInt64> {
             let position = Int(index)
-            return starts[position]..<(position + 1 < starts.count ? starts[position + 1] : lastEnd)
+            return starts[position & mask]..<(position + 1 < count ? starts[(position + 1) & mask] : lastEnd)
         }
 
         /// Resolves entry `index` if it is an offset delta whose base can be had here.
         private func resolve(_ index: Int32) {
-            let base = bases[Int(index)]
-            guard base >= 0, types[Int(base)] != 0, !tooLarge.contains(base) else { return }
+            let base = bases[Int(index) & mask]
+            guard base >= 0, isKept(base), types[Int(base) & mask] != 0, !tooLarge.contains(base) else { return }
             do {
                 let baseData = try data(of: base)
                 guard !overBudget, bytesRemade <= bytesMade + (64 << 20) else {
@@ -288,8 +385,8 @@ final class EarlyDeltaResolver {
                 guard let baseData else { return }
                 let result = try apply(index, to: baseData)
                 deltasMade += 1
-                let type = ObjectType(rawValue: types[Int(base)])!
-                types[Int(index)] = types[Int(base)]
+                let type = ObjectType(rawValue: types[Int(base) & mask])!
+                types[Int(index) & mask] = types[Int(base) & mask]
                 bytesMade += result.count
                 flags.resolved.add(1, ordering: .relaxed)
                 remember(index, result)
@@ -317,7 +414,9 @@ final class EarlyDeltaResolver {
                     data = found
                     break
                 }
-                let base = bases[Int(ancestor)]
+                // An ancestor out of the window: left to the end.
+                guard isKept(ancestor) else { return nil }
+                let base = bases[Int(ancestor) & mask]
                 guard base >= 0 else { break }
                 chain.append(ancestor)
                 ancestor = base
@@ -426,9 +525,21 @@ final class EarlyDeltaResolver {
             }
         }
 
+        /// Hands the names made so far to the parsing thread.
+        private func handOver() {
+            guard !results.indices.isEmpty else { return }
+            names.withLock { names in
+                names.indices.append(contentsOf: results.indices)
+                for id in results.ids { names.ids.append(id) }
+            }
+            results.indices.removeAll(keepingCapacity: true)
+            results.ids = ObjectIDArray(format: format)
+        }
+
         private func named(_ index: Int32, type: ObjectType, id: ObjectID, _ data: [UInt8]) {
-            resultIndices.append(index)
-            resultIDs.append(id)
+            results.indices.append(index)
+            results.ids.append(id)
+            if results.indices.count >= 1024 { handOver() }
             if let links {
                 links.collect(type: type, id: id, data: data, into: &linkBatch)
                 if linkBatch.count >= 4096 {

@@ -25,6 +25,9 @@ public final class PackIndexer {
     /// Resolves offset deltas while the pack arrives; made at the first entry.
     private var early: EarlyDeltaResolver?
     private var earlyTried = false
+    /// The deltas the early resolver named, one bit an entry: their names are in the parser's
+    /// table (or, once the input ended, in the table taken from it).
+    private var namedEarly: [UInt64] = []
 
     /// Makes an indexer that writes the pack it receives to `destination`, reporting progress
     /// to `progress`.
@@ -89,7 +92,13 @@ public final class PackIndexer {
             if case .received(let file, _) = source { try file.write(bytes) }
             bytesRead += UInt64(bytes.count)
             try parser.append(bytes)
-            early?.flush()
+            if let early {
+                early.flush()
+                early.takeNames { index, id in
+                    parser.nameEntry(Int(index), id)
+                    markNamedEarly(index)
+                }
+            }
         } catch {
             early?.inputEnded()
             fail()
@@ -127,9 +136,15 @@ public final class PackIndexer {
         var statistics = DeltaResolutionStatistics()
         if let earlyResolver = early {
             early = nil
-            // Taken out of the resolver and freed with it here, before the final walk.
-            if let outcome = earlyResolver.finish() {
-                resolvedEarly = Self.takeEarlyResults(outcome, into: &table)
+            // Freed with the resolver here, before the final walk.
+            let outcome = earlyResolver.finish()
+            earlyResolver.takeNames { index, id in
+                table.ids[Int(index)] = id
+                markNamedEarly(index)
+            }
+            resolvedEarly = Self.takeEarlyResults(named: namedEarly, usable: outcome != nil, into: &table)
+            namedEarly = []
+            if let outcome {
                 statistics = outcome.statistics
                 options.earlyResolutionProbe?.resultsUsed(resolvedEarly.count)
             }
@@ -219,29 +234,52 @@ public final class PackIndexer {
         early?.add(entry)
     }
 
-    /// Takes the deltas resolved early whose whole subtree was resolved early too, and on which no
-    /// reference delta may be based: writes their names into `table` and removes them from its
-    /// offset deltas, so that the final resolution neither sees nor counts them; returns their
-    /// entry indices. Early results with later deltas left unresolved are resolved again (from
-    /// their tree's root) with those, as if there had been no early resolution.
-    static func takeEarlyResults(_ outcome: EarlyDeltaResolver.Outcome, into table: inout PackEntryTable) -> [Int32] {
-        guard !outcome.indices.isEmpty else { return [] }
+    /// Notes that delta entry `index` was named early.
+    private func markNamedEarly(_ index: Int32) {
+        let word = Int(index) >> 6
+        if word >= namedEarly.count {
+            // Grows with the entries that arrive, not with the count the header claims.
+            namedEarly.append(
+                contentsOf: repeatElement(0, count: max(word + 1, namedEarly.count * 2) - namedEarly.count))
+        }
+        namedEarly[word] |= 1 << UInt64(index & 63)
+    }
+
+    /// Of the deltas named early (`named`, one bit an entry, their names in `table`), takes those
+    /// whose whole subtree was resolved early too, and on which no reference delta may be based:
+    /// removes them from `table`'s offset deltas, so that the final resolution neither sees nor
+    /// counts them, and returns their entry indices. The names of the others are cleared: they are
+    /// resolved again (from their tree's root) with the deltas left, as if there had been no early
+    /// resolution; so are all when the early results are not `usable` (its thread failed).
+    static func takeEarlyResults(named: [UInt64], usable: Bool, into table: inout PackEntryTable) -> [Int32] {
+        guard named.contains(where: { $0 != 0 }) else { return [] }
         var done = [Bool](repeating: false, count: table.count)
-        for index in outcome.indices { done[Int(index)] = true }
-        if !table.referenceDeltas.isEmpty {
+        var earlyCount = 0
+        for (word, bits) in named.enumerated() where bits != 0 {
+            for bit in 0..<64 where bits >> UInt64(bit) & 1 != 0 && word * 64 + bit < table.count {
+                done[word * 64 + bit] = usable
+                earlyCount += 1
+            }
+        }
+        if usable && !table.referenceDeltas.isEmpty {
             var bases = ObjectIDSet()
             for link in table.referenceDeltas { bases.insert(link.base) }
-            for (position, index) in outcome.indices.enumerated() where bases.contains(outcome.ids[position]) {
-                done[Int(index)] = false
-            }
+            for index in done.indices where done[index] && bases.contains(table.ids[index]) { done[index] = false }
         }
         // A delta comes after its base, and the links are in the order of their deltas: from the
         // last, a delta not done marks its base not done before the base's own link is seen.
         for link in table.offsetDeltas.reversed() where !done[Int(link.delta)] { done[Int(link.base)] = false }
         var taken: [Int32] = []
-        for (position, index) in outcome.indices.enumerated() where done[Int(index)] {
-            table.ids[Int(index)] = outcome.ids[position]
-            taken.append(index)
+        taken.reserveCapacity(earlyCount)
+        for (word, bits) in named.enumerated() where bits != 0 {
+            for bit in 0..<64 where bits >> UInt64(bit) & 1 != 0 && word * 64 + bit < table.count {
+                let index = word * 64 + bit
+                if done[index] {
+                    taken.append(Int32(index))
+                } else {
+                    table.ids[index] = table.format.zeroID
+                }
+            }
         }
         table.offsetDeltas.removeAll { done[Int($0.delta)] }
         return taken

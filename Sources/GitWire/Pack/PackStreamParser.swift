@@ -66,6 +66,10 @@ final class PackStreamParser {
     }
 
     /// Hands over what was recorded, leaving the parser empty; call after ``finish()``.
+    /// Writes the name of delta entry `index`, resolved elsewhere while the pack still arrives
+    /// (``EarlyDeltaResolver``), into the table.
+    func nameEntry(_ index: Int, _ id: ObjectID) { table.ids[index] = id }
+
     func takeTable() -> PackEntryTable {
         defer { table = PackEntryTable(format: format) }
         return table

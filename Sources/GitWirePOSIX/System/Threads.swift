@@ -1,3 +1,4 @@
+import CGitWire
 import GitWireCore
 import Glibc
 
@@ -60,3 +61,13 @@ private final class ThreadJob: Sendable {
 
     package init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }
+
+/// Lowers the calling thread's scheduling priority by `steps` nice values (at most to 19; on Linux
+/// each thread has its own), so that it runs on the time the process's other threads leave. Does
+/// nothing if the system refuses.
+package func lowerCurrentThreadPriority(by steps: Int32) { _ = cgw_lower_thread_priority(steps) }
+
+/// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim`), in every
+/// arena: after a thread that allocated much has ended, its arena's free pages would otherwise
+/// stay resident.
+package func releaseFreeMemory() { cgw_malloc_trim() }

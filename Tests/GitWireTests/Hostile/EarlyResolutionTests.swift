@@ -123,6 +123,53 @@ struct EarlyResolutionTests {
         #expect(try leftovers(in: path).isEmpty)
     }
 
+    /// The parsing thread never waits for the resolving thread: with the thread held back before
+    /// its first entry and room for one batch in its queue, the next batch finds the queue full,
+    /// the thread is stopped, and the pack (fed in small chunks, so there are many batches) is
+    /// indexed at the end, byte for byte as `git index-pack` does. The thread is let go only when
+    /// the indexer finishes, or by a watchdog after a minute (scaled for slow runs): a parser
+    /// that waited for room in the queue would still finish then, but the test would fail.
+    @Test func parserDoesNotWaitForResolver() throws {
+        let fixture = try EarlyResolutionFixture.shared.get()
+        let work = try TemporaryDirectory(prefix: "gitwire-early")
+        let probe = EarlyResolutionProbe(waitsAfterEachChunk: false, holdsResolver: true, queueCapacity: 1)
+        let watchdog = Watchdog(probe, after: Double(scaledForSlowRuns(seconds: 60)))
+        var options = PackIndexOptions(threads: 2)
+        options.resolvesWhileReceiving = true
+        options.earlyResolutionProbe = probe
+        let path = work.appending("streamed.pack")
+        let indexer = try PackIndexer(destination: .file(path), options: options)
+        let pack = fixture.pack
+        for start in stride(from: 0, to: pack.count, by: 256) {
+            try indexer.append(pack[start..<min(start + 256, pack.count)])
+        }
+        _ = try indexer.finish()
+        #expect(!watchdog.fired, "the parser waited for the held resolving thread")
+        #expect(probe.queueFullAfter == 1)
+        #expect(probe.resultsUsed == 0)
+        let gitIndex = work.appending("git.idx")
+        try git(["index-pack", "-o", gitIndex, path])
+        #expect(
+            FileManager.default.contents(atPath: gitIndex)
+                == FileManager.default.contents(atPath: String(path.dropLast(5)) + ".idx"))
+    }
+
+    /// Lets a held resolving thread go after a delay, noting that it had to.
+    final class Watchdog: @unchecked Sendable {
+        // @unchecked: `didFire` is only touched under `lock`.
+        private let lock = NSLock()
+        private var didFire = false
+
+        init(_ probe: EarlyResolutionProbe, after seconds: Double) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+                lock.withLock { didFire = true }
+                probe.releaseResolver()
+            }
+        }
+
+        var fired: Bool { lock.withLock { didFire } }
+    }
+
     /// A fetch resolving early brings the refs and objects as git's fetch would.
     @Test func fetchIsAsWithout() throws {
         let fixture = try EarlyResolutionFixture.shared.get()
