@@ -75,19 +75,10 @@ struct PackObjectsCommand: Subcommand {
         return nil
     }
 
-    /// The repository git would use here: `$GIT_DIR`, else the first directory upwards that is a
-    /// repository or holds `.git`.
+    /// The git directory of the repository git would use here, found as git finds it
+    /// (``RepositoryLocation/discover(from:environment:)``: `GIT_DIR`, `.git` directories and
+    /// `.git` files of linked work trees, bare repositories, `safe.directory`).
     static func gitDirectory() throws -> String {
-        if let gitDirectory = Environment.value("GIT_DIR") { return gitDirectory }
-        var directory = try FileSystem.currentDirectory()
-        while true {
-            if FileSystem.isDirectory("\(directory)/.git/objects") { return "\(directory)/.git" }
-            if FileSystem.exists("\(directory)/HEAD") && FileSystem.isDirectory("\(directory)/objects") {
-                return directory
-            }
-            guard directory != "/", directory.contains("/") else { break }
-            directory = FileSystem.parentDirectory(of: directory)
-        }
-        throw UsageError("not a git repository (or any of the parent directories): .git")
+        try RepositoryLocation.discover().gitDirectory
     }
 }
