@@ -99,6 +99,48 @@ struct ObjectWalkReadAheadTests {
         }
     }
 
+    static func pack(
+        _ path: String, include: String, exclude: [String], thin: Bool, parallel: Bool
+    ) throws -> [UInt8] {
+        let database = try ObjectDatabase(gitDirectory: path)
+        var options = PackWriter.Options(thin: thin, threads: 2)
+        options.walkReadAhead = parallel
+        options.parallelLocateObjects = parallel ? 0 : .max
+        let writer = try PackWriter(
+            database: database, include: [ObjectID(include)!], exclude: exclude.compactMap { ObjectID($0) },
+            options: options)
+        var bytes: [UInt8] = []
+        while let chunk = try writer.read() { bytes += chunk }
+        return bytes
+    }
+
+    @Test("the pack is the same byte for byte with the trees read ahead and the objects located on two threads")
+    func samePack() throws {
+        let (directory, source, commits) = try Self.repository.get()
+        // A second copy with a second pack holding the last 30 commits again (each object then
+        // stored twice, in packs whose deltas differ), to reach bases stored in another pack.
+        let twoPacks = directory.appending("two-packs-\(UInt32.random(in: 0 ... .max)).git")
+        try git(["clone", "--quiet", "--bare", "--no-local", source, twoPacks])
+        let pack = try git(
+            ["-C", source, "pack-objects", "--revs", "--stdout", "-q", "--window=3"],
+            input: Array("main\n^main~30\n".utf8)
+        ).standardOutput
+        try git(["-C", twoPacks, "index-pack", "--stdin"], input: pack)
+        let packs = try FileManager.default.contentsOfDirectory(atPath: "\(twoPacks)/objects/pack")
+        #expect(packs.filter { $0.hasSuffix(".pack") }.count == 2)
+        for path in [source, twoPacks] {
+            for (exclude, thin) in [([String](), false), ([commits[40]], true), ([commits[200]], false)] {
+                let sequential = try Self.pack(path, include: commits[0], exclude: exclude, thin: thin, parallel: false)
+                let parallel = try Self.pack(path, include: commits[0], exclude: exclude, thin: thin, parallel: true)
+                #expect(sequential.count > 1000)
+                let same = sequential == parallel
+                #expect(
+                    same,
+                    "\(path), exclude \(exclude), thin \(thin): \(parallel.count) bytes, \(sequential.count) before")
+            }
+        }
+    }
+
     @Test("a tree missing from the repository fails the walk with the same error either way")
     func missingTree() throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-walk-missing-tree")
