@@ -225,9 +225,13 @@ public final class PackWriter {
                 progress?(.counting(completed: counted, total: total))
             }
         }
-        /// The base of the stored entry `item` (an id, and its walk number when it is sent);
-        /// nil for a whole object.
-        func base(of item: Stored) -> (id: ObjectID, number: Int?)? {
+        // With one pack and no thin pack, an offset delta's base that is no walk object stored
+        // there is not sent (a walk object is located in the first pack that has it), and its
+        // name is not needed: the delta is made whole.
+        let nameUnsentBases = options.thin || database.packs.count > 1
+        /// The base of the stored entry `item`: its walk number when it is sent, and its id (nil
+        /// when it is not sent and its name is not needed); nil for a whole object.
+        func base(of item: Stored) -> (id: ObjectID?, number: Int?)? {
             guard let location = item.location else { return nil }
             switch location.header.kind {
             case .object: return nil
@@ -236,6 +240,7 @@ public final class PackWriter {
                 guard item.baseRank >= 0 else { return nil }
                 let number = atRank[location.pack][Int(item.baseRank)]
                 if number >= 0 { return (objects[Int(number)].id, Int(number)) }
+                guard nameUnsentBases else { return (nil, nil) }
                 // Not a walk object stored there: named through the reverse index (it may still
                 // be sent, stored first in another pack).
                 let pack = database.packs[location.pack]
@@ -271,8 +276,9 @@ public final class PackWriter {
                 }
                 let dataRange =
                     (location.range.lowerBound + UInt64(location.header.length))..<location.range.upperBound
-                let delta = Plan.delta(pack: location.pack, data: dataRange, size: location.header.size, base: base.id)
-                if let baseNumber = base.number {
+                if let baseNumber = base.number, let baseID = base.id {
+                    let delta = Plan.delta(
+                        pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
                     if expanded || marks[baseNumber] == 2 {
                         marks[number] = 2
                         items.append(Item(id: id, plan: marks[baseNumber] == 2 ? delta : .whole))
@@ -288,8 +294,15 @@ public final class PackWriter {
                     marks[number] = 2
                     // git reuses a delta in a thin pack when its base is one of the remote's
                     // objects it has picked as a preferred base; gitwire, for any the remote has.
-                    let thinBase = options.thin && (preferred.contains(base.id) || walk.remoteHas.contains(base.id))
-                    items.append(Item(id: id, plan: thinBase ? delta : .whole))
+                    if options.thin, let baseID = base.id,
+                        preferred.contains(baseID) || walk.remoteHas.contains(baseID)
+                    {
+                        let delta = Plan.delta(
+                            pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
+                        items.append(Item(id: id, plan: delta))
+                    } else {
+                        items.append(Item(id: id, plan: .whole))
+                    }
                 }
             }
         }

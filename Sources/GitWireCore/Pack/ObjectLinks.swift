@@ -111,6 +111,10 @@ public enum ObjectLinks {
     /// The hash git sorts delta candidates by (`pack_name_hash`): the last sixteen characters
     /// of a path that are not white space, the last ones weighing most, so that files with the
     /// same name or ending sort together. 0 for no name.
+    /// Inlinable so that callers in other modules get it specialized for their byte sequence (the
+    /// push's walk hashes the path of every object it sends; through the generic entry points each
+    /// byte cost several calls).
+    @inlinable
     public static func nameHash<Bytes: Sequence<UInt8>>(_ path: Bytes) -> UInt32 {
         var hash: UInt32 = 0
         for byte in path where !(byte == 0x20 || (0x09...0x0d).contains(byte)) {
