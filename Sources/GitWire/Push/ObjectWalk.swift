@@ -119,7 +119,7 @@ struct ObjectWalk {
         case root(ObjectID)
         /// The next tree of the walk (depth first, as ``addTreeContents(_:seen:)`` goes) and the
         /// trees it holds that were not seen before, in entry order.
-        case tree(data: [UInt8], newSubtrees: [ObjectID])
+        case tree(id: ObjectID, data: [UInt8], newSubtrees: [ObjectID])
         /// Reading stopped with this error.
         case failed(any Error)
     }
@@ -159,8 +159,10 @@ struct ObjectWalk {
                     try addPreferredBases(path: [])
                     objects.append(Entry(id: root, type: .tree))
                     prefixes = [[]]
-                case .tree(let data, let newSubtrees):
-                    guard let prefix = prefixes.popLast() else { preconditionFailure("a tree read out of order") }
+                case .tree(let tree, let data, let newSubtrees):
+                    // Both threads read the same bytes the same way: neither check fails unless
+                    // that stops being so.
+                    guard let prefix = prefixes.popLast() else { throw PushPackError.malformed(tree) }
                     var next = 0
                     subtreePaths.removeAll(keepingCapacity: true)
                     try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
@@ -184,7 +186,7 @@ struct ObjectWalk {
                         objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
                         if link.type == .tree { subtreePaths.append(path) }
                     }
-                    precondition(next == newSubtrees.count, "a tree read differently by the reader")
+                    guard next == newSubtrees.count else { throw PushPackError.malformed(tree) }
                     prefixes += subtreePaths.reversed()
                 }
             }
@@ -219,11 +221,12 @@ struct ObjectWalk {
                     guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
                     guard object.type == .tree else { throw PushPackError.malformed(tree) }
                     var found: [ObjectID] = []
-                    try ObjectLinks.forEachTreeEntry(object.data, format: database.format) { _, link in
-                        if link.type == .tree && seen.insert(link.id).inserted { found.append(link.id) }
+                    try ObjectLinks.forEachTreeEntry(object.data, format: database.format, treesOnly: true) {
+                        _, link in
+                        if seen.insert(link.id).inserted { found.append(link.id) }
                     }
                     stack += found.reversed()
-                    batch.append(.tree(data: object.data, newSubtrees: found))
+                    batch.append(.tree(id: tree, data: object.data, newSubtrees: found))
                     batchBytes += object.data.count
                     if batch.count >= 512 || batchBytes >= 1 << 20 {
                         guard flush() else { return }
