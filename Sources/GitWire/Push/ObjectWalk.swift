@@ -33,9 +33,19 @@ struct ObjectWalk {
     /// (git's "slop"), for committer dates out of order.
     private static let slop = 5
 
+    /// How many commits to send make the walk read trees on a thread of its own (see
+    /// ``addTreesReadAhead(_:seen:)``); fewer are walked on the calling thread alone.
+    static let readAheadCommits = 16
+
     /// Walks `database` from `include` (any object ids) down to `exclude` (ids the remote has;
-    /// those not in `database` are ignored, as git ignores them).
-    init(database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], thin: Bool = false) throws {
+    /// those not in `database` are ignored, as git ignores them). `readAhead` says whether trees
+    /// are read on a second thread (nil: when the machine has two processors or more and the
+    /// walk sends ``readAheadCommits`` commits or more); the objects and their order are the
+    /// same either way.
+    init(
+        database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], thin: Bool = false,
+        readAhead: Bool? = nil
+    ) throws {
         self.database = database
         var commitTips: [(ObjectID, Bool)] = []
         var tags: [Entry] = []
@@ -90,11 +100,143 @@ struct ObjectWalk {
             objects.append(tip)
             if tip.type == .tree { try addTreeContents(tip.id, seen: &seen) }
         }
-        for commit in commits where seen.insert(commit.tree).inserted {
-            try addPreferredBases(path: [])
-            objects.append(Entry(id: commit.tree, type: .tree))
-            try addTreeContents(commit.tree, seen: &seen)
+        let roots = commits.map(\.tree)
+        if readAhead ?? (WorkerThreads.processorCount > 1 && roots.count >= Self.readAheadCommits),
+            try addTreesReadAhead(roots, seen: &seen)
+        {
+            return
         }
+        for root in roots where seen.insert(root).inserted {
+            try addPreferredBases(path: [])
+            objects.append(Entry(id: root, type: .tree))
+            try addTreeContents(root, seen: &seen)
+        }
+    }
+
+    /// What the tree reader hands to the walk, in the order the walk takes the trees.
+    private enum TreeRead {
+        /// A commit's tree not seen before: a walk of its contents starts.
+        case root(ObjectID)
+        /// The next tree of the walk (depth first, as ``addTreeContents(_:seen:)`` goes) and the
+        /// trees it holds that were not seen before, in entry order.
+        case tree(id: ObjectID, data: [UInt8], newSubtrees: [ObjectID])
+        /// Reading stopped with this error.
+        case failed(any Error)
+    }
+
+    /// The trees of `roots` and what they hold, as ``addTreeContents(_:seen:)`` adds them for
+    /// each root not in `seen`, with the reading on a second thread: the reader walks the trees
+    /// (reading each from the pack, which resolves delta chains, and deciding which subtrees are
+    /// new, with a set of its own that starts as `seen`) and hands each tree's bytes and its new
+    /// subtrees on in walk order; this thread reads the entries again for the blobs, looks them
+    /// up in `seen`, makes the paths and their hashes and adds the objects. Both go depth first
+    /// in entry order, so the objects and their order are those of the walk on one thread (for
+    /// any tree whose entries name trees as trees and blobs as blobs: a tree id listed with a
+    /// blob's mode, which `git fsck` reports, could be walked where the one thread skips it).
+    /// Returns false, having done nothing, if the thread cannot be started.
+    private mutating func addTreesReadAhead(_ roots: [ObjectID], seen: inout ObjectIDTable) throws -> Bool {
+        // At most this many bytes of trees read ahead.
+        let queue = BlockingQueue<Transferred<[TreeRead]>>(capacity: 16 << 20)
+        let reader = Transferred((try database.reopened(), seen))
+        guard
+            let thread = try? JoinableThread({
+                Self.readTrees(roots, database: reader.value.0, seen: reader.value.1, into: queue)
+            })
+        else { return false }
+        defer {
+            queue.close(discardingItems: true)
+            thread.join()
+        }
+        var prefixes: [[UInt8]] = []
+        var subtreePaths: [[UInt8]] = []
+        while let batch = queue.take() {
+            for read in batch.value {
+                switch read {
+                case .failed(let error):
+                    throw error
+                case .root(let root):
+                    seen.insert(root)
+                    try addPreferredBases(path: [])
+                    objects.append(Entry(id: root, type: .tree))
+                    prefixes = [[]]
+                case .tree(let tree, let data, let newSubtrees):
+                    // Both threads read the same bytes the same way: neither check fails unless
+                    // that stops being so.
+                    guard let prefix = prefixes.popLast() else { throw PushPackError.malformed(tree) }
+                    var next = 0
+                    subtreePaths.removeAll(keepingCapacity: true)
+                    try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+                        if link.type == .tree {
+                            // The reader's set says which trees are new; a tree named twice in one
+                            // tree is new at its first entry only.
+                            guard next < newSubtrees.count, newSubtrees[next] == link.id else { return }
+                            next += 1
+                            seen.insert(link.id)
+                        } else {
+                            guard seen.insert(link.id).inserted else { return }
+                        }
+                        var path: [UInt8] = []
+                        path.reserveCapacity(prefix.count + 1 + name.count)
+                        if !prefix.isEmpty {
+                            path += prefix
+                            path.append(0x2f)
+                        }
+                        path += data[name]
+                        try addPreferredBases(path: path)
+                        objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
+                        if link.type == .tree { subtreePaths.append(path) }
+                    }
+                    guard next == newSubtrees.count else { throw PushPackError.malformed(tree) }
+                    prefixes += subtreePaths.reversed()
+                }
+            }
+        }
+        return true
+    }
+
+    /// The tree reader of ``addTreesReadAhead(_:seen:)``: walks the trees of `roots` depth first
+    /// in entry order, skipping the trees in `seen`, and puts each with its new subtrees into
+    /// `queue` (in batches), then closes it; stops early if the queue is closed.
+    private static func readTrees(
+        _ roots: [ObjectID], database: ObjectDatabase, seen: ObjectIDTable,
+        into queue: BlockingQueue<Transferred<[TreeRead]>>
+    ) {
+        var seen = seen
+        var batch: [TreeRead] = []
+        var batchBytes = 0
+        func flush() -> Bool {
+            defer {
+                batch = []
+                batchBytes = 0
+            }
+            return batch.isEmpty || queue.put(Transferred(batch), weight: max(1, batchBytes))
+        }
+        defer { queue.close() }
+        do {
+            var stack: [ObjectID] = []
+            for root in roots where seen.insert(root).inserted {
+                batch.append(.root(root))
+                stack.append(root)
+                while let tree = stack.popLast() {
+                    guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
+                    guard object.type == .tree else { throw PushPackError.malformed(tree) }
+                    var found: [ObjectID] = []
+                    try ObjectLinks.forEachTreeEntry(object.data, format: database.format, treesOnly: true) {
+                        _, link in
+                        if seen.insert(link.id).inserted { found.append(link.id) }
+                    }
+                    stack += found.reversed()
+                    batch.append(.tree(id: tree, data: object.data, newSubtrees: found))
+                    batchBytes += object.data.count
+                    if batch.count >= 512 || batchBytes >= 1 << 20 {
+                        guard flush() else { return }
+                    }
+                }
+            }
+        } catch {
+            batch.append(.failed(error))
+        }
+        _ = flush()
     }
 
     private struct Commit {

@@ -2,8 +2,14 @@ extension PackReader {
     /// Where the entry of `id` lies in the pack file (header and compressed bytes) and its
     /// parsed header; nil when the pack does not hold it.
     func entry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>)? {
+        try rankedEntry(of: id).map { ($0.header, $0.range) }
+    }
+
+    /// ``entry(of:)`` with the entry's rank in pack order (see ``entryRank(at:)``).
+    func rankedEntry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>, rank: Int)? {
         guard let start = index.offset(of: id) else { return nil }
-        guard let end = entryEnd(startingAt: start) else { throw PackError(offset: start, .packChangedOnDisk) }
+        guard let rank = entryRank(at: start) else { throw PackError(offset: start, .packChangedOnDisk) }
+        let end = boundaries[rank + 1]
         let needed = Int(min(end - start, UInt64(PackEntryHeader.maximumLength)))
         let window = headerWindow
         let windowEnd = window.start + UInt64(window.bytes.count)
@@ -23,7 +29,7 @@ extension PackReader {
         guard let header = try PackEntryHeader.parse(first, at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
-        return (header, start..<end)
+        return (header, start..<end, rank)
     }
 }
 

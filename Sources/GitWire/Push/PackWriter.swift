@@ -24,6 +24,12 @@ public final class PackWriter {
         public var depth: Int
         /// Threads searching for deltas.
         public var threads: Int
+        /// Whether the walk reads trees on a second thread (nil: when it is large enough and the
+        /// machine has two processors); the pack is the same either way.
+        package var walkReadAhead: Bool?
+        /// The fewest objects located on two threads (when the machine has two processors); the
+        /// pack is the same either way.
+        package var parallelLocateObjects = 20_000
 
         /// Options; by default offset deltas, no thin pack, git's window (10) and depth (50), a
         /// thread per processor.
@@ -104,7 +110,9 @@ public final class PackWriter {
         self.options = options
         self.progress = progress
         if database.format == .sha256 { sha256 = SHA256() }
-        let walk = try ObjectWalk(database: database, include: include, exclude: exclude, thin: options.thin)
+        let walk = try ObjectWalk(
+            database: database, include: include, exclude: exclude, thin: options.thin,
+            readAhead: options.walkReadAhead)
         progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
         let located = try plan(walk)
         try searchDeltas(walk, located: located)
@@ -119,15 +127,94 @@ public final class PackWriter {
 
     // MARK: Planning
 
-    private typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
+    typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
+
+    /// Where each object of the walk is stored, found before the plan (see ``locateAll(_:in:)``):
+    /// its location, its rank in its pack's order, and for an offset delta its base's rank (-1:
+    /// no entry starts at the base's offset).
+    struct Stored {
+        var location: Location?
+        var rank: Int32 = -1
+        var baseRank: Int32 = -1
+    }
+
+    /// Where the objects of a walk and its preferred bases are stored.
+    struct Locations {
+        /// Each walk object's number (its first place in the walk).
+        var numbers: ObjectIDMap<Int32>
+        var found: [Stored]
+        /// The preferred bases that are not walk objects.
+        var others: ObjectIDMap<Location>
+
+        subscript(id: ObjectID) -> Location? {
+            if let number = numbers[id] { return found[Int(number)].location }
+            return others[id]
+        }
+    }
+
+    /// Locates `entries` in `database`'s packs (the first pack that has each), in order.
+    static func locateAll(_ entries: ArraySlice<ObjectWalk.Entry>, in database: ObjectDatabase) throws -> [Stored] {
+        var result: [Stored] = []
+        result.reserveCapacity(entries.count)
+        for entry in entries {
+            var found = Stored()
+            for (number, pack) in database.packs.enumerated() {
+                guard let located = try pack.rankedEntry(of: entry.id) else { continue }
+                found.location = (number, located.header, located.range)
+                found.rank = Int32(truncatingIfNeeded: located.rank)
+                if case .offsetDelta(let baseOffset) = located.header.kind {
+                    found.baseRank = Int32(truncatingIfNeeded: pack.entryRank(at: baseOffset) ?? -1)
+                }
+                break
+            }
+            result.append(found)
+        }
+        return result
+    }
+
+    /// ``locateAll(_:in:)`` of all `entries`, on two threads (each half in order, the second
+    /// through the database opened again) when there are many and the machine has two
+    /// processors.
+    private func locateAll(_ entries: [ObjectWalk.Entry]) throws -> [Stored] {
+        guard entries.count >= max(2, options.parallelLocateObjects), WorkerThreads.processorCount > 1 else {
+            return try Self.locateAll(entries[...], in: database)
+        }
+        let half = entries.count / 2
+        let databases = Transferred([database, try database.reopened()])
+        let parts = Locked([Result<[Stored], any Error>?](repeating: nil, count: 2))
+        WorkerThreads.run(count: 2) { part in
+            let slice = part == 0 ? entries[..<half] : entries[half...]
+            let result = Result { try Self.locateAll(slice, in: databases.value[part]) }
+            let transferred = Transferred(result)
+            parts.withLock { $0[part] = transferred.value }
+        }
+        let results = parts.withLock { $0 }
+        return try results[0]!.get() + results[1]!.get()
+    }
 
     /// Decides which stored bytes are reused; returns where each object is stored.
-    private func plan(_ walk: ObjectWalk) throws -> ObjectIDMap<Location> {
-        var sending = ObjectIDTable(capacity: walk.objects.count)
-        for entry in walk.objects { sending.insert(entry.id) }
-        var located = ObjectIDMap<Location>(capacity: walk.objects.count + walk.preferredBases.count)
+    private func plan(_ walk: ObjectWalk) throws -> Locations {
+        let objects = walk.objects
+        var numbers = ObjectIDMap<Int32>(capacity: objects.count)
+        for (number, entry) in objects.enumerated() {
+            _ = numbers.insertIfAbsent(entry.id, Int32(truncatingIfNeeded: number))
+        }
+        let found = try locateAll(objects)
+        // For each pack, the walk object stored at each rank (-1: none), so that an offset
+        // delta's base is found without naming it.
+        var atRank = [[Int32]](repeating: [], count: database.packs.count)
+        for (number, item) in found.enumerated() {
+            guard let location = item.location else { continue }
+            if atRank[location.pack].isEmpty {
+                atRank[location.pack] = [Int32](repeating: -1, count: database.packs[location.pack].index.count)
+            }
+            if atRank[location.pack][Int(item.rank)] < 0 {
+                atRank[location.pack][Int(item.rank)] = Int32(truncatingIfNeeded: number)
+            }
+        }
+        var others = ObjectIDMap<Location>()
         var reverseIndexes = [[UInt32]?](repeating: nil, count: database.packs.count)
-        let total = walk.objects.count + walk.preferredBases.count
+        let total = objects.count + walk.preferredBases.count
         var counted = 0
         var countedPercent = -1
         func count() {
@@ -138,81 +225,102 @@ public final class PackWriter {
                 progress?(.counting(completed: counted, total: total))
             }
         }
-        func locate(_ id: ObjectID) throws -> Location? {
-            if let found = located[id] { return found }
-            for (number, pack) in database.packs.enumerated() {
-                guard let entry = try pack.entry(of: id) else { continue }
-                located[id] = (number, entry.header, entry.range)
-                return (number, entry.header, entry.range)
-            }
-            return nil
-        }
-        func baseID(of id: ObjectID, header: PackEntryHeader, in number: Int) throws -> ObjectID? {
-            switch header.kind {
+        // With one pack and no thin pack, an offset delta's base that is no walk object stored
+        // there is not sent (a walk object is located in the first pack that has it), and its
+        // name is not needed: the delta is made whole.
+        let nameUnsentBases = options.thin || database.packs.count > 1
+        /// The base of the stored entry `item`: its walk number when it is sent, and its id (nil
+        /// when it is not sent and its name is not needed); nil for a whole object.
+        func base(of item: Stored, id: ObjectID) throws -> (id: ObjectID?, number: Int?)? {
+            guard let location = item.location else { return nil }
+            switch location.header.kind {
             case .object: return nil
-            case .referenceDelta(let base): return base
-            case .offsetDelta(let baseOffset):
-                let pack = database.packs[number]
-                if reverseIndexes[number] == nil { reverseIndexes[number] = pack.reverseIndex() }
+            case .referenceDelta(let base): return (base, numbers[base].map(Int.init))
+            case .offsetDelta:
                 // An offset where no entry starts: the pack is damaged. Copied as it is, the
                 // entry would name garbage in the pack sent; git's pack-objects stops there.
-                guard let rank = pack.entryRank(at: baseOffset) else {
-                    throw PushPackError.corruptPacked(id, packPath: pack.packPath)
+                guard item.baseRank >= 0 else {
+                    throw PushPackError.corruptPacked(id, packPath: database.packs[location.pack].packPath)
                 }
-                return pack.index.id(at: Int(reverseIndexes[number]![rank]))
+                let number = atRank[location.pack][Int(item.baseRank)]
+                if number >= 0 { return (objects[Int(number)].id, Int(number)) }
+                guard nameUnsentBases else { return (nil, nil) }
+                // Not a walk object stored there: named through the reverse index (it may still
+                // be sent, stored first in another pack).
+                let pack = database.packs[location.pack]
+                if reverseIndexes[location.pack] == nil { reverseIndexes[location.pack] = pack.reverseIndex() }
+                let id = pack.index.id(at: Int(reverseIndexes[location.pack]![Int(item.baseRank)]))
+                return (id, numbers[id].map(Int.init))
             }
         }
         let preferred = Set(walk.preferredBases.map(\.id))
 
-        enum Mark { case inProgress, done }
-        var marks = ObjectIDMap<Mark>(capacity: walk.objects.count)
-        items.reserveCapacity(walk.objects.count)
+        // 0: not placed, 1: its chain being placed, 2: placed.
+        var marks = [UInt8](repeating: 0, count: objects.count)
+        items.reserveCapacity(objects.count)
         // Depth first so that a reused delta's base is written before it; a base met again
         // while its own chain is being placed (a cycle across packs) makes the object whole.
-        for entry in walk.objects {
-            var stack: [(id: ObjectID, expanded: Bool)] = [(entry.id, false)]
-            while let (id, expanded) = stack.popLast() {
-                if marks[id] == .done { continue }
+        var stack: [(number: Int, expanded: Bool)] = []
+        for entry in objects {
+            stack.append((Int(numbers[entry.id]!), false))
+            while let (number, expanded) = stack.popLast() {
+                if marks[number] == 2 { continue }
                 if !expanded { count() }
-                guard let found = try locate(id) else {
-                    marks[id] = .done
+                let id = objects[number].id
+                let item = found[number]
+                guard let location = item.location else {
+                    marks[number] = 2
                     items.append(Item(id: id, plan: .whole))
                     continue
                 }
-                let base = try baseID(of: id, header: found.header, in: found.pack)
-                guard let base else {
-                    marks[id] = .done
-                    items.append(Item(id: id, plan: .copy(pack: found.pack, range: found.range)))
+                guard let base = try base(of: item, id: id) else {
+                    marks[number] = 2
+                    items.append(Item(id: id, plan: .copy(pack: location.pack, range: location.range)))
                     continue
                 }
-                let dataRange = (found.range.lowerBound + UInt64(found.header.length))..<found.range.upperBound
-                let delta = Plan.delta(pack: found.pack, data: dataRange, size: found.header.size, base: base)
-                if sending.contains(base) {
-                    if expanded || marks[base] == .done {
-                        marks[id] = .done
-                        items.append(Item(id: id, plan: marks[base] == .done ? delta : .whole))
-                    } else if marks[base] == .inProgress {
-                        marks[id] = .done
+                let dataRange =
+                    (location.range.lowerBound + UInt64(location.header.length))..<location.range.upperBound
+                if let baseNumber = base.number, let baseID = base.id {
+                    let delta = Plan.delta(
+                        pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
+                    if expanded || marks[baseNumber] == 2 {
+                        marks[number] = 2
+                        items.append(Item(id: id, plan: marks[baseNumber] == 2 ? delta : .whole))
+                    } else if marks[baseNumber] == 1 {
+                        marks[number] = 2
                         items.append(Item(id: id, plan: .whole))
                     } else {
-                        marks[id] = .inProgress
-                        stack.append((id, true))
-                        stack.append((base, false))
+                        marks[number] = 1
+                        stack.append((number, true))
+                        stack.append((baseNumber, false))
                     }
                 } else {
-                    marks[id] = .done
+                    marks[number] = 2
                     // git reuses a delta in a thin pack when its base is one of the remote's
                     // objects it has picked as a preferred base; gitwire, for any the remote has.
-                    let thinBase = options.thin && (preferred.contains(base) || walk.remoteHas.contains(base))
-                    items.append(Item(id: id, plan: thinBase ? delta : .whole))
+                    if options.thin, let baseID = base.id,
+                        preferred.contains(baseID) || walk.remoteHas.contains(baseID)
+                    {
+                        let delta = Plan.delta(
+                            pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
+                        items.append(Item(id: id, plan: delta))
+                    } else {
+                        items.append(Item(id: id, plan: .whole))
+                    }
                 }
             }
         }
         for base in walk.preferredBases {
-            _ = try locate(base.id)
+            if numbers[base.id] == nil && others[base.id] == nil {
+                for (number, pack) in database.packs.enumerated() {
+                    guard let entry = try pack.entry(of: base.id) else { continue }
+                    others[base.id] = (number, entry.header, entry.range)
+                    break
+                }
+            }
             count()
         }
-        return located
+        return Locations(numbers: numbers, found: found, others: others)
     }
 
     /// Objects larger than this are never deltas or bases (git's `core.bigFileThreshold`).
@@ -221,7 +329,7 @@ public final class PackWriter {
     /// again when written (git's `pack.deltaCacheSize`).
     static let deltaCacheBytes = 256 << 20
 
-    private func searchDeltas(_ walk: ObjectWalk, located: ObjectIDMap<Location>) throws {
+    private func searchDeltas(_ walk: ObjectWalk, located: Locations) throws {
         guard options.depth > 0, options.window > 0 else { return }
         var types = ObjectIDMap<(ObjectType, UInt32)>(capacity: walk.objects.count)
         for entry in walk.objects { types[entry.id] = (entry.type, entry.nameHash) }

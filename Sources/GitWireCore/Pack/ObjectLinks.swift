@@ -58,8 +58,11 @@ public enum ObjectLinks {
     /// link and where its name is in `data`. Reads in place, making no slice or array per entry:
     /// a push's walk reads every entry of every tree it sends (millions for a whole history).
     /// Throws ``ProtocolError`` for a malformed tree.
+    /// `treesOnly` leaves out every entry that is not a tree (blobs are still read past and
+    /// checked the same way, so a malformed tree fails at the same entry either way).
     package static func forEachTreeEntry(
-        _ data: [UInt8], format: ObjectFormat, _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
+        _ data: [UInt8], format: ObjectFormat, treesOnly: Bool = false,
+        _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
     ) throws {
         let count = data.count
         let width = format.byteCount
@@ -82,7 +85,7 @@ public enum ObjectLinks {
                 && data[start + 3] == 0x30 && data[start + 4] == 0x30 && data[start + 5] == 0x30
             let idStart = nul + 1
             start = idStart + width
-            if isGitlink { continue }
+            if isGitlink || (treesOnly && !isTree) { continue }
             @inline(__always) func word(_ from: Int, _ length: Int) -> UInt64 {
                 var value: UInt64 = 0
                 for i in from..<(from + length) { value = value << 8 | UInt64(data[i]) }
@@ -111,6 +114,10 @@ public enum ObjectLinks {
     /// The hash git sorts delta candidates by (`pack_name_hash`): the last sixteen characters
     /// of a path that are not white space, the last ones weighing most, so that files with the
     /// same name or ending sort together. 0 for no name.
+    /// Inlinable so that callers in other modules get it specialized for their byte sequence (the
+    /// push's walk hashes the path of every object it sends; through the generic entry points each
+    /// byte cost several calls).
+    @inlinable
     public static func nameHash<Bytes: Sequence<UInt8>>(_ path: Bytes) -> UInt32 {
         var hash: UInt32 = 0
         for byte in path where !(byte == 0x20 || (0x09...0x0d).contains(byte)) {
