@@ -100,6 +100,27 @@ enum CommandConfiguration {
     /// One command runs per process, on its main thread: the cache needs no lock.
     private static let cache = Cache()
 
+    /// Whether `url` is a relative path to a local repository: git's `url_is_local_not_ssh` (no
+    /// scheme, no `host:` before the first slash) and not absolute.
+    static func isRelativeLocalURL(_ url: String) -> Bool {
+        let colon = url.firstIndex(of: ":")
+        let slash = url.firstIndex(of: "/")
+        let isLocal = !url.contains("://") && (colon == nil || (slash != nil && slash! < colon!))
+        return isLocal && !url.hasPrefix("/")
+    }
+
+    /// The top of the work tree when the command was started in one of its subdirectories (git
+    /// runs its commands from the top: `setup_git_directory` changes to it, so relative paths
+    /// to other repositories are found from there); nil at the top, outside a work tree, in a
+    /// git directory, or with `GIT_DIR` set (git stays where it was started).
+    static func workTreeTopAbove() -> String? {
+        guard Environment.value("GIT_DIR") == nil, let location = try? RepositoryLocation.discover(),
+            let top = location.workTree, let here = try? FileSystem.currentDirectory(), here != top,
+            here.hasPrefix(top + "/"), !here.hasPrefix(location.gitDirectory + "/"), here != location.gitDirectory
+        else { return nil }
+        return top
+    }
+
     /// The git directory of the repository the command runs in, if any, as git's
     /// `setup_git_directory_gently` finds it: `GIT_DIR`, else the first directory upwards that
     /// has a `.git` directory or `.git` file (`gitdir: <path>`), or is a bare repository itself.

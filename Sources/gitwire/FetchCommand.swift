@@ -156,6 +156,20 @@ struct FetchCommand: Subcommand {
         }
         // The remote by its name (a configured one's settings, URL rewrites and transport options
         // applied by Remote itself), or the URL given.
+        // git fetches from the top of the work tree: a relative path to the repository fetched
+        // from is found from there, not from the subdirectory the command was started in.
+        var arguments = arguments
+        if CommandConfiguration.isRelativeLocalURL(remoteSettings.url),
+            let top = CommandConfiguration.workTreeTopAbove()
+        {
+            let here = try FileSystem.currentDirectory()
+            for path in [\RemoteArguments.record, \RemoteArguments.replay] {
+                if let file = arguments.connection[keyPath: path], !file.hasPrefix("/") {
+                    arguments.connection[keyPath: path] = "\(here)/\(file)"
+                }
+            }
+            try FileSystem.changeDirectory(top)
+        }
         let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
         if verbose && remote.url.scheme == .git, let host = remote.url.host {
             // git's git:// connection, told with -v.

@@ -14,14 +14,7 @@ extension PushCommand {
     /// `../other.git`) is found from there, not from a subdirectory; from a bare repository, or
     /// with `GIT_DIR` set, from where it was started. Other URLs are unchanged.
     static func fromTopOfWorkTree(_ url: String) -> String {
-        let colon = url.firstIndex(of: ":")
-        let slash = url.firstIndex(of: "/")
-        // git's url_is_local_not_ssh: no `host:` before the first slash, and no scheme.
-        let isLocal = !url.contains("://") && (colon == nil || (slash != nil && slash! < colon!))
-        guard isLocal, !url.hasPrefix("/"), Environment.value("GIT_DIR") == nil,
-            let location = try? RepositoryLocation.discover(), let top = location.workTree,
-            let here = try? FileSystem.currentDirectory(), here != top, here.hasPrefix(top + "/"),
-            !here.hasPrefix(location.gitDirectory + "/"), here != location.gitDirectory
+        guard CommandConfiguration.isRelativeLocalURL(url), let top = CommandConfiguration.workTreeTopAbove()
         else { return url }
         return "\(top)/\(url)"
     }

@@ -282,6 +282,11 @@ package enum FileSystem {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Changes the process's current directory to `path`.
+    package static func changeDirectory(_ path: String) throws {
+        guard chdir(path) == 0 else { throw SystemCallError("chdir \(path)", Errno.current) }
+    }
+
     /// Reads a whole file.
     package static func read(_ path: String) throws -> [UInt8] {
         let file = try File.openForReading(path)

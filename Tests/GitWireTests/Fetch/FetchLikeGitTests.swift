@@ -331,6 +331,34 @@ struct FetchLikeGitTests {
         }
     }
 
+    /// A remote whose URL is a relative path (`../relative-<version>.git`), fetched from a subdirectory:
+    /// git fetches from the top of the work tree, so the path is found from there, whether
+    /// configured or given on the command line.
+    @Test(arguments: [0, 2])
+    func relativeRemoteFromASubdirectory(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let configured = scenario.directory.appending("relative-\(version)")
+        try run(["cp", "-a", scenario.template, configured])
+        try FileManager.default.createDirectory(
+            atPath: "\(configured)/sub/deeper", withIntermediateDirectories: true)
+        try git(["remote", "add", "near", "../relative-\(version).git"], in: configured)
+        for side in ["git", "ours"]
+        where !FileManager.default.fileExists(
+            atPath: scenario.directory.appending("\(side)/relative-\(version).git"))
+        {
+            try git([
+                "clone", "-q", "--bare", scenario.url, scenario.directory.appending("\(side)/relative-\(version).git"),
+            ])
+        }
+        for (index, arguments) in [["near"], ["../relative-\(version).git", "main"], ["near", "--prune", "-v"]]
+            .enumerated()
+        {
+            try expectSame(
+                arguments, version: version, name: "relative-\(version)-\(index)", from: configured,
+                subdirectory: "/sub/deeper")
+        }
+    }
+
     /// `--multiple` (remotes and groups), a group (`remotes.<group>`) named alone, and `--all`
     /// with a single remote (fetched as if named), as git's `cmd_fetch` decides; git's errors
     /// for an unknown name and for a group with refspecs.
