@@ -48,12 +48,15 @@ enum GitCredentialHelper {
 
     /// Asks git for the username and password of `credential`; fails with git's own message
     /// (`could not read Username for '…': terminal prompts disabled`) when it has none.
+    /// The returned call is ended with ``GitCredentialCall/cancel()`` when the answer is no
+    /// longer wanted (the connection that asked has closed).
+    @discardableResult
     static func fill(
         _ credential: GitCredential, environment: [String: String?] = [:], in loop: EpollRunLoop,
         completion: @escaping (Result<GitCredential, any Error>) -> Void
-    ) {
+    ) -> GitCredentialCall {
         let url = "\(credential.protocolName)://\(credential.host)"
-        call("fill", credential, environment: environment, in: loop) { outcome in
+        return call("fill", credential, environment: environment, in: loop) { outcome in
             let result: ChildProcessOutput
             switch outcome {
             case .success(let output): result = output
@@ -84,18 +87,22 @@ enum GitCredentialHelper {
     }
 
     /// Runs `git credential <action>` on `loop` once no other call runs in the process.
+    @discardableResult
     private static func call(
         _ action: String, _ credential: GitCredential, environment: [String: String?], in loop: EpollRunLoop,
         completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
-    ) {
+    ) -> GitCredentialCall {
         let handle = loop.handle
         // The loop must not run out of work while the call waits for its turn.
-        let hold = RunLoopHold(loop)
+        let call = GitCredentialCall(hold: RunLoopHold(loop))
         let start = Transferred({
-            hold.release()
-            ChildProcess.run(
+            call.hold.release()
+            // Cancelled while it waited: never started, and the turn goes on.
+            guard !call.isCancelled else { return releaseTurn() }
+            call.run = ChildProcess.run(
                 ["git", "credential", action], input: Array(credential.text.utf8), environment: environment, in: loop
             ) { result in
+                call.run = nil
                 releaseTurn()
                 completion(result)
             }
@@ -113,6 +120,7 @@ enum GitCredentialHelper {
             return true
         }
         if startsNow { start.value() }
+        return call
     }
 
     private static func releaseTurn() {
@@ -124,5 +132,28 @@ enum GitCredentialHelper {
             return turns.waiting.removeFirst()
         }
         next?()
+    }
+}
+
+/// One `git credential` call, which its caller may give up on: one still waiting for its turn
+/// never starts (and no longer holds its loop), a running one is ended (`SIGTERM`, then
+/// `SIGKILL` a second later) and reaped, and the next call in the process takes its turn once
+/// it has ended. Its completion still runs (with the failure or exit status it ended with).
+/// Used on the loop it was started on only.
+final class GitCredentialCall: @unchecked Sendable {
+    // @unchecked: created, started, cancelled and completed on one run loop's thread (the turn
+    // that starts it is posted to that loop); other threads only carry it along.
+    fileprivate let hold: RunLoopHold
+    fileprivate var run: ChildRun?
+    fileprivate private(set) var isCancelled = false
+
+    fileprivate init(hold: RunLoopHold) { self.hold = hold }
+
+    /// Ends the call: see the type. Nothing once it has completed.
+    func cancel() {
+        guard !isCancelled else { return }
+        isCancelled = true
+        hold.release()
+        run?.terminate()
     }
 }

@@ -57,6 +57,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
     /// the streamed request it was sent for goes.
     private var probing: QueuedRequest?
     private var isClosed = false
+    /// The `git credential fill` under way for a 401, ended if the connection closes first.
+    private var credentialCall: GitCredentialCall?
     private var preamble: SmartHTTPPreamble
     /// Where the discovery answer's advertisement ends (its first flush after the preamble).
     private var advertisementEnd = PktLineFlushFinder()
@@ -140,6 +142,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         current = nil
         queued = []
         probing = nil
+        credentialCall?.cancel()
+        credentialCall = nil
     }
 
     private var protocolHeader: [String] {
@@ -477,9 +481,10 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
     private func askForCredentials(for location: SmartHTTP.Location, username: String?, retrying: SentRequest) {
         guard let loop else { return }
         let wanted = location.helperQuery(username: username)
-        GitCredentialHelper.fill(wanted, environment: options.credentialEnvironment, in: loop) {
+        credentialCall = GitCredentialHelper.fill(wanted, environment: options.credentialEnvironment, in: loop) {
             [weak self] result in
             guard let self, !self.isClosed else { return }
+            self.credentialCall = nil
             switch result {
             case .success(let filled):
                 self.session?.helperAnswered(username: filled.username, password: filled.password, for: location)
@@ -495,6 +500,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         current = nil
         queued = []
         probing = nil
+        credentialCall?.cancel()
+        credentialCall = nil
         let handler = self.handler
         self.handler = nil
         handler?.connection(self, didFail: error)

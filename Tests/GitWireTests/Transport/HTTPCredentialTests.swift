@@ -388,3 +388,52 @@ struct HTTPCredentialTests {
         #expect(calls.filter { $0.hasPrefix("get") }.count == urls.count, "\(calls)")
     }
 }
+
+/// A `git credential fill` whose connection has given up (here `--deadline` in `--batch`) is
+/// ended and reaped, and a call still waiting for its turn never starts: gitwire returns at its
+/// deadline instead of waiting for the helper (it used to wait as long as each helper ran, one
+/// after the other, and run the waiting ones for connections long gone).
+@Suite("http credentials abandoned", .serialized)
+struct AbandonedCredentialCallTests {
+    @Test func abandonedCredentialCallsAreEnded() throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let a = servers.a
+        let directory = try TemporaryDirectory()
+        let log = directory.appending("helper.log")
+        let script = directory.appending("helper.sh")
+        // Logs its pid, then becomes a long sleep (still the helper git started, still holding
+        // git's pipes and gitwire's standard error): it answers nothing before gitwire's deadline.
+        let seconds = scaledForSlowRuns(seconds: 90)
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            cat > /dev/null
+            echo "$$" >> '\(log)'
+            exec sleep \(seconds)
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let urls = (0..<3).map { "http://\(a.authority)/auth/small.git?\($0)" }
+        let list = directory.appending("urls")
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let helpers = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n") }
+        defer {
+            for pid in helpers() { if let pid = Int32(pid) { kill(pid, SIGKILL) } }
+        }
+        let result = try gitwire(["ls-remote", "--batch", list, "--deadline=2"], environment: environment)
+        let started = helpers().compactMap { Int32($0) }
+        // Every helper that started was still running when gitwire returned: gitwire did not
+        // wait for any of them.
+        #expect(!started.isEmpty)
+        for pid in started { #expect(kill(pid, 0) == 0, "helper \(pid) had ended: gitwire waited for it") }
+        #expect(result.status == 1, "\(result.text)\(result.errorText)")
+        let errors = result.text.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == urls.count, "\(result.text)")
+        #expect(errors.allSatisfy { $0.contains("(deadline)") }, "\(result.text)")
+    }
+}
