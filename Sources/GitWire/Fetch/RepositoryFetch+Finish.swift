@@ -66,9 +66,13 @@ extension RepositoryFetch {
             isClone
             ? Self.wantedRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
             : []
-        try ConnectivityCheck(objects: repository.objects).verify(
+        let connectivity = ConnectivityCheck(objects: repository.objects)
+        try connectivity.verify(
             tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id),
             referenced: try links?.takeReferenced() ?? ObjectIDSet())
+        // An `unshallow` line is a claim that the commit's parents came: checked, before the
+        // `shallow` file lets go of it.
+        try connectivity.verifyParents(ofUnshallowed: shallowBefore.subtracting(shallow))
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
