@@ -132,9 +132,12 @@ extension RepositoryFetch {
         if let ours, ours.remote.hasPrefix("refs/heads/") {
             let local = ours.remote
             try repository.refs.setSymbolicRef(to: local)
+            // A branch names a commit: a server whose branch names anything else fails the
+            // clone, as git's does (`trying to write non-commit object … to branch …`).
+            let objects = repository.objects
             try repository.refs.apply(
-                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true, objectType: nil,
-                reflog: reflog)
+                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true,
+                objectType: { (try? objects.object($0))?.type }, reflog: reflog)
             trackedBranch = String(local.dropFirst("refs/heads/".count))
             head = .symbolic(local)
         } else if let ours {
