@@ -119,6 +119,7 @@ extension RepositoryFetch {
                     try repository.refs.setSymbolicRef(to: target)
                     head = .symbolic(target)
                 case .detached(let id)?:
+                    try Self.checkDetachedHead(id, in: repository.objects)
                     try repository.refs.setDetachedHead(id)
                     head = .detached(id)
                 case nil:

@@ -12,7 +12,9 @@ import Testing
 struct HostileBranchTargetTests {
     /// The blob's id, and a v0 advertisement and a pack (in band 1, then a flush) that serve it as
     /// `HEAD` and `refs/heads/main`.
-    static func blobServer(connections: Int) throws -> (id: String, server: HostileFetchServer) {
+    /// With `branch` false, the remote `HEAD` is detached (no `symref=`) and the blob is the tag
+    /// `v1` rather than `main`.
+    static func blobServer(connections: Int, branch: Bool = true) throws -> (id: String, server: HostileFetchServer) {
         let work = try TemporaryDirectory(prefix: "gitwire-branch-target")
         let repository = work.appending("blob.git")
         try git(["init", "-q", "--bare", repository])
@@ -20,10 +22,11 @@ struct HostileBranchTargetTests {
             .text.trimmingCharacters(in: .whitespacesAndNewlines)
         let pack = try git(["pack-objects", "--stdout", "-q"], in: repository, input: Array("\(id)\n".utf8))
             .standardOutput
-        let capabilities = "multi_ack_detailed side-band-64k ofs-delta symref=HEAD:refs/heads/main agent=git/2.39.5"
+        let symref = branch ? " symref=HEAD:refs/heads/main" : ""
+        let capabilities = "multi_ack_detailed side-band-64k ofs-delta\(symref) agent=git/2.39.5"
         let advertisement =
             PktLine.data(Array("\(id) HEAD".utf8) + [0] + Array("\(capabilities)\n".utf8)).encoded
-            + PktLine.text("\(id) refs/heads/main").encoded + PktLine.flush.encoded
+            + PktLine.text("\(id) \(branch ? "refs/heads/main" : "refs/tags/v1")").encoded + PktLine.flush.encoded
         var answer: [UInt8] = []
         var rest = pack[...]
         while !rest.isEmpty {
@@ -62,5 +65,27 @@ struct HostileBranchTargetTests {
         #expect(
             try gitText(["for-each-ref"], in: work.appending("ours.git"))
                 == gitText(["for-each-ref"], in: work.appending("git.git")))
+    }
+
+    /// A remote `HEAD` detached at a blob (a work-tree, bare or mirror clone), or `--branch` naming
+    /// a tag at a blob: git refuses to detach `HEAD` there (`cannot update ref 'HEAD': trying to
+    /// write non-commit object … to branch 'HEAD'`, 128, no directory left; with `--branch`, git
+    /// 2.39 crashes). gitwire used to detach `HEAD` at the blob and exit 0.
+    @Test(arguments: [[], ["--bare"], ["--mirror"], ["--branch", "v1"]])
+    func detachedHeadOnlyAtACommit(options: [String]) throws {
+        let (id, server) = try Self.blobServer(connections: 2, branch: false)
+        let work = try TemporaryDirectory(prefix: "gitwire-branch-target")
+        let theirs = try git(["clone"] + options + [server.url(), "git-clone"], in: work.path, check: false)
+        let ours = try gitwire(["clone"] + options + [server.url(), "our-clone"], in: work.path)
+        _ = server.finish()
+        let refusal = "cannot update ref 'HEAD': trying to write non-commit object \(id) to branch 'HEAD'\n"
+        if options.first != "--branch" {
+            #expect(theirs.status == 128)
+            #expect(theirs.errorText.hasSuffix(refusal), "\(theirs.errorText)")
+            #expect(!FileManager.default.fileExists(atPath: work.appending("git-clone")))
+        }
+        #expect(ours.status == 128)
+        #expect(ours.errorText.hasSuffix("fatal: " + refusal), "\(ours.errorText)")
+        #expect(!FileManager.default.fileExists(atPath: work.appending("our-clone")))
     }
 }
