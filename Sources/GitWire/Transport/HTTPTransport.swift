@@ -517,8 +517,45 @@ extension SmartHTTP.Location {
     /// `credential.useHttpPath` asks for it; `git credential` drops it then).
     func helperQuery(username: String?) -> GitCredential {
         GitCredential(
-            protocolName: isSecure ? "https" : "http", host: hostAndPort, path: path, username: username,
+            protocolName: isSecure ? "https" : "http", host: hostAndPort, path: repositoryPath, username: username,
             password: nil)
+    }
+
+    /// The path credential helpers are told, as git tells them: the repository's, not the
+    /// request's (no `/info/refs`, `/git-upload-pack` or `/git-receive-pack` after it), so that
+    /// with `credential.useHttpPath` a credential git stored is found, and one stored here is
+    /// found by git. Percent-decoded as git decodes it, except where a byte would be a control
+    /// character (git refuses those paths; here they stay encoded and never reach a helper
+    /// raw) or the result is not UTF-8 (then the path stays as written).
+    var repositoryPath: String {
+        var repository = Substring(path)
+        for suffix in ["/info/refs", "/git-upload-pack", "/git-receive-pack"] where repository.hasSuffix(suffix) {
+            repository = repository.dropLast(suffix.count)
+            break
+        }
+        var bytes: [UInt8] = []
+        var input = Array(repository.utf8)[...]
+        while let byte = input.popFirst() {
+            if byte == UInt8(ascii: "%"), input.count >= 2, input.prefix(2).allSatisfy(isHexDigit),
+                let value = UInt8(String(decoding: input.prefix(2), as: UTF8.self), radix: 16), value >= 0x20,
+                value != 0x7f
+            {
+                bytes.append(value)
+                input = input.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? String(repository)
+    }
+
+    private func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
     }
 
     /// `credential` as told to the helpers (`approve`, `reject`), for this location's origin.

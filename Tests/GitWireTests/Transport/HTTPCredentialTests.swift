@@ -437,3 +437,48 @@ struct AbandonedCredentialCallTests {
         #expect(errors.allSatisfy { $0.contains("(deadline)") }, "\(result.text)")
     }
 }
+
+/// What credential helpers are told about a repository with `credential.useHttpPath`: the
+/// repository's path, percent-decoded, as git tells them (gitwire used to send the request's:
+/// `auth/small.git/info/refs` for the discovery and `…/git-upload-pack` for a `POST`, so that a
+/// credential git stored was never found, and one stored here never found by git), and the
+/// `could not read Username for '<url>'` that follows names the repository as git's does.
+@Suite("http credential paths", .serialized)
+struct CredentialPathTests {
+    @Test(arguments: ["auth/small.git/", "auth/my%20r%C3%A9po.git", "authpost/small.git"])
+    func helpersAreToldTheRepositoryPath(path: String) throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let directory = try TemporaryDirectory()
+        let log = directory.appending("helper.log")
+        let script = directory.appending("helper.sh")
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            { echo "-- $1"; cat; } >> '\(log)'
+            exit 0
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n\tuseHttpPath = true\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let url = "http://\(servers.a.authority)/\(path)"
+        let read = { () -> String in
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            return (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        let theirs = try git(["ls-remote", url], environment: environment, check: false)
+        let gitCalls = read()
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        let ourCalls = read()
+        #expect(gitCalls.contains("path="), "\(gitCalls)")
+        #expect(ourCalls == gitCalls)
+        let gitFirstLine = theirs.errorText.split(separator: "\n").first.map(String.init)
+        #expect(gitFirstLine?.hasPrefix("fatal: could not read Username for ") == true, "\(theirs.errorText)")
+        #expect(ours.errorText.split(separator: "\n").first.map(String.init) == gitFirstLine)
+        #expect(ours.status == 128)
+    }
+}
