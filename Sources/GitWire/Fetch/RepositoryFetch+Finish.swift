@@ -114,7 +114,17 @@ extension RepositoryFetch {
             }
             let fetched = wanted.map { (remote: $0.remote, local: $0.local, id: $0.id) }
             if options.bare || options.mirror {
-                switch Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) }) {
+                var bareHead = Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) })
+                // `--branch` names HEAD's branch (or, for a tag, its commit, detached), as in a
+                // work-tree clone: git's update_head, which a bare clone runs too.
+                if let branch = options.branch {
+                    if let ours = fetched.first(where: { $0.remote == "refs/heads/\(branch)" }) {
+                        bareHead = .symbolic(ours.local)
+                    } else if let tag = fetched.first(where: { $0.remote == "refs/tags/\(branch)" }) {
+                        bareHead = .detached(peeler.commit(tag.id) ?? tag.id)
+                    }
+                }
+                switch bareHead {
                 case .symbolic(let target)?:
                     try repository.refs.setSymbolicRef(to: target)
                     head = .symbolic(target)
