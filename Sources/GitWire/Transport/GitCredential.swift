@@ -138,8 +138,8 @@ enum GitCredentialHelper {
 /// One `git credential` call, which its caller may give up on: one still waiting for its turn
 /// never starts (and no longer holds its loop), a running one is ended (`SIGTERM`, then
 /// `SIGKILL` a second later) and reaped, and the next call in the process takes its turn once
-/// it has ended. Its completion still runs (with the failure or exit status it ended with).
-/// Used on the loop it was started on only.
+/// it has ended. A running call still completes (with the exit status it ended with); one that
+/// never started never completes. Used on the loop it was started on only.
 final class GitCredentialCall: @unchecked Sendable {
     // @unchecked: created, started, cancelled and completed on one run loop's thread (the turn
     // that starts it is posted to that loop); other threads only carry it along.
