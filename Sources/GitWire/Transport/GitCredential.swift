@@ -17,17 +17,39 @@ struct GitCredential: Sendable {
         return lines.filter { !$0.contains("\n") && !$0.contains("\0") }.map { $0 + "\n" }.joined() + "\n"
     }
 
-    /// Takes `username` and `password` from what `git credential fill` printed.
-    mutating func update(from output: [UInt8]) {
+    /// Takes `username` and `password` from what `git credential fill` printed. Returns false,
+    /// and takes nothing, when the answer is for another origin: a helper that says `url=` (or
+    /// `protocol=`/`host=`) for another scheme, host or port makes git print that origin, and
+    /// the credential belongs to it, not to the one asked about (git 2.39 sends it to the one
+    /// asked about all the same). Host names compare without case, and a default port written
+    /// or not is the same port.
+    mutating func update(from output: [UInt8]) -> Bool {
+        var answered = (protocolName: protocolName, host: host)
+        var found: (username: String?, password: Secret?) = (nil, nil)
         for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }
             let value = String(line[line.index(after: equals)...])
             switch line[..<equals] {
-            case "username": username = value
-            case "password": password = Secret(value)
+            case "protocol": answered.protocolName = value
+            case "host": answered.host = value
+            case "username": found.username = value
+            case "password": found.password = Secret(value)
             default: break
             }
         }
+        guard Self.origin(answered.protocolName, answered.host) == Self.origin(protocolName, host) else { return false }
+        if let username = found.username { self.username = username }
+        if let password = found.password { self.password = password }
+        return true
+    }
+
+    /// `protocol` and `host` as one origin: the host in lower case, without the protocol's
+    /// default port.
+    private static func origin(_ protocolName: String, _ host: String) -> String {
+        var host = host.lowercased()
+        let defaultPort = protocolName == "https" ? ":443" : protocolName == "http" ? ":80" : nil
+        if let defaultPort, host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
+        return protocolName.lowercased() + "://" + host
     }
 }
 
@@ -73,7 +95,10 @@ enum GitCredentialHelper {
                 return completion(.failure(HTTPError(.credentialsUnavailable(reason), url: url)))
             }
             var filled = credential
-            filled.update(from: result.standardOutput)
+            guard filled.update(from: result.standardOutput) else {
+                let reason = "credential helper answered for another origin than '\(url)'; its credential is not sent"
+                return completion(.failure(HTTPError(.credentialsUnavailable(reason), url: url)))
+            }
             completion(.success(filled))
         }
     }

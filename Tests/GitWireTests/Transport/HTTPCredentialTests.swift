@@ -482,3 +482,55 @@ struct CredentialPathTests {
         #expect(ours.status == 128)
     }
 }
+
+/// A credential helper that answers with `url=` for another origin: `git credential fill` then
+/// prints that origin, and the credential belongs to it. git 2.39 sends it to the origin that
+/// asked all the same; gitwire sends it nowhere and fails (it used to send it, as git). An
+/// answer whose `url=` names the same origin (another path) is used as before.
+@Suite("http credentials for another origin", .serialized)
+struct CredentialOriginTests {
+    @Test(arguments: [false, true])
+    func answerForAnotherOriginIsNotSent(sameOrigin: Bool) throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let a = servers.a
+        let answered = sameOrigin ? "http://\(a.authority)/elsewhere.git" : "http://\(servers.b.authority)/"
+        let directory = try TemporaryDirectory()
+        let script = directory.appending("helper.sh")
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            cat > /dev/null
+            [ "$1" = get ] && printf 'url=%s\\nusername=%s\\npassword=%s\\n' '\(answered)' \
+            '\(HTTPCredentialTests.user)' '\(HTTPCredentialTests.password)'
+            exit 0
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let url = "http://\(a.authority)/auth/small.git"
+        var mark = servers.mark()
+        let theirs = try git(["ls-remote", url], environment: environment, check: false)
+        let gitRequests = servers.requests(since: mark)
+        mark = servers.mark()
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        let ourRequests = servers.requests(since: mark)
+        // git sends the password to the origin that asked, whatever the helper said.
+        #expect(theirs.status == 0, "\(theirs.errorText)")
+        #expect(gitRequests.contains { HTTPCredentialTests.carries($0, HTTPCredentialTests.password) })
+        if sameOrigin {
+            #expect(ours.status == 0, "\(ours.errorText)")
+            #expect(ours.text == theirs.text)
+        } else {
+            #expect(ours.status == 128)
+            #expect(ours.errorText.contains("credential helper answered for another origin"), "\(ours.errorText)")
+            #expect(
+                !ourRequests.contains { HTTPCredentialTests.carries($0, HTTPCredentialTests.password) },
+                "\(ourRequests)")
+            #expect(!ours.errorText.contains(HTTPCredentialTests.password))
+        }
+    }
+}
