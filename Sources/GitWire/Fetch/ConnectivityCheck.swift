@@ -16,6 +16,20 @@ struct ConnectivityCheck {
         for id in referenced where !objects.contains(id) { throw Self.missing(id) }
     }
 
+    /// Throws ``FetchError`` naming the first parent missing of a commit that is no longer
+    /// shallow (a server's `unshallow` line, or `--unshallow`/`--deepen`): that commit's parents
+    /// must have come, or its history is broken once the `shallow` file no longer cuts it. Its
+    /// parents that came in the pack are checked with the pack's links; one the repository had
+    /// before is complete, or shallow itself. git's check after a deepening fetch walks the whole
+    /// history from the new tips, which finds the same gap.
+    func verifyParents(ofUnshallowed commits: Set<ObjectID>) throws {
+        let graph = DatabaseCommitGraph(objects: objects)
+        for id in commits {
+            guard let commit = graph.commit(id) else { throw Self.missing(id) }
+            for parent in commit.parents where !objects.contains(parent) { throw Self.missing(parent) }
+        }
+    }
+
     private static func missing(_ id: ObjectID) -> FetchError {
         FetchError(.pack, "remote did not send all necessary objects (\(id.hex) is missing)")
     }

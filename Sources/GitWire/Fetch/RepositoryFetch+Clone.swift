@@ -132,17 +132,22 @@ extension RepositoryFetch {
         if let ours, ours.remote.hasPrefix("refs/heads/") {
             let local = ours.remote
             try repository.refs.setSymbolicRef(to: local)
+            // A branch names a commit: a server whose branch names anything else fails the
+            // clone, as git's does (`trying to write non-commit object … to branch …`).
+            let objects = repository.objects
             try repository.refs.apply(
-                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true, objectType: nil,
-                reflog: reflog)
+                [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true,
+                objectType: { (try? objects.object($0))?.type }, reflog: reflog)
             trackedBranch = String(local.dropFirst("refs/heads/".count))
             head = .symbolic(local)
         } else if let ours {
             let commit = peeler.commit(ours.id) ?? ours.id
+            try Self.checkDetachedHead(commit, in: repository.objects)
             try repository.refs.setDetachedHead(commit)
             try reflog.append("HEAD", old: nil, new: commit, message: message)
             head = .detached(commit)
         } else if let remoteHead, let id = remoteHead.objectID {
+            try Self.checkDetachedHead(id, in: repository.objects)
             try repository.refs.setDetachedHead(id)
             try reflog.append("HEAD", old: nil, new: id, message: message)
             head = .detached(id)
@@ -162,6 +167,17 @@ extension RepositoryFetch {
             cloneConfig(filter: options.fetch.filter, fetchRefspec: fetchRefspec, branch: trackedBranch), in: repository
         )
         return head
+    }
+
+    /// A clone detaches `HEAD` only at a commit: git's refuses anything else (`cannot update ref
+    /// 'HEAD': trying to write non-commit object … to branch 'HEAD'`, or, for a `--branch` tag
+    /// that peels to no commit, a crash), and a `HEAD` at a blob or tree leaves a repository git
+    /// cannot use.
+    static func checkDetachedHead(_ id: ObjectID, in objects: ObjectDatabase) throws {
+        guard let type = (try? objects.object(id))?.type else {
+            throw RefUpdateError(name: "HEAD", reason: .missingObject(id))
+        }
+        guard type == .commit else { throw RefUpdateError(name: "HEAD", reason: .nonCommitToBranch(id)) }
     }
 
     func readShallow(_ repository: Repository) throws -> Set<ObjectID> {

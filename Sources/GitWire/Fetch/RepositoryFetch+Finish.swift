@@ -66,9 +66,13 @@ extension RepositoryFetch {
             isClone
             ? Self.wantedRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
             : []
-        try ConnectivityCheck(objects: repository.objects).verify(
+        let connectivity = ConnectivityCheck(objects: repository.objects)
+        try connectivity.verify(
             tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id),
             referenced: try links?.takeReferenced() ?? ObjectIDSet())
+        // An `unshallow` line is a claim that the commit's parents came: checked, before the
+        // `shallow` file lets go of it.
+        try connectivity.verifyParents(ofUnshallowed: shallowBefore.subtracting(shallow))
 
         // A cancellation that arrived while the pack was completed stops here, before anything
         // of the repository changes; abandon() then removes what was made.
@@ -110,11 +114,22 @@ extension RepositoryFetch {
             }
             let fetched = wanted.map { (remote: $0.remote, local: $0.local, id: $0.id) }
             if options.bare || options.mirror {
-                switch Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) }) {
+                var bareHead = Self.remoteHead(outcome.listing, fetched: fetched, commit: { peeler.commit($0) })
+                // `--branch` names HEAD's branch (or, for a tag, its commit, detached), as in a
+                // work-tree clone: git's update_head, which a bare clone runs too.
+                if let branch = options.branch {
+                    if let ours = fetched.first(where: { $0.remote == "refs/heads/\(branch)" }) {
+                        bareHead = .symbolic(ours.local)
+                    } else if let tag = fetched.first(where: { $0.remote == "refs/tags/\(branch)" }) {
+                        bareHead = .detached(peeler.commit(tag.id) ?? tag.id)
+                    }
+                }
+                switch bareHead {
                 case .symbolic(let target)?:
                     try repository.refs.setSymbolicRef(to: target)
                     head = .symbolic(target)
                 case .detached(let id)?:
+                    try Self.checkDetachedHead(id, in: repository.objects)
                     try repository.refs.setDetachedHead(id)
                     head = .detached(id)
                 case nil:

@@ -17,17 +17,39 @@ struct GitCredential: Sendable {
         return lines.filter { !$0.contains("\n") && !$0.contains("\0") }.map { $0 + "\n" }.joined() + "\n"
     }
 
-    /// Takes `username` and `password` from what `git credential fill` printed.
-    mutating func update(from output: [UInt8]) {
+    /// Takes `username` and `password` from what `git credential fill` printed. Returns false,
+    /// and takes nothing, when the answer is for another origin: a helper that says `url=` (or
+    /// `protocol=`/`host=`) for another scheme, host or port makes git print that origin, and
+    /// the credential belongs to it, not to the one asked about (git 2.39 sends it to the one
+    /// asked about all the same). Host names compare without case, and a default port written
+    /// or not is the same port.
+    mutating func update(from output: [UInt8]) -> Bool {
+        var answered = (protocolName: protocolName, host: host)
+        var found: (username: String?, password: Secret?) = (nil, nil)
         for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }
             let value = String(line[line.index(after: equals)...])
             switch line[..<equals] {
-            case "username": username = value
-            case "password": password = Secret(value)
+            case "protocol": answered.protocolName = value
+            case "host": answered.host = value
+            case "username": found.username = value
+            case "password": found.password = Secret(value)
             default: break
             }
         }
+        guard Self.origin(answered.protocolName, answered.host) == Self.origin(protocolName, host) else { return false }
+        if let username = found.username { self.username = username }
+        if let password = found.password { self.password = password }
+        return true
+    }
+
+    /// `protocol` and `host` as one origin: the host in lower case, without the protocol's
+    /// default port.
+    private static func origin(_ protocolName: String, _ host: String) -> String {
+        var host = host.lowercased()
+        let defaultPort = protocolName == "https" ? ":443" : protocolName == "http" ? ":80" : nil
+        if let defaultPort, host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
+        return protocolName.lowercased() + "://" + host
     }
 }
 
@@ -48,12 +70,15 @@ enum GitCredentialHelper {
 
     /// Asks git for the username and password of `credential`; fails with git's own message
     /// (`could not read Username for '…': terminal prompts disabled`) when it has none.
+    /// The returned call is ended with ``GitCredentialCall/cancel()`` when the answer is no
+    /// longer wanted (the connection that asked has closed).
+    @discardableResult
     static func fill(
         _ credential: GitCredential, environment: [String: String?] = [:], in loop: EpollRunLoop,
         completion: @escaping (Result<GitCredential, any Error>) -> Void
-    ) {
+    ) -> GitCredentialCall {
         let url = "\(credential.protocolName)://\(credential.host)"
-        call("fill", credential, environment: environment, in: loop) { outcome in
+        return call("fill", credential, environment: environment, in: loop) { outcome in
             let result: ChildProcessOutput
             switch outcome {
             case .success(let output): result = output
@@ -70,7 +95,10 @@ enum GitCredentialHelper {
                 return completion(.failure(HTTPError(.credentialsUnavailable(reason), url: url)))
             }
             var filled = credential
-            filled.update(from: result.standardOutput)
+            guard filled.update(from: result.standardOutput) else {
+                let reason = "credential helper answered for another origin than '\(url)'; its credential is not sent"
+                return completion(.failure(HTTPError(.credentialsUnavailable(reason), url: url)))
+            }
             completion(.success(filled))
         }
     }
@@ -84,18 +112,22 @@ enum GitCredentialHelper {
     }
 
     /// Runs `git credential <action>` on `loop` once no other call runs in the process.
+    @discardableResult
     private static func call(
         _ action: String, _ credential: GitCredential, environment: [String: String?], in loop: EpollRunLoop,
         completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
-    ) {
+    ) -> GitCredentialCall {
         let handle = loop.handle
         // The loop must not run out of work while the call waits for its turn.
-        let hold = RunLoopHold(loop)
+        let call = GitCredentialCall(hold: RunLoopHold(loop))
         let start = Transferred({
-            hold.release()
-            ChildProcess.run(
+            call.hold.release()
+            // Cancelled while it waited: never started, and the turn goes on.
+            guard !call.isCancelled else { return releaseTurn() }
+            call.run = ChildProcess.run(
                 ["git", "credential", action], input: Array(credential.text.utf8), environment: environment, in: loop
             ) { result in
+                call.run = nil
                 releaseTurn()
                 completion(result)
             }
@@ -113,6 +145,7 @@ enum GitCredentialHelper {
             return true
         }
         if startsNow { start.value() }
+        return call
     }
 
     private static func releaseTurn() {
@@ -124,5 +157,28 @@ enum GitCredentialHelper {
             return turns.waiting.removeFirst()
         }
         next?()
+    }
+}
+
+/// One `git credential` call, which its caller may give up on: one still waiting for its turn
+/// never starts (and no longer holds its loop), a running one is ended (`SIGTERM`, then
+/// `SIGKILL` a second later) and reaped, and the next call in the process takes its turn once
+/// it has ended. A running call still completes (with the exit status it ended with); one that
+/// never started never completes. Used on the loop it was started on only.
+final class GitCredentialCall: @unchecked Sendable {
+    // @unchecked: created, started, cancelled and completed on one run loop's thread (the turn
+    // that starts it is posted to that loop); other threads only carry it along.
+    fileprivate let hold: RunLoopHold
+    fileprivate var run: ChildRun?
+    fileprivate private(set) var isCancelled = false
+
+    fileprivate init(hold: RunLoopHold) { self.hold = hold }
+
+    /// Ends the call: see the type. Nothing once it has completed.
+    func cancel() {
+        guard !isCancelled else { return }
+        isCancelled = true
+        hold.release()
+        run?.terminate()
     }
 }

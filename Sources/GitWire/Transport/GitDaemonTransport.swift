@@ -27,10 +27,15 @@ public struct GitDaemonTransport: Transport {
     }
 
     /// Opens a TCP connection (the host looked up off the loop) that sends the request line first.
+    /// A host or path with a newline is refused first, as git refuses it
+    /// (``DaemonRequestNewlineError``).
     public func connect(
         _ request: ServiceRequest, timeout: Duration?, in loop: EpollRunLoop
     ) throws -> any Connection {
-        StreamChannel.connection(
+        guard !host.utf8.contains(0x0a), !hostHeader.utf8.contains(0x0a), !request.path.utf8.contains(0x0a) else {
+            throw DaemonRequestNewlineError()
+        }
+        return StreamChannel.connection(
             toHost: host, port: port, connectTimeout: timeout, resolver: resolver,
             greeting: [request.daemonRequest(host: hostHeader)], loop: loop)
     }

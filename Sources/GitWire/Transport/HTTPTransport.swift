@@ -57,6 +57,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
     /// the streamed request it was sent for goes.
     private var probing: QueuedRequest?
     private var isClosed = false
+    /// The `git credential fill` under way for a 401, ended if the connection closes first.
+    private var credentialCall: GitCredentialCall?
     private var preamble: SmartHTTPPreamble
     /// Where the discovery answer's advertisement ends (its first flush after the preamble).
     private var advertisementEnd = PktLineFlushFinder()
@@ -140,6 +142,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         current = nil
         queued = []
         probing = nil
+        credentialCall?.cancel()
+        credentialCall = nil
     }
 
     private var protocolHeader: [String] {
@@ -477,9 +481,10 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
     private func askForCredentials(for location: SmartHTTP.Location, username: String?, retrying: SentRequest) {
         guard let loop else { return }
         let wanted = location.helperQuery(username: username)
-        GitCredentialHelper.fill(wanted, environment: options.credentialEnvironment, in: loop) {
+        credentialCall = GitCredentialHelper.fill(wanted, environment: options.credentialEnvironment, in: loop) {
             [weak self] result in
             guard let self, !self.isClosed else { return }
+            self.credentialCall = nil
             switch result {
             case .success(let filled):
                 self.session?.helperAnswered(username: filled.username, password: filled.password, for: location)
@@ -495,6 +500,8 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         current = nil
         queued = []
         probing = nil
+        credentialCall?.cancel()
+        credentialCall = nil
         let handler = self.handler
         self.handler = nil
         handler?.connection(self, didFail: error)
@@ -510,8 +517,45 @@ extension SmartHTTP.Location {
     /// `credential.useHttpPath` asks for it; `git credential` drops it then).
     func helperQuery(username: String?) -> GitCredential {
         GitCredential(
-            protocolName: isSecure ? "https" : "http", host: hostAndPort, path: path, username: username,
+            protocolName: isSecure ? "https" : "http", host: hostAndPort, path: repositoryPath, username: username,
             password: nil)
+    }
+
+    /// The path credential helpers are told, as git tells them: the repository's, not the
+    /// request's (no `/info/refs`, `/git-upload-pack` or `/git-receive-pack` after it), so that
+    /// with `credential.useHttpPath` a credential git stored is found, and one stored here is
+    /// found by git. Percent-decoded as git decodes it, except where a byte would be a control
+    /// character (git refuses those paths; here they stay encoded and never reach a helper
+    /// raw) or the result is not UTF-8 (then the path stays as written).
+    var repositoryPath: String {
+        var repository = Substring(path)
+        for suffix in ["/info/refs", "/git-upload-pack", "/git-receive-pack"] where repository.hasSuffix(suffix) {
+            repository = repository.dropLast(suffix.count)
+            break
+        }
+        var bytes: [UInt8] = []
+        var input = Array(repository.utf8)[...]
+        while let byte = input.popFirst() {
+            if byte == UInt8(ascii: "%"), input.count >= 2, input.prefix(2).allSatisfy(isHexDigit),
+                let value = UInt8(String(decoding: input.prefix(2), as: UTF8.self), radix: 16), value >= 0x20,
+                value != 0x7f
+            {
+                bytes.append(value)
+                input = input.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self) ?? String(repository)
+    }
+
+    private func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default: false
+        }
     }
 
     /// `credential` as told to the helpers (`approve`, `reject`), for this location's origin.

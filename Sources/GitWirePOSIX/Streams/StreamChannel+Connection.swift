@@ -123,6 +123,15 @@ extension StreamChannel: Connection {
         }
     }
 
+    /// Ends a child that started with an ``onExit`` now: `SIGTERM`, and `SIGKILL` a second later
+    /// if it still runs; it is reaped on the loop and ``onExit`` follows. Nothing once it has
+    /// exited, or for a connection that is not a child.
+    package func terminateChild() {
+        guard let process, !childHasExited else { return }
+        process.terminate()
+        exitWatch?.end(after: .seconds(1), terminatingFirst: false)
+    }
+
     /// Closes the writing direction (once): its queue is dropped.
     func closeWriting() {
         guard openStreams > 0 else { return }

@@ -13,20 +13,25 @@ extension ChildProcess {
     /// bytes; the rest is read and dropped), and calls `completion` on the loop once its output
     /// has ended (and its standard error, or a short grace after) and the child is reaped. For
     /// short helpers (`git credential`). The child is a ``StreamChannel`` on the loop, the
-    /// connection every other child is, reaped there the moment it ends.
+    /// connection every other child is, reaped there the moment it ends. The returned run ends
+    /// the child early if its caller no longer waits for it (``ChildRun/terminate()``); nil
+    /// when the child could not be started (`completion` has failed already).
+    @discardableResult
     package static func run(
         _ arguments: [String], input: [UInt8], environment: [String: String?] = [:], limit: Int = 1 << 20,
         in loop: EpollRunLoop, completion: @escaping (Result<ChildProcessOutput, any Error>) -> Void
-    ) {
+    ) -> ChildRun? {
         let channel: StreamChannel
         do {
             channel = try StreamChannel.connection(
                 spawning: arguments, environment: environment, errorOutput: .kept, loop: loop)
         } catch {
             completion(.failure(error))
-            return
+            return nil
         }
-        ChildRun(channel: channel, limit: limit, completion: completion).start(input: input)
+        let run = ChildRun(channel: channel, limit: limit, completion: completion)
+        run.start(input: input)
+        return run
     }
 
     /// The blocking form of ``run(_:input:environment:limit:in:completion:)``: runs it on a loop
@@ -45,8 +50,9 @@ extension ChildProcess {
 }
 
 /// One child run by ``ChildProcess/run(_:input:environment:limit:in:completion:)``: the handler
-/// of its channel, kept alive by it (and by its exit callback) until it completes.
-private final class ChildRun: ConnectionHandler {
+/// of its channel, kept alive by it (and by its exit callback) until it completes. Used on its
+/// loop only.
+package final class ChildRun: ConnectionHandler {
     private let channel: StreamChannel
     private let limit: Int
     private var completion: ((Result<ChildProcessOutput, any Error>) -> Void)?
@@ -72,18 +78,26 @@ private final class ChildRun: ConnectionHandler {
         channel.finishSending()
     }
 
-    func connectionDidOpen(_ connection: any Connection) {}
+    /// Ends the child now, for a caller that no longer waits for it: `SIGTERM`, and `SIGKILL` a
+    /// second later if it still runs. It is reaped on the loop and the run completes as ever
+    /// (with the child's exit status), so nothing is left behind. Nothing once it has completed.
+    package func terminate() {
+        guard completion != nil else { return }
+        channel.terminateChild()
+    }
 
-    func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
+    package func connectionDidOpen(_ connection: any Connection) {}
+
+    package func connection(_ connection: any Connection, didReceive bytes: [UInt8]) {
         output += bytes.prefix(max(0, limit - output.count))
     }
 
-    func connectionDidEnd(_ connection: any Connection) {
+    package func connectionDidEnd(_ connection: any Connection) {
         outputEnded = true
         finishIfDone()
     }
 
-    func connection(_ connection: any Connection, didFail error: any Error) {
+    package func connection(_ connection: any Connection, didFail error: any Error) {
         // A child that stops reading makes the write fail (EPIPE); what it prints still counts,
         // and its output is read on to its end. A failed read ends the output.
         guard !channel.isReading else { return }

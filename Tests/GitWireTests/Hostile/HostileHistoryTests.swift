@@ -210,6 +210,50 @@ struct HostileHistoryTests {
         #expect(ours.shallow == nil)
     }
 
+    /// An `unshallow` line for the shallow commit of a shallow clone, in an answer whose pack
+    /// holds only the new commit on top of it, not the history the line claims: git's
+    /// connectivity check finds the parent missing and the fetch fails, `shallow` and the refs
+    /// as they were. gitwire used to take the claim, drop the commit from `shallow` and update
+    /// `main`: a repository whose history git can no longer read (`git fsck`: missing commit).
+    @Test func unshallowWhoseParentsNeverCame() throws {
+        let history = try History.shared.get()
+        let work = try TemporaryDirectory(prefix: "gitwire-history")
+        let template = work.appending("shallow-template.git")
+        try git(["clone", "-q", "--bare", "--depth=1", "file://\(history.localTemplate)", template])
+        let shallowCommit = history.commits[4]
+        var rules = UploadPackProxy.Rules()
+        // upload-pack answers a shallow client with a `shallow-info` section of its own.
+        rules.after = [.init(pattern: "^shallow-info\n$", packets: ["unshallow \(shallowCommit)\n"])]
+        let proxy = try UploadPackProxy(rules, in: work)
+        let theirs = work.appending("git.git")
+        let ours = work.appending("ours.git")
+        try run(["cp", "-a", template, theirs])
+        try run(["cp", "-a", template, ours])
+        let refspec = "+refs/heads/*:refs/heads/*"
+        let gitOutput = try git(
+            ["-c", "protocol.version=2", "fetch", "--no-tags", "--upload-pack=\(proxy.command)", history.url, refspec],
+            in: theirs, check: false)
+        let ourOutput = try gitwire(
+            [
+                "fetch", "--no-tags", "--protocol-version=2", "--upload-pack=\(proxy.command)", history.url, ours,
+                refspec,
+            ])
+        let git = try Fetched(gitOutput, theirs)
+        let gitwire = try Fetched(ourOutput, ours)
+        #expect(git.status != 0)
+        #expect(git.errors.contains("remote did not send all necessary objects"), "\(git)")
+        #expect(git.shallow == "\(shallowCommit)\n")
+        #expect(gitwire.status == 128)
+        #expect(
+            gitwire.errors.hasSuffix(
+                "fatal: remote did not send all necessary objects (\(history.commits[3]) is missing)\n"),
+            "\(gitwire)")
+        #expect(gitwire.shallow == git.shallow, "\(gitwire)")
+        #expect(gitwire.refs == git.refs)
+        #expect(gitwire.mainHistory == 1)
+        try GitWireTestSupport.git(["fsck", "--no-dangling"], in: ours)
+    }
+
     /// D11: the advertisement says `main` peels to its parent and `v1` to an object that does not
     /// exist. `packed-refs` comes out byte for byte as `git clone --bare`/`--mirror` writes it:
     /// `^` lines only after annotated tags, with what the tag objects say.

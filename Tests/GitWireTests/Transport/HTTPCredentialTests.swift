@@ -388,3 +388,149 @@ struct HTTPCredentialTests {
         #expect(calls.filter { $0.hasPrefix("get") }.count == urls.count, "\(calls)")
     }
 }
+
+/// A `git credential fill` whose connection has given up (here `--deadline` in `--batch`) is
+/// ended and reaped, and a call still waiting for its turn never starts: gitwire returns at its
+/// deadline instead of waiting for the helper (it used to wait as long as each helper ran, one
+/// after the other, and run the waiting ones for connections long gone).
+@Suite("http credentials abandoned", .serialized)
+struct AbandonedCredentialCallTests {
+    @Test func abandonedCredentialCallsAreEnded() throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let a = servers.a
+        let directory = try TemporaryDirectory()
+        let log = directory.appending("helper.log")
+        let script = directory.appending("helper.sh")
+        // Logs its pid, then becomes a long sleep (still the helper git started, still holding
+        // git's pipes and gitwire's standard error): it answers nothing before gitwire's deadline.
+        let seconds = scaledForSlowRuns(seconds: 90)
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            cat > /dev/null
+            echo "$$" >> '\(log)'
+            exec sleep \(seconds)
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let urls = (0..<3).map { "http://\(a.authority)/auth/small.git?\($0)" }
+        let list = directory.appending("urls")
+        try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+        let helpers = { ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n") }
+        defer {
+            for pid in helpers() { if let pid = Int32(pid) { kill(pid, SIGKILL) } }
+        }
+        let result = try gitwire(["ls-remote", "--batch", list, "--deadline=2"], environment: environment)
+        let started = helpers().compactMap { Int32($0) }
+        // Every helper that started was still running when gitwire returned: gitwire did not
+        // wait for any of them.
+        #expect(!started.isEmpty)
+        for pid in started { #expect(kill(pid, 0) == 0, "helper \(pid) had ended: gitwire waited for it") }
+        #expect(result.status == 1, "\(result.text)\(result.errorText)")
+        let errors = result.text.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(errors.count == urls.count, "\(result.text)")
+        #expect(errors.allSatisfy { $0.contains("(deadline)") }, "\(result.text)")
+    }
+}
+
+/// What credential helpers are told about a repository with `credential.useHttpPath`: the
+/// repository's path, percent-decoded, as git tells them (gitwire used to send the request's:
+/// `auth/small.git/info/refs` for the discovery and `…/git-upload-pack` for a `POST`, so that a
+/// credential git stored was never found, and one stored here never found by git), and the
+/// `could not read Username for '<url>'` that follows names the repository as git's does.
+@Suite("http credential paths", .serialized)
+struct CredentialPathTests {
+    @Test(arguments: ["auth/small.git/", "auth/my%20r%C3%A9po.git", "authpost/small.git"])
+    func helpersAreToldTheRepositoryPath(path: String) throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let directory = try TemporaryDirectory()
+        let log = directory.appending("helper.log")
+        let script = directory.appending("helper.sh")
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            { echo "-- $1"; cat; } >> '\(log)'
+            exit 0
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n\tuseHttpPath = true\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let url = "http://\(servers.a.authority)/\(path)"
+        let read = { () -> String in
+            defer { try? FileManager.default.removeItem(atPath: log) }
+            return (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        let theirs = try git(["ls-remote", url], environment: environment, check: false)
+        let gitCalls = read()
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        let ourCalls = read()
+        #expect(gitCalls.contains("path="), "\(gitCalls)")
+        #expect(ourCalls == gitCalls)
+        let gitFirstLine = theirs.errorText.split(separator: "\n").first.map(String.init)
+        #expect(gitFirstLine?.hasPrefix("fatal: could not read Username for ") == true, "\(theirs.errorText)")
+        #expect(ours.errorText.split(separator: "\n").first.map(String.init) == gitFirstLine)
+        #expect(ours.status == 128)
+    }
+}
+
+/// A credential helper that answers with `url=` for another origin: `git credential fill` then
+/// prints that origin, and the credential belongs to it. git 2.39 sends it to the origin that
+/// asked all the same; gitwire sends it nowhere and fails (it used to send it, as git). An
+/// answer whose `url=` names the same origin (another path) is used as before.
+@Suite("http credentials for another origin", .serialized)
+struct CredentialOriginTests {
+    @Test(arguments: [false, true])
+    func answerForAnotherOriginIsNotSent(sameOrigin: Bool) throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let a = servers.a
+        let answered = sameOrigin ? "http://\(a.authority)/elsewhere.git" : "http://\(servers.b.authority)/"
+        let directory = try TemporaryDirectory()
+        let script = directory.appending("helper.sh")
+        try writeExecutable(
+            script,
+            """
+            #!/bin/sh
+            cat > /dev/null
+            [ "$1" = get ] && printf 'url=%s\\nusername=%s\\npassword=%s\\n' '\(answered)' \
+            '\(HTTPCredentialTests.user)' '\(HTTPCredentialTests.password)'
+            exit 0
+
+            """)
+        let config = directory.appending("gitconfig")
+        try "[credential]\n\thelper = \(script)\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = reproducibleGitEnvironment.merging([
+            "HOME": directory.path, "GIT_CONFIG_GLOBAL": config, "GIT_TERMINAL_PROMPT": "0",
+        ]) { $1 }
+        let url = "http://\(a.authority)/auth/small.git"
+        var mark = servers.mark()
+        let theirs = try git(["ls-remote", url], environment: environment, check: false)
+        let gitRequests = servers.requests(since: mark)
+        mark = servers.mark()
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        let ourRequests = servers.requests(since: mark)
+        // git sends the password to the origin that asked, whatever the helper said.
+        #expect(theirs.status == 0, "\(theirs.errorText)")
+        #expect(gitRequests.contains { HTTPCredentialTests.carries($0, HTTPCredentialTests.password) })
+        if sameOrigin {
+            #expect(ours.status == 0, "\(ours.errorText)")
+            #expect(ours.text == theirs.text)
+        } else {
+            #expect(ours.status == 128)
+            #expect(ours.errorText.contains("credential helper answered for another origin"), "\(ours.errorText)")
+            #expect(
+                !ourRequests.contains { HTTPCredentialTests.carries($0, HTTPCredentialTests.password) },
+                "\(ourRequests)")
+            #expect(!ours.errorText.contains(HTTPCredentialTests.password))
+        }
+    }
+}
