@@ -175,13 +175,7 @@ struct ObjectWalk {
                         } else {
                             guard seen.insert(link.id).inserted else { return }
                         }
-                        var path: [UInt8] = []
-                        path.reserveCapacity(prefix.count + 1 + name.count)
-                        if !prefix.isEmpty {
-                            path += prefix
-                            path.append(0x2f)
-                        }
-                        path += data[name]
+                        let path = Self.childPath(prefix, data[name])
                         try addPreferredBases(path: path)
                         objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
                         if link.type == .tree { subtreePaths.append(path) }
@@ -192,6 +186,20 @@ struct ObjectWalk {
             }
         }
         return true
+    }
+
+    /// The path of a tree entry named `name` in the tree at `prefix` (`prefix/name`, or `name`
+    /// at the root), as the walk hashes it for delta search.
+    @inline(__always)
+    static func childPath<Name: Collection<UInt8>>(_ prefix: [UInt8], _ name: Name) -> [UInt8] {
+        var path: [UInt8] = []
+        path.reserveCapacity(prefix.count + 1 + name.count)
+        if !prefix.isEmpty {
+            path += prefix
+            path.append(0x2f)
+        }
+        path += name
+        return path
     }
 
     /// The tree reader of ``addTreesReadAhead(_:seen:)``: walks the trees of `roots` depth first
@@ -347,13 +355,7 @@ struct ObjectWalk {
             // Entries are read in place; a path is made only for an object not seen before.
             try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
                 guard seen.insert(link.id).inserted else { return }
-                var path: [UInt8] = []
-                path.reserveCapacity(prefix.count + 1 + name.count)
-                if !prefix.isEmpty {
-                    path += prefix
-                    path.append(0x2f)
-                }
-                path += data[name]
+                let path = Self.childPath(prefix, data[name])
                 try addPreferredBases(path: path)
                 objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
                 if link.type == .tree { subtrees.append((link.id, path)) }
