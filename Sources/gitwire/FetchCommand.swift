@@ -191,6 +191,17 @@ struct FetchCommand: Subcommand {
             force: force, updateHeadOK: updateHeadOK, dryRun: dryRun, pruneTags: (parsed.isEmpty ? pruneTags : nil),
             writeFetchHead: writeFetchHead, appendFetchHead: append, refmap: refmapSpecs.isEmpty ? nil : refmapSpecs,
             reflogAction: Self.reflogAction(words), configuration: configuration)
+        // git's fetch knows two `fetch.output` values (any case) and dies on any other before a
+        // ref moves, with FETCH_HEAD already opened (emptied) for writing.
+        let output = try configuration.string("fetch.output")
+        if let output, !["full", "compact"].contains(output.lowercased()) {
+            if !append && writeFetchHead && !dryRun {
+                try FileSystem.writeAtomically(
+                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
+                    temporaryPrefix: ".FETCH_HEAD-")
+            }
+            throw UsageError("invalid value for 'fetch.output': '\(output)'")
+        }
         let result: FetchResult
         do {
             result = try recording.saving {
@@ -212,7 +223,7 @@ struct FetchCommand: Subcommand {
         var report = FetchReport(
             changes: result.changes, url: remoteSettings.url, verbose: verbose, quiet: arguments.quiet,
             dryRun: dryRun, abbreviation: FetchReport.Abbreviation(configuration: configuration, objects: objects))
-        report.compact = (try? configuration.string("fetch.output"))??.lowercased() == "compact"
+        report.compact = output?.lowercased() == "compact"
         Console.writeError(report.text)
         if result.changes.contains(where: { $0.error?.isNameConflict == true }) {
             Console.writeError(

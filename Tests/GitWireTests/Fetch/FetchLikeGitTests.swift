@@ -331,6 +331,19 @@ struct FetchLikeGitTests {
         }
     }
 
+    /// `fetch.output` other than `full` or `compact` (any case): git dies before a ref moves,
+    /// FETCH_HEAD emptied; `FULL` is the default format.
+    @Test(arguments: [0, 2])
+    func invalidOutputSetting(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        for (index, value) in ["bogus", "FULL"].enumerated() {
+            let configured = scenario.directory.appending("output-\(version)-\(index)")
+            try run(["cp", "-a", scenario.template, configured])
+            try git(["config", "fetch.output", value], in: configured)
+            try expectSame([], version: version, name: "output-\(version)-\(index)", from: configured)
+        }
+    }
+
     /// A remote whose URL is a relative path (`../relative-<version>.git`), fetched from a subdirectory:
     /// git fetches from the top of the work tree, so the path is found from there, whether
     /// configured or given on the command line.
