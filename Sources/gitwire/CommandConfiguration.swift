@@ -105,7 +105,7 @@ enum CommandConfiguration {
     static func isRelativeLocalURL(_ url: String) -> Bool {
         let colon = url.firstIndex(of: ":")
         let slash = url.firstIndex(of: "/")
-        let isLocal = !url.contains("://") && (colon == nil || (slash != nil && slash! < colon!))
+        let isLocal = !url.utf8.containsSubsequence("://".utf8) && (colon == nil || (slash != nil && slash! < colon!))
         return isLocal && !url.hasPrefix("/")
     }
 
