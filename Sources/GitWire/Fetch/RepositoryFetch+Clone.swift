@@ -46,7 +46,8 @@ extension RepositoryFetch {
         // rest, each added where `git config --add` adds it.
         var config = GitConfig([core])
         for entry in options.cloneConfiguration {
-            config.add(String(entry.section), entry.subsection.map(String.init), String(entry.key), entry.value ?? "true")
+            config.add(
+                String(entry.section), entry.subsection.map(String.init), String(entry.key), entry.value ?? "true")
         }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
         if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
@@ -82,7 +83,8 @@ extension RepositoryFetch {
     ) throws -> HeadState {
         let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
         let reflog = Reflog(
-            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory, policy: .normal,
+            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory,
+            policy: Reflog.policy(configuration, bare: false),
             identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
         let message = "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
         let defaultBranch = (try? configuration.string("init.defaultBranch")) ?? nil
