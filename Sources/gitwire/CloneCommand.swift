@@ -104,8 +104,10 @@ struct CloneCommand: Subcommand {
             Console.writeError("error: \(maskedForTerminal(message))\n")
             throw UsageError("unable to write parameters to config file")
         }
-        // git's clone: -o, else clone.defaultRemoteName, else origin.
-        let originName = try origin ?? CommandConfiguration.load().string("clone.defaultRemoteName") ?? "origin"
+        // git's clone: -o, else clone.defaultRemoteName (a -c one too: git reads the new
+        // configuration again once the -c entries are in it), else origin.
+        let originName =
+            try origin ?? (configuration ?? CommandConfiguration.load()).string("clone.defaultRemoteName") ?? "origin"
         if (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) == nil {
             throw ValidationError("'\(originName)' is not a valid remote name")
         }

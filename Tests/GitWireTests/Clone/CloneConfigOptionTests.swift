@@ -30,6 +30,10 @@ struct CloneConfigOptionTests {
             (["-c", "url.\(base).insteadOf=srv:"], "srv:source"),
             (["-c", "flag"], url), (["-c", "="], url), (["-c", "a.=x"], url), (["-c", "a.b c=x"], url),
             (["--depth=1", "-c", "core.logAllRefUpdates=false"], url),
+            // clone.defaultRemoteName given with -c names the remote (-o still wins).
+            (["-c", "clone.defaultRemoteName=upstream", "-c", "remote.origin.fetch=+refs/heads/*:refs/o/*"], url),
+            (["-o", "mine", "-c", "clone.defaultRemoteName=upstream"], url),
+            (["-c", "clone.defaultRemoteName=bad..name"], url),
         ].enumerated() {
             for version in [0, 2] {
                 try tests.expectSameClone(options, url: cloned, version: version, name: "config-\(version)-\(index)")
