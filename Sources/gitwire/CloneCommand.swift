@@ -132,6 +132,10 @@ struct CloneCommand: Subcommand {
 
     /// The configuration the clone's connection reads: git's, with the `-c` entries as the new
     /// repository's own (after the global ones, before the command line's); nil without any.
+    /// They are given the command line's scope so that `git credential`, which gitwire runs
+    /// before the new repository is complete, reads them too (in `GIT_CONFIG_PARAMETERS`, before
+    /// the command line's own, so these still win), as git's transport reads the new repository's
+    /// `credential.*`.
     private static func configuration(adding entries: [ConfigEntry], target: String, bare: Bool) throws
         -> GitConfiguration?
     {
@@ -139,7 +143,7 @@ struct CloneCommand: Subcommand {
         var configuration = try CommandConfiguration.load()
         let file = bare ? "\(target)/config" : "\(target)/.git/config"
         let local = entries.map {
-            ConfigEntry(name: $0.name, value: $0.value ?? "true", scope: .local, origin: .file(file), line: 0)
+            ConfigEntry(name: $0.name, value: $0.value ?? "true", scope: .command, origin: .file(file), line: 0)
         }
         let commandLine = configuration.entries.firstIndex { $0.scope == .command } ?? configuration.entries.endIndex
         configuration.entries.insert(contentsOf: local, at: commandLine)

@@ -119,6 +119,30 @@ struct CloneConfigOptionTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("bad")))
     }
 
+    /// A credential helper given with -c answers the clone's 401, as git's does.
+    @Test func credentialHelperGivenWithConfigIsAsked() throws {
+        let server = try Self.server.get()
+        let home = try ConfigHome()
+        let directory = try TemporaryDirectory()
+        let helper = directory.appending("helper.sh")
+        try "#!/bin/sh\necho username=\(server.username)\necho password=\(server.password)\n".write(
+            toFile: helper, atomically: true, encoding: .utf8)
+        try run(["chmod", "+x", helper])
+        let options = ["-c", "credential.helper=!\(helper)"]
+        let url = server.url("/auth/small.git")
+        let theirs = try home.git(
+            ["clone", "--no-checkout"] + options + [url, "git"], in: directory.path, extra: ["GIT_TERMINAL_PROMPT": "0"]
+        )
+        let ours = try home.gitwire(
+            ["clone"] + options + [url, "ours"], in: directory.path, extra: ["GIT_TERMINAL_PROMPT": "0"])
+        #expect(theirs.status == 0)
+        #expect(ours.status == theirs.status, "\(ours.errorText)")
+        #expect(!ours.errorText.contains(server.password))
+        #expect(
+            try gitText(["for-each-ref"], in: directory.appending("ours"))
+                == gitText(["for-each-ref"], in: directory.appending("git")))
+    }
+
     /// git's clone also fetches the refspecs of `remote.<origin>.fetch` given with -c (and takes
     /// its url, mirror and tagOpt): gitwire refuses them, before anything is made.
     @Test func theRemotesOwnFetchSettingsAreRefused() throws {
