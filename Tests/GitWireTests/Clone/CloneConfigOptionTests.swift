@@ -83,7 +83,9 @@ struct CloneConfigOptionTests {
             let theirRequests = ConfigHTTPTests.requests(server, after: start)
             start = server.loggedRequests().count
             let ours = try home.gitwire(
-                ["clone", "--progress"] + options + [server.url("/git/small.git"), "ours-\(version)"],
+                ["clone", "--progress", "--record=ours-\(version).session"] + options + [
+                    server.url("/git/small.git"), "ours-\(version)",
+                ],
                 in: directory.path)
             let ourRequests = ConfigHTTPTests.requests(server, after: start)
             #expect(ours.status == 0 && theirs.status == 0, "\(ours.errorText)")
@@ -99,7 +101,12 @@ struct CloneConfigOptionTests {
                     == theirRequests.map {
                         $0.split(separator: " ").prefix(2)
                     })
-            for output in [ours.text, ours.errorText] {
+            // The recording keeps the command line, without the settings' values.
+            let recording = String(
+                decoding: try Data(contentsOf: URL(fileURLWithPath: directory.appending("ours-\(version).session"))),
+                as: UTF8.self)
+            #expect(recording.contains("-c http.extraHeader=…"))
+            for output in [ours.text, ours.errorText, recording] {
                 #expect(!output.contains("secret-1") && !output.contains("secret-2"))
             }
             let theirConfig = try String(
