@@ -126,6 +126,31 @@ struct CloneConfigOptionTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("bad")))
     }
 
+    /// core.sshCommand given with -c runs the clone's ssh, with git's command line.
+    @Test func sshCommandGivenWithConfigRunsTheClonesSSH() throws {
+        let source = try CloneWorkTreeTests.source.get()
+        let directory = try TemporaryDirectory()
+        let home = try ConfigHome()
+        for side in ["git", "ours"] {
+            try writeFakeSSH(directory.appending("ssh-\(side)"), log: directory.appending("\(side).log"))
+        }
+        let url = "ssh://example.invalid\(source.path)"
+        let theirs = try home.git(
+            ["clone", "-q", "--no-checkout", "-c", "core.sshCommand=\(directory.appending("ssh-git"))", url, "git"],
+            in: directory.path)
+        let ours = try home.gitwire(
+            ["clone", "-q", "-c", "core.sshCommand=\(directory.appending("ssh-ours"))", url, "ours"], in: directory.path
+        )
+        #expect(theirs.status == 0)
+        expectSame((theirs, ours))
+        #expect(
+            try String(contentsOfFile: directory.appending("ours.log"), encoding: .utf8)
+                == String(contentsOfFile: directory.appending("git.log"), encoding: .utf8))
+        #expect(
+            try gitText(["for-each-ref"], in: directory.appending("ours"))
+                == gitText(["for-each-ref"], in: directory.appending("git")))
+    }
+
     /// A credential helper given with -c answers the clone's 401, as git's does.
     @Test func credentialHelperGivenWithConfigIsAsked() throws {
         let server = try Self.server.get()
