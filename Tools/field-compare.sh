@@ -415,7 +415,7 @@ scenario fetch/remotes-group s_fetch_group "remotes.<group>"
 scenario fetch/fetch.output=compact s_fetch_compact
 scenario fetch/branch.remote+merge s_fetch_branch_remote "FETCH_HEAD marks branch.main.merge"
 scenario ls-remote/includeIf s_ls_includeif "insteadOf from an includeIf gitdir: file"
-scenario clone/-c-clone.defaultRemoteName s_clone_default_remote_name "clone's own -c/--config: not supported (known)"
+scenario clone/-c-clone.defaultRemoteName s_clone_default_remote_name "clone's own -c/--config"
 scenario clone/global-clone.defaultRemoteName s_clone_config_default_remote_name
 scenario push/default-matching s_push_default_matching
 scenario push/default-nothing s_push_default_nothing

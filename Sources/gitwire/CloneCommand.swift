@@ -11,7 +11,11 @@ struct CloneCommand: Subcommand {
         reflogs, as git clone --no-checkout leaves it: no file is checked out (run git checkout \
         or git switch there to fill the work tree). With --bare or --mirror, the bare repository \
         git clone --bare makes. git uses either as its own. On error prints `fatal: <message>`, \
-        exits 128 and leaves nothing behind; a usage mistake exits 129.
+        exits 128 and leaves nothing behind; a usage mistake exits 129. Each -c <key>=<value> \
+        is added to the new repository's configuration (as git config --add adds it, in order; \
+        without =, the value is true) before the fetch, so that it applies to the clone's own \
+        connection (http.extraHeader, http.<url>.*, protocol.version, ...), as git clone -c does; \
+        remote.<origin>.fetch, .url, .mirror and .tagOpt are refused (exit 128).
         """
 
     static var options: [CommandOption<Self>] {
@@ -28,6 +32,9 @@ struct CloneCommand: Subcommand {
             },
             .flag(nil, "no-tags", \.noTags, help: "Clone no tags, and fetch none later (remote.<name>.tagOpt)."),
             .value("o", "origin", valueName: "name", \.origin, help: "Name the remote this instead of origin."),
+            .values(
+                "c", "config", valueName: "key=value", \.config,
+                help: "Set a configuration variable in the new repository, before the fetch (repeatable)."),
         ] + FetchArguments.options(at: \.arguments)
     }
 
@@ -47,6 +54,7 @@ struct CloneCommand: Subcommand {
     var singleBranch: Bool?
     var noTags = false
     var origin: String?
+    var config: [String] = []
     var arguments = FetchArguments()
     var repository: String?
     var directory: String?
@@ -68,9 +76,16 @@ struct CloneCommand: Subcommand {
         guard let target = directory ?? RemoteURL.cloneDirectoryName(for: repository, bare: isBare) else {
             throw UsageError("No directory name could be guessed.\nPlease specify a directory on the command line")
         }
-        let (remote, recording) = try arguments.remote(repository)
+        // git's clone writes the -c entries into the new configuration before it reads it for
+        // the fetch: they apply to the clone's own connection. A bad one fails after `Cloning
+        // into` (git writes them once the repository is made).
+        let newEntries = Result { () throws(ConfigError) -> [ConfigEntry] in
+            try config.map { argument throws(ConfigError) in try ConfigParameters.entry(argument: argument) }
+        }
+        let configuration = try Self.configuration(adding: (try? newEntries.get()) ?? [], target: target, bare: isBare)
+        let (remote, recording) = try arguments.remote(repository, configuration: configuration)
         // Options are checked before anything is said or done, as git checks them.
-        let fetchOptions = try arguments.fetchOptions()
+        let fetchOptions = try arguments.fetchOptions(configuration: configuration)
         // git refuses a destination that is there before it says anything.
         if FileSystem.exists(target) {
             let contents = FileSystem.isDirectory(target) ? try FileSystem.contents(ofDirectory: target) : nil
@@ -80,17 +95,29 @@ struct CloneCommand: Subcommand {
             Console.writeError(
                 isBare ? "Cloning into bare repository '\(target)'...\n" : "Cloning into '\(target)'...\n")
         }
-        // git's clone: -o, else clone.defaultRemoteName, else origin.
-        let originName = try origin ?? CommandConfiguration.load().string("clone.defaultRemoteName") ?? "origin"
+        if case .failure(let error) = newEntries {
+            // git's message names the key; a value (after `=`) is never shown, whatever it holds.
+            var message = error.reason ?? error.description
+            if message.hasPrefix("bogus config parameter: "), let equals = message.firstIndex(of: "=") {
+                message = String(message[...equals])
+            }
+            Console.writeError("error: \(maskedForTerminal(message))\n")
+            throw UsageError("unable to write parameters to config file")
+        }
+        // git's clone: -o, else clone.defaultRemoteName (a -c one too: git reads the new
+        // configuration again once the -c entries are in it), else origin.
+        let originName =
+            try origin ?? (configuration ?? CommandConfiguration.load()).string("clone.defaultRemoteName") ?? "origin"
         if (try? Refspec("refs/heads/test:refs/remotes/\(originName)/test")) == nil {
             throw ValidationError("'\(originName)' is not a valid remote name")
         }
         let display = FetchDisplay(showsProgress: arguments.showsProgress)
         var configuredURL = repository
         if isLocalPath { configuredURL = try Self.absolutePath(repository) }
-        let options = RepositoryFetchOptions(
+        var options = RepositoryFetchOptions(
             fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL, tags: noTags ? FetchTags.none : nil,
             bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)
+        options.cloneConfiguration = (try? newEntries.get()) ?? []
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
@@ -101,6 +128,26 @@ struct CloneCommand: Subcommand {
             Console.writeError("warning: You appear to have cloned an empty repository.\n")
         }
         return 0
+    }
+
+    /// The configuration the clone's connection reads: git's, with the `-c` entries as the new
+    /// repository's own (after the global ones, before the command line's); nil without any.
+    /// They are given the command line's scope so that `git credential`, which gitwire runs
+    /// before the new repository is complete, reads them too (in `GIT_CONFIG_PARAMETERS`, before
+    /// the command line's own, so these still win), as git's transport reads the new repository's
+    /// `credential.*`.
+    private static func configuration(adding entries: [ConfigEntry], target: String, bare: Bool) throws
+        -> GitConfiguration?
+    {
+        guard !entries.isEmpty else { return nil }
+        var configuration = try CommandConfiguration.load()
+        let file = bare ? "\(target)/config" : "\(target)/.git/config"
+        let local = entries.map {
+            ConfigEntry(name: $0.name, value: $0.value ?? "true", scope: .command, origin: .file(file), line: 0)
+        }
+        let commandLine = configuration.entries.firstIndex { $0.scope == .command } ?? configuration.entries.endIndex
+        configuration.entries.insert(contentsOf: local, at: commandLine)
+        return configuration
     }
 
     private static func absolutePath(_ path: String) throws -> String {

@@ -39,9 +39,10 @@ struct FetchArguments {
         try connection.remote(repository, configuration: configuration)
     }
 
-    /// The negotiation options these arguments ask for.
-    func fetchOptions(unshallow: Bool = false) throws -> FetchOptions {
-        let version = try connection.version()
+    /// The negotiation options these arguments ask for (`protocol.version` from `configuration`,
+    /// else from the configuration git would read here).
+    func fetchOptions(unshallow: Bool = false, configuration: GitConfiguration? = nil) throws -> FetchOptions {
+        let version = try connection.version(configuration: configuration)
         var depthCount: Int?
         if let depth {
             // As git words it, for anything but a positive decimal that fits.

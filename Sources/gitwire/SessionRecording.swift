@@ -13,11 +13,30 @@ struct SessionRecording {
     /// Starts recording everything `remote` sends and receives.
     init(path: String, remote: inout Remote) {
         self.path = path
-        // Credentials in a URL (`https://user:password@host/…`) never reach the fixture.
-        let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--record") }
+        // Credentials in a URL (`https://user:password@host/…`) never reach the fixture, nor the
+        // values of `-c`/`--config` settings (an `http.extraHeader` is often one).
+        let arguments = Self.withoutConfigValues(CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--record") })
             .map(RemoteURL.withoutCredentials)
         let command = (["gitwire"] + arguments).joined(separator: " ")
         remote.transport = RecordingTransport(wrapping: remote.transport, recorder: recorder, command: command)
+    }
+
+    /// `arguments` with the value of each `-c`/`--config` setting (git's and clone's) replaced
+    /// by `…`: `-c http.extraHeader=…`.
+    static func withoutConfigValues(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var settingNext = false
+        for argument in arguments {
+            let isSetting =
+                settingNext || argument.hasPrefix("--config=") || (argument.hasPrefix("-c") && argument.count > 2)
+            settingNext = argument == "-c" || argument == "--config"
+            if isSetting, let equals = argument.dropFirst(argument.hasPrefix("--config=") ? 9 : 0).firstIndex(of: "=") {
+                result.append(argument[...equals] + "…")
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
     }
 
     /// Plays the session in the fixture at `path` back to `remote`'s client: no connection is made.

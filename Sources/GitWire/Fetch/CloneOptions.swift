@@ -67,6 +67,14 @@ public struct RepositoryFetchOptions: Sendable {
     public var branch: String?
     /// Whether a clone takes only one branch (`--single-branch`); nil: only for a shallow clone.
     public var singleBranch: Bool?
+    /// Entries a clone writes into the new repository's configuration before it fetches
+    /// (`git clone -c <key>=<value>`): in order, each added as `git config --add` adds it (at the
+    /// end of the last section of its name, else in a new section), after `core` and before the
+    /// remote's and the branch's entries; an entry with no value is written `true`. A clone that
+    /// reads its configuration from the new repository (``configuration`` nil) sees them. The
+    /// remote's `fetch`, `url`, `mirror` and `tagOpt` (`remote.<originName>.*`), which change
+    /// what git's clone fetches, are refused (``FetchRefMapError``) before anything is made.
+    public var cloneConfiguration: [ConfigEntry] = []
     /// The repository's configuration, as git reads it for the fetch; nil: read with
     /// ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` and the process's
     /// environment.
@@ -108,6 +116,13 @@ public struct RepositoryFetchOptions: Sendable {
     /// The refspecs a clone follows: the branches (under `refs/remotes/<origin>/` unless bare),
     /// and the tags unless ``tags`` is ``FetchTags/none``; every ref for a mirror.
     func cloneRefspecs() throws -> [Refspec] {
+        for entry in cloneConfiguration where entry.section == "remote" && entry.subsection == originName[...] {
+            if ["fetch", "url", "mirror", "tagopt"].contains(entry.key) {
+                throw FetchRefMapError(
+                    "\(entry.name) cannot be set by clone's -c/--config in gitwire (git's clone would use it "
+                        + "for the clone itself); set it with git config after the clone")
+            }
+        }
         if !refspecs.isEmpty { return refspecs }
         if mirror { return [try! Refspec("+refs/*:refs/*")] }
         // git's valid_remote_name: the name must make a valid refspec.

@@ -42,6 +42,13 @@ extension RepositoryFetch {
                     ("logallrefupdates", "true"),
                 ])
         if filter != nil || format != .sha1 { core.entries[0].value = "1" }
+        // git's clone: `init`'s core, then the `-c` entries, then the remote's entries and the
+        // rest, each added where `git config --add` adds it.
+        var config = GitConfig([core])
+        for entry in options.cloneConfiguration {
+            config.add(
+                String(entry.section), entry.subsection.map(String.init), String(entry.key), entry.value ?? "true")
+        }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
         if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
         if options.mirror {
@@ -50,15 +57,14 @@ extension RepositoryFetch {
             origin.append(("fetch", fetchRefspec))
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
-        var sections = [core, GitConfig.Section("remote", options.originName, origin)]
+        for (key, value) in origin { config.add("remote", options.originName, key, value) }
         // git's clone adds the format once it knows the remote's, then the tracking branch.
-        if format != .sha1 { sections.append(GitConfig.Section("extensions", nil, [("objectformat", format.name)])) }
+        if format != .sha1 { config.add("extensions", nil, "objectformat", format.name) }
         if let branch {
-            sections.append(
-                GitConfig.Section(
-                    "branch", branch, [("remote", options.originName), ("merge", "refs/heads/\(branch)")]))
+            config.add("branch", branch, "remote", options.originName)
+            config.add("branch", branch, "merge", "refs/heads/\(branch)")
         }
-        return GitConfig(sections)
+        return config
     }
 
     func writeCloneConfig(_ config: GitConfig, in repository: Repository) throws {
@@ -77,7 +83,8 @@ extension RepositoryFetch {
     ) throws -> HeadState {
         let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
         let reflog = Reflog(
-            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory, policy: .normal,
+            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory,
+            policy: Reflog.policy(configuration, bare: false),
             identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
         let message = "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
         let defaultBranch = (try? configuration.string("init.defaultBranch")) ?? nil

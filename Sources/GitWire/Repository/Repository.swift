@@ -174,6 +174,16 @@ public struct GitConfig: Hashable, Sendable {
     /// A configuration of `sections`.
     public init(_ sections: [Section]) { self.sections = sections }
 
+    /// Adds `key = value` as `git config --add` adds it to a file: at the end of the last
+    /// section named `name` and `subsection`, else in a new section at the end.
+    public mutating func add(_ name: String, _ subsection: String?, _ key: String, _ value: String) {
+        if let index = sections.lastIndex(where: { $0.name == name && $0.subsection == subsection }) {
+            sections[index].entries.append((key, value))
+        } else {
+            sections.append(Section(name, subsection, [(key, value)]))
+        }
+    }
+
     /// The `core` section `git init --bare` writes on Linux.
     public static let bareCore = Section(
         "core", nil, [("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "true")])

@@ -179,6 +179,15 @@ public enum ConfigParameters {
         }
     }
 
+    /// One `key=value` argument as `git clone -c` (and `git_config_parse_parameter`) reads it:
+    /// split at the first `=`, the key trimmed and made canonical (``canonicalName(_:)``), an
+    /// argument without `=` has no value (git writes it as `true`). Throws
+    /// ``ConfigError/commandLine(reason:)`` with git's message (`bogus config parameter: …`,
+    /// `key does not contain a section: …`, …).
+    public static func entry(argument: String) throws(ConfigError) -> ConfigEntry {
+        try oldStyle(argument)
+    }
+
     /// An old-style `key=value` item (`git_config_parse_parameter`): split at the first `=`,
     /// the key trimmed; no `=` means no value.
     private static func oldStyle(_ item: String) throws(ConfigError) -> ConfigEntry {
