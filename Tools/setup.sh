@@ -4,11 +4,12 @@
 # and the tools the tests and scripts use (timeout, unshare, ip, /usr/bin/time, ssh and sshd for
 # the ssh:// tests), libcurl (loaded at run time for http(s)://; its headers for the build), and
 # python3 and openssl for the HTTP(S) test server and its throwaway certificate authority; for the
-# benchmarks in Tools/, hyperfine (timing whole commands) and strace (Tools/bench-clone.sh's stages).
+# benchmarks in Tools/, hyperfine (timing whole commands) and strace (Tools/bench-clone.sh's stages);
+# valgrind for the release build's function order (Tools/function-order.sh).
 set -euo pipefail
 
 packages=(git zlib1g-dev libdeflate-dev libcurl4-openssl-dev coreutils util-linux iproute2 time ca-certificates
-    openssh-client openssh-server python3 openssl hyperfine strace)
+    openssh-client openssh-server python3 openssl hyperfine strace valgrind)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
