@@ -21,7 +21,15 @@ struct PushCommand: Subcommand {
 
     static var options: [CommandOption<Self>] {
         [
-            .flag("q", "quiet", \.quiet, help: "Print nothing unless something fails."),
+            // git's OPT__VERBOSITY: each -v one more, each -q one less, the last direction wins.
+            .toggle("q", "quiet", help: "Print nothing unless something fails.") { command, on in
+                command.verbosity = on ? (command.verbosity <= 0 ? command.verbosity - 1 : -1) : 0
+            },
+            .toggle("v", "verbose", help: "Also show the URL, refs that are up to date and tracking refs updated.") {
+                command, on in
+                command.verbosity = on ? (command.verbosity >= 0 ? command.verbosity + 1 : 1) : 0
+            },
+            .flag("u", "set-upstream", \.setUpstream, help: "Make each branch pushed track the branch it was pushed to."),
             .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
             .flag(nil, "no-progress", \.noProgress, help: "Show no progress, even on a terminal."),
             .flag("f", "force", \.force, help: "Allow non-fast-forward updates."),
@@ -62,7 +70,11 @@ struct PushCommand: Subcommand {
         ]
     }
 
-    var quiet = false
+    /// git's verbosity: below 0 with -q, above 0 with -v.
+    var verbosity = 0
+    var quiet: Bool { verbosity < 0 }
+    var verbose: Bool { verbosity > 0 }
+    var setUpstream = false
     var progress = false
     var noProgress = false
     var force = false
@@ -164,17 +176,26 @@ struct PushCommand: Subcommand {
                     """.utf8))
         }
         var matching = false
+        var setsUpstream = setUpstream
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.
         if specs.isEmpty && !all && !tags && !mirroring && !configuredPushes.isEmpty {
             specs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         }
         if specs.isEmpty && !all && !tags && !mirroring {
+            let autoSetupRemote = try configuration.bool("push.autosetupremote") ?? false
             switch try Self.defaultRefspec(
-                configuration: configuration, refs: refStore, remoteName: repository)
+                configuration: configuration, refs: refStore, remoteName: repository, autoSetupRemote: autoSetupRemote)
             {
             case .matching: matching = true
-            case .refspec(let spec): specs = [spec]
+            case .refspec(let spec):
+                specs = [spec]
+                // git's push.autoSetupRemote: a default push of a branch with no upstream sets it.
+                if autoSetupRemote, let source = spec.source, source.hasPrefix("refs/heads/"),
+                    try configuration.all("branch.\(source.dropFirst("refs/heads/".count)).merge").isEmpty
+                {
+                    setsUpstream = true
+                }
             }
         }
         // --receive-pack names the program of the live connection, recorded or not; a replay
@@ -212,6 +233,7 @@ struct PushCommand: Subcommand {
         }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
+        if verbose { Console.writeError("Pushing to \(shown)\n") }
         let result: PushResult
         do {
             result = try recording.saving {
@@ -272,8 +294,21 @@ struct PushCommand: Subcommand {
         let failed = !result.succeeded
         let head = try? refStore.head()
         if porcelain || !quiet || failed {
-            let text = Self.summary(result, url: shown, porcelain: porcelain)
+            let text = Self.summary(result, url: shown, porcelain: porcelain, verbose: verbose)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+        }
+        if setsUpstream {
+            try Self.setUpstreams(
+                result, remote: repository, refs: refStore, configuration: configuration,
+                dryRun: dryRun, quiet: quiet)
+        }
+        if verbose && !dryRun {
+            // git's transport_update_tracking_ref, told with -v.
+            for ref in result.refs where ref.status == .ok || ref.status == .upToDate {
+                if let local = tracking.lazy.compactMap({ $0.destination(for: ref.destination) }).first {
+                    Console.writeError("updating local tracking ref '\(local)'\n")
+                }
+            }
         }
         for error in result.trackingErrors {
             Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
