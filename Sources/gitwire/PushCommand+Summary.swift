@@ -6,7 +6,8 @@ extension PushCommand {
     static func summary(_ result: PushResult, url: String, porcelain: Bool, verbose: Bool = false) -> String {
         var text = ""
         let shown =
-            result.refs.filter { (porcelain || verbose) && $0.status == .upToDate } + result.refs.filter { $0.status == .ok }
+            result.refs.filter { (porcelain || verbose) && $0.status == .upToDate }
+            + result.refs.filter { $0.status == .ok }
             + result.refs.filter { $0.status != .ok && $0.status != .upToDate }
         guard !shown.isEmpty else { return "" }
         text += "To \(url)\n"

@@ -24,7 +24,9 @@ extension PushCommand {
             let merge = ref.destination
             let short = String(merge.dropFirst("refs/heads/".count))
             if dryRun {
-                if !quiet { try Console.writeOutput("Would set upstream of '\(branch)' to '\(short)' of '\(remote)'\n") }
+                if !quiet {
+                    try Console.writeOutput("Would set upstream of '\(branch)' to '\(short)' of '\(remote)'\n")
+                }
                 continue
             }
             let file = "\(refs.commonDirectory)/config"
@@ -38,10 +40,10 @@ extension PushCommand {
                     if rebasing { try editor.set("branch.\(branch).rebase", to: "true", file: file) }
                 }
                 for warning in warnings { Console.writeError("warning: \(warning)\n") }
-            } catch let error as ConfigFileEdit.LockedError {
+            } catch is ConfigFileEdit.LockedError {
                 Console.writeError(
                     """
-                    error: \(error.description)
+                    error: could not lock config file \(displayedConfigPath(file)): File exists
                     error: unable to write upstream branch configuration
                     hint: \n\
                     hint: After fixing the error cause you may try to fix up
@@ -58,4 +60,13 @@ extension PushCommand {
         }
     }
 
+    /// The configuration file as git names it in its messages: `.git/config` in a work tree git
+    /// found by itself (it works from the top of the work tree, with `.git` as its directory),
+    /// the path otherwise.
+    static func displayedConfigPath(_ file: String) -> String {
+        guard Environment.value("GIT_DIR") == nil, let location = try? RepositoryLocation.discover(),
+            let workTree = location.workTree, file == "\(workTree)/.git/config"
+        else { return file }
+        return ".git/config"
+    }
 }

@@ -29,7 +29,8 @@ struct PushCommand: Subcommand {
                 command, on in
                 command.verbosity = on ? (command.verbosity >= 0 ? command.verbosity + 1 : 1) : 0
             },
-            .flag("u", "set-upstream", \.setUpstream, help: "Make each branch pushed track the branch it was pushed to."),
+            .flag(
+                "u", "set-upstream", \.setUpstream, help: "Make each branch pushed track the branch it was pushed to."),
             .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
             .flag(nil, "no-progress", \.noProgress, help: "Show no progress, even on a terminal."),
             .flag("f", "force", \.force, help: "Allow non-fast-forward updates."),

@@ -73,7 +73,7 @@ public struct ConfigEditor: Hashable, Sendable {
                 if index == last + 1 && !GitCType.isAlpha(byte) { throw .invalidKey(reason: "invalid key: \(key)") }
                 canonical.append(GitCType.lower(byte))
             } else {
-                if byte == 0x0a { throw .invalidKey(reason: "invalid key (newline): \(key)") }
+                if byte == 0x0a || byte == 0 { throw .invalidKey(reason: "invalid key (newline): \(key)") }
                 canonical.append(byte)
             }
         }
@@ -279,7 +279,9 @@ public struct ConfigEditor: Hashable, Sendable {
             let matches = !addOnly && name == key
             if keySeen {
                 if matches {
-                    if seen.count == 1 { warnings.append("\(String(decoding: name, as: UTF8.self)) has multiple values") }
+                    if seen.count == 1 {
+                        warnings.append("\(String(decoding: name, as: UTF8.self)) has multiple values")
+                    }
                     seen.append(parsed.count)
                 }
             } else if inKeysSection {
