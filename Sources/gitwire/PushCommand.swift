@@ -29,6 +29,21 @@ struct PushCommand: Subcommand {
                 command, on in
                 command.verbosity = on ? (command.verbosity >= 0 ? command.verbosity + 1 : 1) : 0
             },
+            .toggle(nil, "verify", help: "--no-verify: push even though a pre-push hook exists (gitwire runs none).") {
+                $0.verify = $1
+            },
+            .optionalValue("signed", valueName: "mode", help: "Refused unless false: gitwire signs no pushes.") {
+                command, value, undone in
+                command.signed = undone ? nil : value ?? "true"
+            },
+            .optionalValue(
+                "recurse-submodules", valueName: "no", help: "Only no: gitwire does not push submodules."
+            ) { command, value, undone in
+                guard undone || value != nil else {
+                    throw UsageError("option `recurse-submodules' requires a value")
+                }
+                command.recurseSubmodules = undone ? nil : value
+            },
             .flag(
                 "u", "set-upstream", \.setUpstream, help: "Make each branch pushed track the branch it was pushed to."),
             .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
@@ -76,6 +91,9 @@ struct PushCommand: Subcommand {
     var quiet: Bool { verbosity < 0 }
     var verbose: Bool { verbosity > 0 }
     var setUpstream = false
+    var verify = true
+    var signed: String?
+    var recurseSubmodules: String?
     var progress = false
     var noProgress = false
     var force = false
@@ -96,6 +114,8 @@ struct PushCommand: Subcommand {
     var refspecs: [String] = []
 
     func execute() throws -> Int32 {
+        try Self.checkSigned(signed)
+        try Self.checkRecurseSubmodules(recurseSubmodules)
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
         // Refspecs are read in the repository's format (a negative one may not be an object id).
@@ -234,7 +254,11 @@ struct PushCommand: Subcommand {
         }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
-        if verbose { Console.writeError("Pushing to \(shown)\n") }
+        if verbose {
+            Console.writeError("Pushing to \(shown)\n")
+            FetchCommand.announceConnection(pushing)
+        }
+        try Self.checkPrePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify)
         let result: PushResult
         do {
             result = try recording.saving {

@@ -207,6 +207,9 @@ package enum FileSystem {
         return UInt32(info.st_mode & 0o7777)
     }
 
+    /// Whether `path` may be executed by this process (`access(X_OK)`).
+    package static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
     /// Whether something exists at `path`.
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
