@@ -228,6 +228,11 @@ struct PushCommand: Subcommand {
         defer { programOutput.release() }
         let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
             remote.programErrorOutput = programOutput.output
+            if verbose, var http = remote.transport as? HTTPTransport {
+                // git's remote helper runs at verbosity 2 under `push -v`.
+                http.options.postAnnouncement = { Console.writeError("\($0)\n") }
+                remote.transport = http
+            }
             guard let command else { return }
             if var local = remote.transport as? LocalTransport {
                 local.receivePack = command

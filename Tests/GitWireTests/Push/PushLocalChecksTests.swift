@@ -23,6 +23,59 @@ import Testing
         try scenario.expectSameAsGit(options + [daemon.url("served.git"), "main", "main~4:refs/heads/old"])
     }
 
+    /// git's remote helper at verbosity 2: `POST git-receive-pack (<n> bytes)` for a body within
+    /// `http.postBuffer`, `(chunked)` after the probe for a larger one; none with `-v -q`. The
+    /// byte counts differ between git and gitwire (the agent capability, the pack): each must be
+    /// the `Content-Length` the server saw; the rest of the output is git's byte for byte.
+    @Test("push -v over smart HTTP as git's (the POST lines)", arguments: [false, true])
+    func verboseOverHTTP(_ large: Bool) throws {
+        let scenario = try PushScenario()
+        if large { try PushHTTPTests.addRandomFile(scenario, bytes: 300_000, name: "large.bin") }
+        let server = try HTTPServer(root: scenario.root, loggedHeaders: ["Content-Length"])
+        let environment = reproducibleGitEnvironment.merging(
+            PushHTTPTests.credentialEnvironment(server, extra: [("http.postBuffer", "128k")])
+        ) { $1 }
+        let counted = try NSRegularExpression(pattern: "\\(([0-9]+) bytes\\)")
+        func announced(_ text: String) -> [String] {
+            counted.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+                String(text[Range($0.range(at: 1), in: text)!])
+            }
+        }
+        func lengths(since mark: Int) -> [String] {
+            server.loggedRequests()[mark...].filter { $0.hasPrefix("POST") }.compactMap { line in
+                guard let range = line.range(of: "Content-Length=[") else { return nil }
+                return String(line[range.upperBound...].prefix { $0 != "]" })
+            }.filter { $0 != "4" && !$0.isEmpty }  // not the probe's lone flush, nor chunked bodies
+        }
+        for arguments in [
+            ["-v", server.url("/auth/served.git"), "main", "feature"],
+            ["-v", "--porcelain", server.url("/git/served.git"), "main~4:main"],
+            ["-q", "-v", server.url("/git/served.git"), "main"],
+            ["-v", "-q", server.url("/git/served.git"), "main"],
+        ] {
+            try scenario.reset()
+            let mark = server.loggedRequests().count
+            let fromGit = try git(["push"] + arguments, in: scenario.local, environment: environment, check: false)
+            let gitState = try scenario.serverState()
+            let gitLengths = lengths(since: mark)
+            try scenario.reset()
+            let ourMark = server.loggedRequests().count
+            let ours = try gitwire(["push"] + arguments, in: scenario.local, environment: environment)
+            let normalized = { (text: String) in
+                counted.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "(N bytes)")
+            }
+            #expect(normalized(ours.errorText) == normalized(fromGit.errorText), "\(arguments)")
+            #expect(ours.text == fromGit.text, "\(arguments)")
+            #expect(ours.status == fromGit.status, "\(arguments)")
+            #expect(try scenario.serverState() == gitState, "\(arguments)")
+            // -v then -q is quiet: nothing announced.
+            let announces = arguments.first != "-v" || arguments[1] != "-q"
+            #expect(announced(fromGit.errorText) == (announces ? gitLengths : []), "git: \(arguments)")
+            #expect(announced(ours.errorText) == (announces ? lengths(since: ourMark) : []), "\(arguments)")
+        }
+    }
+
     /// A hook git would run (and that here would refuse the push): gitwire refuses before
     /// connecting, the server untouched; `--no-verify` pushes as git's does.
     @Test("an executable pre-push hook refuses the push unless --no-verify")
