@@ -2,9 +2,10 @@ import GitWire
 
 /// ``ConfigEditor`` on any text: the input is a key, a value and a configuration text (split at
 /// the first two line feeds). The editor reads a text exactly when ``ConfigParser`` does (both are
-/// git's parser); a set that changed a text free of git's backslash-continuation and CR quirks
-/// leaves a text that parses, whose last entry of that name (in any case) holds the value, with every other
-/// entry as it was; an unset leaves no entry of that name when it changed something.
+/// git's parser). A set that changed a text free of git's quirks (backslash continuations, CRs,
+/// NULs, a leading byte order mark, which git leaves after a new entry in a text holding nothing
+/// else) leaves a text that parses, whose last entry of that name (in any case) holds the value,
+/// with every other entry as it was; an unset then removes exactly one entry of that name.
 enum FuzzConfigEdit {
     static func run(_ data: [UInt8]) {
         let parts = data.split(separator: 0x0a, maxSplits: 2, omittingEmptySubsequences: false)
@@ -14,7 +15,8 @@ enum FuzzConfigEdit {
         let text = Array(parts[2])
         let parsed = ConfigParser.parse(text)
         let plain =
-            !text.contains(UInt8(ascii: "\\")) && !text.contains(0x0d) && !text.contains(0) && parsed.errorLine == nil
+            !text.contains(UInt8(ascii: "\\")) && !text.contains(0x0d) && !text.contains(0) && text.first != 0xef
+            && parsed.errorLine == nil
         var setting = ConfigEditor(text)
         do {
             let outcome = try setting.set(key, to: value)

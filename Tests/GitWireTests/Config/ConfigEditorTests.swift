@@ -52,6 +52,7 @@ import Testing
         }
         files.append(pieces.prefix(6).joined())
         files.append("\u{FEFF}" + pieces[2])
+        files.append("\u{FEFF}")
         return files
     }
 
