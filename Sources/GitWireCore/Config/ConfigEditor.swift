@@ -199,12 +199,13 @@ public struct ConfigEditor: Hashable, Sendable {
         return out + Array("\"]\n".utf8)
     }
 
-    /// git's `write_pair`: a tab, the variable as given, ` = ` and the value quoted as git quotes it.
+    /// git's `write_pair`: a tab, the variable as given, ` = ` and the value quoted as git 2.39 quotes
+    /// it (quotes around a value with a leading or trailing space, `;`, `#` or a carriage return).
     private static func pair(_ key: [UInt8], baseLength: Int, _ value: String) -> [UInt8] {
         let bytes = Array(value.utf8)
         let quotes =
             bytes.first == UInt8(ascii: " ") || bytes.last == UInt8(ascii: " ")
-            || bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "#"))
+            || bytes.contains(UInt8(ascii: ";")) || bytes.contains(UInt8(ascii: "#")) || bytes.contains(0x0d)
         var out: [UInt8] = [0x09] + key[(baseLength + 1)...] + Array(" = ".utf8)
         if quotes { out.append(UInt8(ascii: "\"")) }
         for byte in bytes {

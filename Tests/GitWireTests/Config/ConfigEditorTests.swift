@@ -43,6 +43,9 @@ import Testing
         ("new.sec\\tion.key", " spaced ", false),
         ("core.bare", nil, false),
         ("new.key", "v", true),
+        ("a.k", "cr\rin", false),
+        ("x.y", "\tlead nl\nq\"b\\", false),
+        ("x.y", "trail\t", true),
     ]
 
     static var files: [String] {
