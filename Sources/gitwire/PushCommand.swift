@@ -29,7 +29,10 @@ struct PushCommand: Subcommand {
                 command, on in
                 command.verbosity = on ? (command.verbosity >= 0 ? command.verbosity + 1 : 1) : 0
             },
-            .toggle(nil, "verify", help: "--no-verify: push even though a pre-push hook exists (gitwire runs none).") {
+            .toggle(
+                nil, "verify",
+                help: "With --no-verify, push even though a pre-push hook exists (gitwire runs no hooks)."
+            ) {
                 $0.verify = $1
             },
             .optionalValue("signed", valueName: "mode", help: "Refused unless false: gitwire signs no pushes.") {
