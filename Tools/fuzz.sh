@@ -26,7 +26,8 @@ jobs=2
 replay_only=0
 targets=()
 all_targets=(pkt-line ls-remote fetch push smart-http pack-entry delta index-pack index-pack-built pack-index
-    loose-object object-links fixture url gunzip ref-transaction credentials config)
+    loose-object object-links fixture url gunzip ref-transaction credentials config
+    config-edit)
 for argument in "$@"; do
     case "$argument" in
         --time=*) time_per_target=${argument#--time=} ;;
@@ -146,6 +147,18 @@ if [ ! -d "$seeds/config" ]; then
     done
     printf '**/work/**\n/home/me/work/repo/.git' >"$seeds/config/typed-wildmatch"
     printf "'a.b'='c' 'd.e'= 'old.style=x'" >"$seeds/config/typed-parameters"
+fi
+
+# ConfigEditor: a key, a value and a configuration text, one line each before the text.
+if [ ! -d "$seeds/config-edit" ]; then
+    mkdir -p "$seeds/config-edit"
+    n=0
+    for text in 'branch.main.remote\norigin\n[core]\n\tbare = false\n[branch "main"]\n\tremote = x\n\tmerge = refs/heads/main\n' \
+        'branch.main.merge\nrefs/heads/a\n# c\n[branch "main"] ; c\n  merge=a # b\n\tmerge = b\n[branch.Main]\n\tremote = y' \
+        'a.b\n v;#"\\\t \n[a] b = v\n[a "s"]\n\tb\n' 'Sec.Sub"x.Key\nvalue\n\xef\xbb\xbf'; do
+        printf "$text" >"$seeds/config-edit/typed-$n"
+        n=$((n + 1))
+    done
 fi
 
 mkdir -p "$build/corpus" "$build/artifacts" "$build/logs"

@@ -171,14 +171,7 @@ struct FetchCommand: Subcommand {
             try FileSystem.changeDirectory(top)
         }
         let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
-        if verbose && remote.url.scheme == .git, let host = remote.url.host {
-            // git's git:// connection, told with -v.
-            let port = String(remote.url.port ?? 9418)
-            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-            let address = UserDatabase.firstAddress(bare) ?? bare
-            Console.writeError(
-                "Looking up \(host) ... done.\nConnecting to \(host) (port \(port)) ... \(address) done.\n")
-        }
+        if verbose { Self.announceConnection(remote) }
         fetchOptions.serverOptions = serverOptions
         if fetchOptions.filter == nil && remoteSettings.promisor {
             // A promisor remote's fetches keep its filter (git's partial_clone_get_default_filter_spec).
@@ -347,5 +340,15 @@ struct FetchCommand: Subcommand {
             action += " " + RemoteURL.withoutCredentials(word)
         }
         return action
+    }
+
+    /// git's git:// connection, told with -v (`Looking up <host> ... done.`, `Connecting to …`);
+    /// nothing for other transports.
+    static func announceConnection(_ remote: Remote) {
+        guard remote.url.scheme == .git, let host = remote.url.host else { return }
+        let port = String(remote.url.port ?? 9418)
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let address = UserDatabase.firstAddress(bare) ?? bare
+        Console.writeError("Looking up \(host) ... done.\nConnecting to \(host) (port \(port)) ... \(address) done.\n")
     }
 }

@@ -86,7 +86,7 @@ extension PushCommand {
     /// git's `setup_default_push_refspecs`: `push.default` (`simple` when unset), the current
     /// branch and its upstream (`branch.<name>.remote`, `branch.<name>.merge`).
     static func defaultRefspec(
-        configuration: GitConfiguration, refs: RefStore, remoteName: String
+        configuration: GitConfiguration, refs: RefStore, remoteName: String, autoSetupRemote: Bool = false
     ) throws -> DefaultPush {
         let configured = try configuration.string("push.default")
         let mode = configured ?? "simple"
@@ -125,6 +125,9 @@ extension PushCommand {
         let sameRemote = remoteName == (branchRemote ?? "origin")
         func upstream() throws -> String {
             let merges = try configuration.all("branch.\(branch).merge").compactMap { $0 }
+            // push.autoSetupRemote: a branch with no upstream pushes to its own name (and gets
+            // it as its upstream after the push).
+            if merges.isEmpty && autoSetupRemote { return target }
             guard !merges.isEmpty, branchRemote != nil else {
                 throw ReportedFailure(
                     text: Array(
@@ -133,10 +136,12 @@ extension PushCommand {
                         To push the current branch and set the remote as upstream, use
 
                             git push --set-upstream \(remoteName) \(branch)
+                        \(autoSetupRemote ? "" : """
 
-                        To have this happen automatically for branches without a tracking
-                        upstream, see 'push.autoSetupRemote' in 'git help config'.
+                            To have this happen automatically for branches without a tracking
+                            upstream, see 'push.autoSetupRemote' in 'git help config'.
 
+                            """)
 
                         """.utf8))
             }

@@ -3,10 +3,11 @@ import GitWire
 /// What `gitwire push` prints after a push: git's ref lines (`--porcelain`'s too) and hints.
 extension PushCommand {
     /// The ref lines git prints: updated refs first, then the rest, each in the results' order.
-    static func summary(_ result: PushResult, url: String, porcelain: Bool) -> String {
+    static func summary(_ result: PushResult, url: String, porcelain: Bool, verbose: Bool = false) -> String {
         var text = ""
         let shown =
-            result.refs.filter { porcelain && $0.status == .upToDate } + result.refs.filter { $0.status == .ok }
+            result.refs.filter { (porcelain || verbose) && $0.status == .upToDate }
+            + result.refs.filter { $0.status == .ok }
             + result.refs.filter { $0.status != .ok && $0.status != .upToDate }
         guard !shown.isEmpty else { return "" }
         text += "To \(url)\n"

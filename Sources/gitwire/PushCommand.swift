@@ -21,7 +21,34 @@ struct PushCommand: Subcommand {
 
     static var options: [CommandOption<Self>] {
         [
-            .flag("q", "quiet", \.quiet, help: "Print nothing unless something fails."),
+            // git's OPT__VERBOSITY: each -v one more, each -q one less, the last direction wins.
+            .toggle("q", "quiet", help: "Print nothing unless something fails.") { command, on in
+                command.verbosity = on ? (command.verbosity <= 0 ? command.verbosity - 1 : -1) : 0
+            },
+            .toggle("v", "verbose", help: "Also show the URL, refs that are up to date and tracking refs updated.") {
+                command, on in
+                command.verbosity = on ? (command.verbosity >= 0 ? command.verbosity + 1 : 1) : 0
+            },
+            .toggle(
+                nil, "verify",
+                help: "With --no-verify, push even though a pre-push hook exists (gitwire runs no hooks)."
+            ) {
+                $0.verify = $1
+            },
+            .optionalValue("signed", valueName: "mode", help: "Refused unless false: gitwire signs no pushes.") {
+                command, value, undone in
+                command.signed = undone ? nil : value ?? "true"
+            },
+            .optionalValue(
+                "recurse-submodules", valueName: "no", help: "Only no: gitwire does not push submodules."
+            ) { command, value, undone in
+                guard undone || value != nil else {
+                    throw UsageError("option `recurse-submodules' requires a value")
+                }
+                command.recurseSubmodules = undone ? nil : value
+            },
+            .flag(
+                "u", "set-upstream", \.setUpstream, help: "Make each branch pushed track the branch it was pushed to."),
             .flag(nil, "progress", \.progress, help: "Show progress even when standard error is not a terminal."),
             .flag(nil, "no-progress", \.noProgress, help: "Show no progress, even on a terminal."),
             .flag("f", "force", \.force, help: "Allow non-fast-forward updates."),
@@ -62,7 +89,14 @@ struct PushCommand: Subcommand {
         ]
     }
 
-    var quiet = false
+    /// git's verbosity: below 0 with -q, above 0 with -v.
+    var verbosity = 0
+    var quiet: Bool { verbosity < 0 }
+    var verbose: Bool { verbosity > 0 }
+    var setUpstream = false
+    var verify = true
+    var signed: String?
+    var recurseSubmodules: String?
     var progress = false
     var noProgress = false
     var force = false
@@ -83,6 +117,8 @@ struct PushCommand: Subcommand {
     var refspecs: [String] = []
 
     func execute() throws -> Int32 {
+        try Self.checkSigned(signed)
+        try Self.checkRecurseSubmodules(recurseSubmodules)
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
         // Refspecs are read in the repository's format (a negative one may not be an object id).
@@ -164,17 +200,26 @@ struct PushCommand: Subcommand {
                     """.utf8))
         }
         var matching = false
+        var setsUpstream = setUpstream
         // git's push: without refspecs (and without --all or --tags), the remote's configured
         // push refspecs (`remote.<name>.push`), else push.default.
         if specs.isEmpty && !all && !tags && !mirroring && !configuredPushes.isEmpty {
             specs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         }
         if specs.isEmpty && !all && !tags && !mirroring {
+            let autoSetupRemote = try configuration.bool("push.autosetupremote") ?? false
             switch try Self.defaultRefspec(
-                configuration: configuration, refs: refStore, remoteName: repository)
+                configuration: configuration, refs: refStore, remoteName: repository, autoSetupRemote: autoSetupRemote)
             {
             case .matching: matching = true
-            case .refspec(let spec): specs = [spec]
+            case .refspec(let spec):
+                specs = [spec]
+                // git's push.autoSetupRemote: a default push of a branch with no upstream sets it.
+                if autoSetupRemote, let source = spec.source, source.hasPrefix("refs/heads/"),
+                    try configuration.all("branch.\(source.dropFirst("refs/heads/".count)).merge").isEmpty
+                {
+                    setsUpstream = true
+                }
             }
         }
         // --receive-pack names the program of the live connection, recorded or not; a replay
@@ -186,6 +231,11 @@ struct PushCommand: Subcommand {
         defer { programOutput.release() }
         let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
             remote.programErrorOutput = programOutput.output
+            if verbose, var http = remote.transport as? HTTPTransport {
+                // git's remote helper runs at verbosity 2 under `push -v`.
+                http.options.postAnnouncement = { Console.writeError("\($0)\n") }
+                remote.transport = http
+            }
             guard let command else { return }
             if var local = remote.transport as? LocalTransport {
                 local.receivePack = command
@@ -212,6 +262,11 @@ struct PushCommand: Subcommand {
         }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
         let shown = RemoteURL.withoutCredentials(url)
+        if verbose {
+            Console.writeError("Pushing to \(shown)\n")
+            FetchCommand.announceConnection(pushing)
+        }
+        try Self.checkPrePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify)
         let result: PushResult
         do {
             result = try recording.saving {
@@ -272,8 +327,21 @@ struct PushCommand: Subcommand {
         let failed = !result.succeeded
         let head = try? refStore.head()
         if porcelain || !quiet || failed {
-            let text = Self.summary(result, url: shown, porcelain: porcelain)
+            let text = Self.summary(result, url: shown, porcelain: porcelain, verbose: verbose)
             if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+        }
+        if setsUpstream {
+            try Self.setUpstreams(
+                result, remote: repository, refs: refStore, configuration: configuration,
+                dryRun: dryRun, quiet: quiet)
+        }
+        if verbose && !dryRun {
+            // git's transport_update_tracking_ref, told with -v.
+            for ref in result.refs where ref.status == .ok || ref.status == .upToDate {
+                if let local = tracking.lazy.compactMap({ $0.destination(for: ref.destination) }).first {
+                    Console.writeError("updating local tracking ref '\(local)'\n")
+                }
+            }
         }
         for error in result.trackingErrors {
             Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")

@@ -51,6 +51,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// git configuration text: parsed, written, parsed again to the same entries; the same bytes
     /// as `GIT_CONFIG_PARAMETERS`, values, URLs and wildmatch patterns.
     case config
+    /// ``ConfigEditor`` on a key, a value and a configuration text: it reads what the parser
+    /// reads, and its edits leave texts that read back to the entries expected.
+    case configEdit = "config-edit"
 
     /// Runs the target on `data`.
     public func run(_ data: [UInt8]) {
@@ -73,6 +76,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .refTransaction: FuzzRefs.run(data)
         case .credentials: FuzzCredentials.run(data)
         case .config: FuzzConfig.run(data)
+        case .configEdit: FuzzConfigEdit.run(data)
         }
     }
 }

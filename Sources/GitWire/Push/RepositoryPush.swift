@@ -410,9 +410,12 @@ final class RepositoryPush: @unchecked Sendable {
     /// that could not be moved.
     private func updateTrackingRefs() throws -> [RefUpdateError] {
         var updates: [RefUpdate] = []
-        for result in results where result.status == .ok {
+        // git's transport_update_tracking_ref moves them for refs up to date too (a stale
+        // remote-tracking ref catches up); one that already holds the value is not written.
+        for result in results where result.status == .ok || (result.status == .upToDate && result.new != nil) {
             for spec in options.trackingRefspecs {
                 guard let local = spec.destination(for: result.destination) else { continue }
+                if result.status == .upToDate, (try? repository.refs.resolve(local)) == result.new { break }
                 // git's transport_update_tracking_ref: "update by push" in the reflog.
                 updates.append(
                     RefUpdate(name: local, newID: result.new, logMessage: result.new == nil ? nil : "update by push"))

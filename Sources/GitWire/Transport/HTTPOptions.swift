@@ -17,6 +17,10 @@ public struct HTTPOptions: Sendable {
     public var postBuffer: Int = 1 << 20
     /// Hears warnings git prints on stderr (`redirecting to <url>`); called on the loop's thread.
     public var warning: (@Sendable (String) -> Void)?
+    /// Hears each request body git's remote helper announces at verbosity 2 (`git push -v`):
+    /// `POST git-receive-pack (<n> bytes)`, `(chunked)`, `(gzip <n> to <m> bytes)`; called on the
+    /// loop's thread. The probe request is not announced, as git does not announce it.
+    package var postAnnouncement: (@Sendable (String) -> Void)?
     /// Header lines sent with every request to the repository's origin (`http.extraHeader`, how
     /// CI systems authenticate): secrets, never shown, traced or recorded, and never sent to
     /// another origin (a redirect elsewhere leaves them behind, as it leaves credentials).

@@ -224,6 +224,13 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
             headers.append("Content-Encoding: gzip")
             payload = compressed
         }
+        if let announce = options.postAnnouncement {
+            let compressed = headers.contains("Content-Encoding: gzip")
+            announce(
+                compressed
+                    ? "POST \(request.service.rawValue) (gzip \(next.body.count) to \(payload.count) bytes)"
+                    : "POST \(request.service.rawValue) (\(payload.count) bytes)")
+        }
         do {
             start(
                 SentRequest(
@@ -243,6 +250,7 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
             "Accept: \(SmartHTTP.resultType(request.service))",
             "Expect:", "Transfer-Encoding: chunked",
         ]
+        options.postAnnouncement?("POST \(request.service.rawValue) (chunked)")
         do {
             start(
                 SentRequest(

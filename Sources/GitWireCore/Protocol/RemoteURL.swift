@@ -69,6 +69,14 @@ public struct RemoteURL: Hashable, Sendable, CustomStringConvertible, CustomDebu
             if scheme == .file { return }
             var authority = decoded[..<authorityEnd]
             if scheme == .ssh {
+                // git hands `user:password@host` to ssh as the host, and ssh sends `user:password`
+                // to the server as the user name: gitwire runs no ssh with a password in it.
+                if let at = authority.lastIndex(ofByte: "@"), authority[..<at].firstIndex(ofByte: ":") != nil {
+                    throw RemoteURLError(
+                        text: text,
+                        reason:
+                            "an ssh URL with a password is refused (ssh would send it to the server as the user name)")
+                }
                 let badPort: Substring?
                 (user, host, port, badPort) = Self.sshUserHostAndPort(authority)
                 // Where git would pass `host:<text>` to ssh as a host name, gitwire names the

@@ -199,6 +199,17 @@ package enum FileSystem {
         SignalCleanup.forget(path)
     }
 
+    /// The permission bits (`st_mode & 07777`) of what `path` names (links followed), or nil
+    /// if it cannot be read.
+    package static func permissions(of path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return UInt32(info.st_mode & 0o7777)
+    }
+
+    /// Whether `path` may be executed by this process (`access(X_OK)`).
+    package static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
     /// Whether something exists at `path`.
     package static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
