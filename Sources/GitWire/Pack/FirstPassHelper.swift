@@ -1,8 +1,9 @@
 /// The part of the first pass over a pack that does not decide where its entries end, on a
-/// second thread: the pack's checksum over every byte, and zlib's reading of the entry streams
-/// whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is zlib that
-/// says what a valid stream is, as in git). The parsing thread hands work over in order and asks
-/// for the outcome at the end.
+/// second thread: the pack's checksum over every byte, and zlib's reading of the whole objects'
+/// streams whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is
+/// zlib that says what a valid stream is, as in git; deltas' streams are read by zlib when
+/// resolution inflates them). The parsing thread hands work over in order and asks for the
+/// outcome at the end.
 final class FirstPassHelper {
     /// An entry's zlib stream, whole, where the pack holds it, and the size it must inflate to.
     struct CheckedStream: Sendable {
