@@ -71,7 +71,12 @@ final class FirstPassHelper {
     func checkStream(_ stream: CheckedStream) {
         pending.append(stream)
         pendingBytes += stream.bytes.count
-        if pending.count >= 512 || pendingBytes >= 1 << 20 { flushStreams() }
+        // Each stream keeps the chunk it lies in alive until it is checked: handed over once they
+        // span 1 MiB of the pack too, not only once they weigh 1 MiB (with the deltas' streams
+        // not checked here, whole objects' streams alone would keep several chunks alive).
+        if pending.count >= 512 || pendingBytes >= 1 << 20 || stream.offset - pending[0].offset >= 1 << 20 {
+            flushStreams()
+        }
     }
 
     /// Waits for the work handed over; returns the digest of the pack bytes given, ready to
