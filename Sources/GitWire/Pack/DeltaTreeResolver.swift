@@ -41,7 +41,7 @@ final class DeltaTreeResolver {
     private let claims: OnceFlags
     private let file: File
     private let inflater: Inflater
-    /// libdeflate, for entries the first pass has already had zlib read.
+    /// libdeflate, for whole objects (the first pass has already had zlib read them).
     private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
     /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.
@@ -319,7 +319,10 @@ final class DeltaTreeResolver {
     }
 
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
-        let delta = try readEntry(range).data
+        // zlib, not libdeflate: the first pass had libdeflate only find where a delta's stream
+        // ends, so this is zlib's first reading of it, which decides whether it is valid.
+        let delta = try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, wholeRange: true)
+            .data
         statistics.deltasApplied += 1
         do {
             return try Delta.applyNative(delta[...], to: base[...])
@@ -328,7 +331,8 @@ final class DeltaTreeResolver {
         }
     }
 
-    /// Reads and inflates the entry at `range` of the pack.
+    /// Reads and inflates the whole object at `range` of the pack (its stream read by zlib in the
+    /// first pass).
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
         try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, whole: wholeInflater)
     }

@@ -405,13 +405,17 @@ final class EarlyDeltaResolver {
         }
 
         private func readEntry(_ range: Range<UInt64>) throws -> [UInt8] {
-            // libdeflate may read these streams: the first pass has zlib read every one, and a
-            // stream zlib refuses fails the pack, dropping whatever was made from it here.
+            // libdeflate may read whole objects' streams: the first pass has zlib read every one,
+            // and a stream zlib refuses fails the pack, dropping whatever was made from it here.
             try PackEntryReading.read(range, of: file, format: format, with: inflater, whole: wholeInflater).data
         }
 
         private func apply(_ index: Int32, to base: [UInt8]) throws -> [UInt8] {
-            let delta = try readEntry(range(of: index))
+            // A delta's stream is read by zlib only here or in the final resolution (the first
+            // pass had libdeflate find where it ends): zlib decides whether it is valid.
+            let delta = try PackEntryReading.read(
+                range(of: index), of: file, format: format, with: inflater, wholeRange: true
+            ).data
             statistics.deltasApplied += 1
             return try Delta.applyNative(delta[...], to: base[...])
         }

@@ -1,8 +1,9 @@
 /// The part of the first pass over a pack that does not decide where its entries end, on a
-/// second thread: the pack's checksum over every byte, and zlib's reading of the entry streams
-/// whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is zlib that
-/// says what a valid stream is, as in git). The parsing thread hands work over in order and asks
-/// for the outcome at the end.
+/// second thread: the pack's checksum over every byte, and zlib's reading of the whole objects'
+/// streams whose end libdeflate found (zlib refuses some streams libdeflate accepts, and it is
+/// zlib that says what a valid stream is, as in git; deltas' streams are read by zlib when
+/// resolution inflates them). The parsing thread hands work over in order and asks for the
+/// outcome at the end.
 final class FirstPassHelper {
     /// An entry's zlib stream, whole, where the pack holds it, and the size it must inflate to.
     struct CheckedStream: Sendable {
@@ -70,7 +71,12 @@ final class FirstPassHelper {
     func checkStream(_ stream: CheckedStream) {
         pending.append(stream)
         pendingBytes += stream.bytes.count
-        if pending.count >= 512 || pendingBytes >= 1 << 20 { flushStreams() }
+        // Each stream keeps the chunk it lies in alive until it is checked: handed over once they
+        // span 1 MiB of the pack too, not only once they weigh 1 MiB (with the deltas' streams
+        // not checked here, whole objects' streams alone would keep several chunks alive).
+        if pending.count >= 512 || pendingBytes >= 1 << 20 || stream.offset - pending[0].offset >= 1 << 20 {
+            flushStreams()
+        }
     }
 
     /// Waits for the work handed over; returns the digest of the pack bytes given, ready to

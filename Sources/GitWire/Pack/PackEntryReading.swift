@@ -14,10 +14,15 @@ enum PackEntryReading {
     /// entries zlib has already accepted: libdeflate decodes some streams zlib refuses (more than
     /// 286 literal/length or 30 distance codes, distance codes 30 and 31), so it must never be the
     /// first to read a stream, or gitwire would accept packs git refuses. Delta resolution passes
-    /// it (the first pass read every entry with zlib); readers of packs on disk do not.
+    /// it for whole objects (the first pass had zlib read their streams) and not for deltas (the
+    /// first pass only had libdeflate find where their streams end: resolution's reading is
+    /// zlib's first); readers of packs on disk do not.
+    ///
+    /// `wholeRange`: the stream must take all of `range` after the header, as the first pass
+    /// measured it with libdeflate; a stream zlib ends elsewhere is refused.
     static func read(
         _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
-        whole: WholeInflater? = nil
+        whole: WholeInflater? = nil, wholeRange: Bool = false
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
@@ -38,7 +43,7 @@ enum PackEntryReading {
         var position = offset + UInt64(first.count)
         var pending: ArraySlice<UInt8>? = first[header.length...]
         do {
-            let (data, _) = try inflater.inflateWhole(size: Int(header.size)) {
+            let (data, consumed) = try inflater.inflateWhole(size: Int(header.size)) {
                 if let chunk = pending {
                     pending = nil
                     return chunk
@@ -50,11 +55,38 @@ enum PackEntryReading {
                 position += UInt64(count)
                 return chunk[...]
             }
+            if wholeRange && UInt64(consumed) != compressed {
+                throw PackError(offset: offset, .badZlibStream("zlib reads the stream otherwise than libdeflate"))
+            }
             return (header, data)
         } catch let error as ZlibError {
             throw PackError(offset: offset, .badZlibStream(error.description))
         } catch let error as InflateSizeError {
             throw PackError(offset: offset, .badZlibStream(error.description))
         }
+    }
+
+    /// The first delta entry of `table` (a first pass's, in pack order) starting before `limit`
+    /// whose stream zlib refuses, read from the pack at `packPath`; nil if there is none (or the
+    /// pack cannot be read). The first pass has only libdeflate read delta streams, and
+    /// resolution has zlib read them in the order of their trees; a pack that fails for any reason
+    /// is checked with this so that it fails at the first stream zlib refuses, where reading in
+    /// order, as git does, stops.
+    static func firstRefusedDeltaStream(in table: PackEntryTable, before limit: UInt64, packPath: String)
+        -> PackError?
+    {
+        guard let file = try? File.openForReading(packPath), let inflater = try? Inflater() else { return nil }
+        for index in 0..<table.count where table.isDelta(index) {
+            let start = table.offsets[index]
+            guard start < limit else { break }
+            let end = index + 1 < table.count ? table.offsets[index + 1] : table.endOffset
+            guard start < end else { continue }
+            do {
+                _ = try read(start..<end, of: file, format: table.format, with: inflater, wholeRange: true)
+            } catch let error as PackError {
+                if case .badZlibStream = error.reason { return error }
+            } catch {}
+        }
+        return nil
     }
 }

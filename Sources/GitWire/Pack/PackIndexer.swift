@@ -101,8 +101,9 @@ public final class PackIndexer {
             }
         } catch {
             early?.inputEnded()
+            let reported = firstFailure(error) { parser.firstRefusedDeltaStream(before: $0, packPath: packPath) }
             fail()
-            throw error
+            throw reported
         }
     }
 
@@ -127,9 +128,44 @@ public final class PackIndexer {
 
     private func complete(externalBases: (any ObjectSource)?) throws -> PackIndexResult {
         early?.inputEnded()
-        var packChecksum = try parser.finish()
+        let packChecksum: ObjectID
+        do { packChecksum = try parser.finish() } catch {
+            throw firstFailure(error) { parser.firstRefusedDeltaStream(before: $0, packPath: packPath) }
+        }
         receiving?.report(bytes: bytesRead)
         var table = parser.takeTable()
+        do {
+            return try resolveAndWrite(table: &table, packChecksum: packChecksum, externalBases: externalBases)
+        } catch {
+            // The first pass accepted every entry, so git, which reads every stream then, would
+            // have failed at a delta stream zlib refuses wherever it is.
+            throw firstFailure(error) { _ in
+                PackEntryReading.firstRefusedDeltaStream(in: table, before: .max, packPath: packPath)
+            }
+        }
+    }
+
+    /// The path of the pack being indexed (the temporary file while it is received).
+    private var packPath: String {
+        switch source {
+        case .received(let file, _): return file.path
+        case .existing(let path): return path
+        }
+    }
+
+    /// What to report for `error`, met after the first pass has read the pack up to its offset:
+    /// the first delta stream before that offset that zlib refuses (`refusedStream`), if any,
+    /// since git, reading every stream in order in its first pass, would have stopped there.
+    /// Errors other than a ``PackError`` (the file system's, say) are reported as they are.
+    private func firstFailure(_ error: any Error, refusedStream: (UInt64) -> PackError?) -> any Error {
+        guard let packError = error as? PackError else { return error }
+        return refusedStream(packError.offset) ?? error
+    }
+
+    private func resolveAndWrite(
+        table: inout PackEntryTable, packChecksum: ObjectID, externalBases: (any ObjectSource)?
+    ) throws -> PackIndexResult {
+        var packChecksum = packChecksum
         let deltaCount = table.offsetDeltas.count + table.referenceDeltas.count
         // The early results are used only once the first pass has accepted the whole pack.
         var resolvedEarly: [Int32] = []
@@ -148,11 +184,6 @@ public final class PackIndexer {
                 statistics = outcome.statistics
                 options.earlyResolutionProbe?.resultsUsed(resolvedEarly.count)
             }
-        }
-        let packPath: String
-        switch source {
-        case .received(let file, _): packPath = file.path
-        case .existing(let path): packPath = path
         }
         let threads = max(1, options.threads)
         let resolving = ProgressCounter(phase: .resolving, total: deltaCount, handler: progress)

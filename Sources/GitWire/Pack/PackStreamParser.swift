@@ -40,13 +40,16 @@ final class PackStreamParser {
     /// Hashes the pack and has zlib read the delta streams libdeflate measured, on another thread.
     private let helper: FirstPassHelper
     /// zlib, the reference for what a valid stream is, for streams not whole in the input at hand
-    /// (and larger entries); every other stream is read by zlib on the helper's thread, so later
-    /// passes may inflate any entry with a faster decoder (see ``PackEntryReading``).
+    /// (and larger entries); every other whole object's stream is read by zlib on the helper's
+    /// thread, so later passes may inflate whole objects with a faster decoder (see
+    /// ``PackEntryReading``).
     private let inflater: Inflater
     /// libdeflate, for entries whose stream is whole in the input at hand: it finds where the
-    /// stream ends and checks its size (and gives a whole object's content to hash); the helper
-    /// then has zlib read the stream, which refuses the streams libdeflate accepts and zlib does
-    /// not.
+    /// stream ends and checks its size (and gives a whole object's content to hash). For a whole
+    /// object the helper then has zlib read the stream, which refuses the streams libdeflate
+    /// accepts and zlib does not; a delta's stream is read by zlib only when resolution inflates
+    /// it, and if the pack fails, ``firstRefusedDeltaStream(before:packPath:)`` finds the first
+    /// one zlib refuses, which reading in order would have stopped at.
     private let wholeInflater: WholeInflater
 
     private var entryOffset: UInt64 = 0
@@ -73,6 +76,13 @@ final class PackStreamParser {
     func takeTable() -> PackEntryTable {
         defer { table = PackEntryTable(format: format) }
         return table
+    }
+
+    /// The first delta entry recorded so far, starting before `limit`, whose stream zlib refuses
+    /// (read back from the pack at `packPath`), or nil: for the error of a pack that failed at
+    /// `limit` (see ``wholeInflater``).
+    func firstRefusedDeltaStream(before limit: UInt64, packPath: String) -> PackError? {
+        PackEntryReading.firstRefusedDeltaStream(in: table, before: limit, packPath: packPath)
     }
 
     /// The number of entries the header announces (zero before it is read).
@@ -217,7 +227,9 @@ final class PackStreamParser {
         if case .object = entryHeader.kind { hashing = true } else { hashing = false }
         if entryProduced == 0, expected <= UInt64(Self.largestWholeEntry), let consumed = inflateWhole(input, hashing) {
             let used = input.prefix(consumed)
-            helper.checkStream(.init(bytes: used, offset: entryOffset, size: expected))
+            // A whole object's stream is read by zlib now; a delta's when its instructions are
+            // needed (resolution has zlib inflate every delta, see ``PackEntryReading``).
+            if hashing { helper.checkStream(.init(bytes: used, offset: entryOffset, size: expected)) }
             entryCRC = crc32(used, continuing: entryCRC)
             offset += UInt64(consumed)
             entryProduced = expected

@@ -217,6 +217,78 @@ import Testing
     }
 
     private func streamsOnlyLibdeflateDecodes(distanceCode30: Bool, asDelta: Bool, brokenAfter: Bool) throws {
+        let (stream, content) = streamOnlyLibdeflateDecodes(distanceCode30: distanceCode30)
+        var builder = TestPackBuilder()
+        let offset: Int
+        if asDelta {
+            let base = try builder.addObject(.blob, content)
+            offset = builder.nextOffset
+            builder.addRaw(
+                PackEncoding.entryHeader(typeNumber: 6, size: UInt64(content.count))
+                    + PackEncoding.baseDistance(offset - base) + stream)
+        } else {
+            offset = builder.nextOffset
+            builder.addRaw(PackEncoding.entryHeader(typeNumber: 3, size: UInt64(content.count)) + stream)
+        }
+        if brokenAfter { builder.addRaw(PackEncoding.entryHeader(typeNumber: 5, size: 1) + [0x78, 0x01]) }
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            if case .badZlibStream = $0 { return true }
+            return false
+        }
+        try expectGitFails(builder.bytes(), atOffset: offset)
+    }
+
+    /// A delta stream zlib refuses and libdeflate decodes, in a pack that also fails in resolution
+    /// (a reference delta whose base is nowhere, or a later delta, resolved first, with a reserved
+    /// opcode). The first pass has only libdeflate read delta streams, and resolution either never
+    /// reads this one or fails before it; git fails in its first pass, at the stream, and so does
+    /// gitwire.
+    @Test(arguments: [false, true], [false, true])
+    func deltaStreamOnlyLibdeflateDecodesWithAResolutionError(distanceCode30: Bool, baseMissing: Bool) throws {
+        let (stream, content) = streamOnlyLibdeflateDecodes(distanceCode30: distanceCode30)
+        var builder = TestPackBuilder()
+        let base = try builder.addObject(.blob, content)
+        let offset = builder.nextOffset
+        if baseMissing {
+            let missing = try GitObject(type: .blob, data: Array("nowhere".utf8)).id(.sha1)
+            builder.addRaw(
+                PackEncoding.entryHeader(typeNumber: 7, size: UInt64(content.count)) + missing.bytes + stream)
+        } else {
+            builder.addRaw(
+                PackEncoding.entryHeader(typeNumber: 6, size: UInt64(content.count))
+                    + PackEncoding.baseDistance(offset - base) + stream)
+            // A child of the broken delta, so that its subtree is the larger and the broken delta
+            // is resolved after the other delta on the same base.
+            try builder.addOffsetDelta(
+                baseOffset: offset,
+                makeDelta(baseSize: content.count, resultSize: 1, copyInstruction(offset: 0, size: 1)))
+            try builder.addOffsetDelta(baseOffset: base, makeDelta(baseSize: content.count, resultSize: 1, [0, 0]))
+        }
+        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
+            if case .badZlibStream = $0 { return true }
+            return false
+        }
+        try expectGitFails(builder.bytes(), atOffset: offset)
+    }
+
+    /// Checks that `git index-pack` refuses `pack` at the entry at `offset`, with zlib's error.
+    private func expectGitFails(
+        _ pack: [UInt8], atOffset offset: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.appending("broken.pack")
+        try writeFile(path, pack)
+        let result = try git(["index-pack", path], in: directory.path, check: false)
+        let message = String(decoding: result.standardError, as: UTF8.self)
+        #expect(result.status != 0, sourceLocation: sourceLocation)
+        #expect(
+            message.contains("bad object at offset \(offset): inflate returned -3"), "git: \(message)",
+            sourceLocation: sourceLocation)
+    }
+
+    /// A zlib stream zlib refuses and libdeflate 1.14 decodes, and what libdeflate decodes it to: a
+    /// fixed-Huffman length code of 286, or a distance code of 30 after 30,000 bytes.
+    private func streamOnlyLibdeflateDecodes(distanceCode30: Bool) -> (stream: [UInt8], content: [UInt8]) {
         var bits = DeflateBits()
         var content: [UInt8]
         if distanceCode30 {
@@ -240,24 +312,7 @@ import Testing
         }
         bits.code(0, 7)  // end of block
         bits.alignToByte()
-        let stream = [0x78, 0x01] + bits.bytes + adler32(content)
-        var builder = TestPackBuilder()
-        let offset: Int
-        if asDelta {
-            let base = try builder.addObject(.blob, content)
-            offset = builder.nextOffset
-            builder.addRaw(
-                PackEncoding.entryHeader(typeNumber: 6, size: UInt64(content.count))
-                    + PackEncoding.baseDistance(offset - base) + stream)
-        } else {
-            offset = builder.nextOffset
-            builder.addRaw(PackEncoding.entryHeader(typeNumber: 3, size: UInt64(content.count)) + stream)
-        }
-        if brokenAfter { builder.addRaw(PackEncoding.entryHeader(typeNumber: 5, size: 1) + [0x78, 0x01]) }
-        try expectRejected(builder.bytes(), offset: UInt64(offset)) {
-            if case .badZlibStream = $0 { return true }
-            return false
-        }
+        return ([0x78, 0x01] + bits.bytes + adler32(content), content)
     }
 
     private func withCount(_ count: UInt32) -> [UInt8] {
