@@ -230,6 +230,8 @@ struct FetchCommand: Subcommand {
                 "error: some local refs could not be updated; try running\n"
                     + " 'git remote prune \(remoteSettings.name)' to remove any old, conflicting branches\n")
         }
+        // git 2.39's --atomic after a rejected ref: its transaction aborted with no message.
+        if result.atomicAborted { Console.writeError("error: \n") }
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 
