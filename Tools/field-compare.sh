@@ -441,11 +441,15 @@ s_fetch_non_ascii() {
 }
 s_fetch_logall_false() { git config core.logAllRefUpdates false && rm -rf .git/logs/refs/remotes && $G fetch; dumps repo/.git; }
 s_fetch_logall_always() { git config core.logAllRefUpdates always && $G fetch origin +refs/heads/*:refs/foo/*; dumps repo/.git; }
-modes() { # the modes of what changed in <git dir> since $run/stamp, hashes masked
-    (cd "$run/$1" && find . -newer "$run/stamp" -printf '%M %p\n') | sed -E 's/[0-9a-f]{38,64}/X/g' | sort -u
+stamp() { touch "$run/stamp" && (cd "$run/$1" && find . -type d | sort >"$run/dirs-before"); }
+modes() { # the modes of the files changed and directories made in <git dir> since `stamp <git dir>`
+    (cd "$run/$1" && find . -type f -newer "$run/stamp" -printf '%M %p\n' &&
+        find . -type d | sort | comm -13 "$run/dirs-before" - | xargs -r stat -c '%A %n') |
+        sed -E 's/[0-9a-f]{38,64}/X/g' | sort -u
 }
-s_fetch_shared_group() { git config core.sharedRepository group && touch ../stamp && $G fetch; dumps repo/.git; modes repo/.git; }
-s_fetch_umask() { touch ../stamp && umask 077 && $G fetch; dumps repo/.git; modes repo/.git; }
+# gitwire keeps every pack: git is asked to keep its pack too (transfer.unpackLimit=1).
+s_fetch_shared_group() { git config core.sharedRepository group && stamp repo/.git && $G -c transfer.unpackLimit=1 fetch; dumps repo/.git; modes repo/.git; }
+s_fetch_umask() { stamp repo/.git && umask 077 && $G -c transfer.unpackLimit=1 fetch; dumps repo/.git; modes repo/.git; }
 s_fetch_alternates() {
     cd .. && git clone -q --shared up.git alt && cd alt && git --git-dir=../up.git branch extra newbranch
     $G fetch; dumps alt/.git; cat .git/objects/info/alternates
@@ -598,8 +602,8 @@ scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false
 scenario fetch/logAllRefUpdates=always s_fetch_logall_always
-scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes"
-scenario fetch/umask-077 s_fetch_umask
+scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes; not built in gitwire"
+scenario fetch/umask-077 s_fetch_umask "packs 0444 less the umask"
 scenario fetch/alternates s_fetch_alternates
 scenario fetch/GIT_CEILING_DIRECTORIES s_fetch_ceiling
 scenario fetch/core.bare-with-tree s_fetch_bare_with_tree
