@@ -423,11 +423,13 @@ s_fetch_set_upstream() { git checkout -q local-only && $G fetch --set-upstream o
 s_fetch_skip_all() { git config remote.second.skipFetchAll true && $G fetch --all; dumps repo/.git; }
 s_fetch_atomic() { $G fetch --atomic origin; dumps repo/.git; }
 s_fetch_atomic_reject() { git branch -f feature-copy local-only && $G fetch --atomic origin feature:feature-copy main:refs/remotes/x; dumps repo/.git; }
-s_fetch_porcelain() { $G fetch --porcelain origin; dumps repo/.git; }
+s_fetch_porcelain() { first_line $G fetch --porcelain origin; dumps repo/.git; }
 s_fetch_keep() { $G fetch -k origin; dumps repo/.git; }
 s_fetch_dry_run_prune() { $G fetch --dry-run --prune origin; dumps repo/.git; }
 s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; }
 s_fetch_submodule() {
+    # The same commits on both sides.
+    export GIT_COMMITTER_DATE='1700000000 +0000' GIT_AUTHOR_DATE='1700000000 +0000'
     git -c protocol.file.allow=always submodule -q add "file://$run/second.git" mod
     git commit -q -m mod
     git push -q origin HEAD:refs/heads/with-mod

@@ -217,6 +217,14 @@ struct FetchCommand: Subcommand {
             Console.writeError("error: \(error)\n")
             return error.isNameConflict ? 255 : 254
         }
+        // git's fetch-pack with protocol v0/v1 (not with -k): haves were sent and the server
+        // acknowledged none of them.
+        let negotiation = result.outcome
+        if negotiation.listing.protocolVersion != .v2 && !keep && negotiation.statistics.havesSent > 0
+            && negotiation.commonCommits.isEmpty
+        {
+            Console.writeError("warning: no common commits\n")
+        }
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         let objects = try? Repository(location).objects

@@ -120,3 +120,18 @@ extension FetchLikeGitTests {
         #expect(try modes(ours, without: before.1) == theirModes)
     }
 }
+
+extension FetchLikeGitTests {
+    /// A fetch from a repository that shares no history with the local one: with protocol v0
+    /// git's fetch-pack sends its haves, gets no acknowledgement and warns `no common commits`
+    /// (not with `-k`, not with v2); gitwire did not warn.
+    @Test(arguments: [0, 2])
+    func noCommonCommitsIsWarnedAboutAsGitDoes(version: Int) throws {
+        let scenario = try Self.scenario.get()
+        let unrelated = scenario.directory.appending("served/unrelated-\(version)")
+        try git(["init", "-q", "-b", "main", unrelated])
+        try git(["commit", "-q", "--allow-empty", "-m", "elsewhere"], in: unrelated)
+        try expectSame([unrelated, "main:refs/remotes/u/main"], version: version, name: "unrelated-\(version)")
+        try expectSame(["-k", unrelated, "main"], version: version, name: "unrelated-k-\(version)")
+    }
+}
