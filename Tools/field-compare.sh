@@ -355,6 +355,129 @@ s_help_gitdir_missing() { first_line $G --git-dir; }
 s_usage_push() { first_line $G push --no-such-option; }
 s_usage_fetch_all_repo() { $G fetch --all origin; }
 
+# configuration sources ------------------------------------------------------------------------
+alt_config() { printf '[url "file://%s/"]\n\tinsteadOf = %s\n' "$run" "$2" >"$1"; }
+s_cfg_global_env() { alt_config "$run/alt.cfg" alt: && GIT_CONFIG_GLOBAL=$run/alt.cfg $G ls-remote alt:up.git HEAD; $G ls-remote alt:up.git HEAD; }
+s_cfg_global_devnull() { GIT_CONFIG_GLOBAL=/dev/null $G ls-remote up:up.git HEAD; }
+s_cfg_system_env() { alt_config "$run/sys.cfg" sys: && GIT_CONFIG_NOSYSTEM= GIT_CONFIG_SYSTEM=$run/sys.cfg $G ls-remote sys:up.git HEAD; }
+s_cfg_nosystem() { alt_config "$run/sys.cfg" sys: && GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_SYSTEM=$run/sys.cfg $G ls-remote sys:up.git HEAD; }
+s_cfg_nosystem_bad() { GIT_CONFIG_NOSYSTEM=maybe $G ls-remote origin HEAD; }
+s_cfg_count() { GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="url.file://$run/.insteadOf" GIT_CONFIG_VALUE_0=env: $G ls-remote env:up.git HEAD; }
+s_cfg_count_missing() { GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=a.b GIT_CONFIG_VALUE_0=c $G ls-remote origin HEAD; }
+s_cfg_count_bad() { GIT_CONFIG_COUNT=x $G ls-remote origin HEAD; }
+s_cfg_c_bool() { $G -c fetch.prune fetch; dumps repo/.git; }
+s_cfg_c_bad() { $G -c =x ls-remote origin HEAD; $G -c nodot ls-remote origin HEAD; }
+s_cfg_xdg() { mkdir -p "$XDG_CONFIG_HOME/git" && alt_config "$XDG_CONFIG_HOME/git/config" xdg: && $G ls-remote xdg:up.git HEAD; }
+s_cfg_syntax_error() { printf '[broken\n' >>"$HOME/.gitconfig" && $G fetch; }
+s_cfg_gitdir_i() {
+    printf '[includeIf "gitdir/i:%s/REPO/"]\n\tpath = %s/ci.inc\n' "$run" "$run" >>"$HOME/.gitconfig"
+    alt_config "$run/ci.inc" ci: && $G ls-remote ci:up.git HEAD
+}
+s_cfg_gitdir_case() {
+    printf '[includeIf "gitdir:%s/REPO/"]\n\tpath = %s/ci.inc\n' "$run" "$run" >>"$HOME/.gitconfig"
+    alt_config "$run/ci.inc" ci: && $G ls-remote ci:up.git HEAD
+}
+s_cfg_onbranch() {
+    printf '[includeIf "onbranch:local-*"]\n\tpath = %s/ob.inc\n' "$run" >>"$HOME/.gitconfig"
+    printf '[fetch]\n\tprune = true\n' >"$run/ob.inc"
+    $G fetch && git checkout -q local-only && $G fetch second; dumps repo/.git
+}
+s_cfg_hasconfig() {
+    printf '[includeIf "hasconfig:remote.*.url:file://%s/second.git"]\n\tpath = %s/hc.inc\n' "$run" "$run" >>"$HOME/.gitconfig"
+    printf '[remote "origin"]\n\ttagOpt = --no-tags\n' >"$run/hc.inc"
+    git remote set-url second "file://$run/second.git" && $G fetch; dumps repo/.git
+}
+s_cfg_worktree_config() {
+    git config extensions.worktreeConfig true
+    git -C ../wt-feature config --worktree remote.origin.tagOpt --no-tags
+    git -C ../wt-feature config --worktree fetch.prune true
+    cd ../wt-feature && $G fetch; dumps repo/.git
+}
+s_cfg_remote_case() {
+    printf '[remote "Origin"]\n\turl = file://%s/second.git\n\tfetch = +refs/heads/*:refs/remotes/Origin/*\n' "$run" >>.git/config
+    $G fetch Origin; $G ls-remote Origin HEAD; $G ls-remote ORIGIN HEAD; dumps repo/.git
+}
+s_cfg_insteadof_longest() {
+    printf '[url "file://%s/nothing/"]\n\tinsteadOf = lo:\n[url "file://%s/"]\n\tinsteadOf = lo:u\n' "$run" "$run" >>"$HOME/.gitconfig"
+    $G ls-remote lo:up.git HEAD
+}
+s_cfg_pushinsteadof_fetch() { git remote add nb nb: && $G fetch nb; dumps repo/.git; }
+
+# fetch settings -------------------------------------------------------------------------------
+s_fetch_remote_prune() { git config remote.origin.prune true && $G fetch; dumps repo/.git; }
+s_fetch_remote_prune_overrides() { git config fetch.prune true && git config remote.origin.prune false && $G fetch; dumps repo/.git; }
+s_fetch_prunetags_config() { git tag -f stale HEAD && git config fetch.prune true && git config fetch.pruneTags true && $G fetch; dumps repo/.git; }
+s_fetch_tagopt_tags() { git config remote.origin.tagOpt --tags && $G fetch; dumps repo/.git; }
+s_fetch_mid_wildcard() {
+    git config --unset-all remote.origin.fetch
+    git config --add remote.origin.fetch '+refs/heads/wip/*:refs/remotes/o/*/wip'
+    git config --add remote.origin.fetch '+refs/heads/m*n:refs/remotes/o/m*n'
+    $G fetch origin; dumps repo/.git
+}
+s_fetch_several_lines() {
+    git config --add remote.origin.fetch '+refs/heads/main:refs/remotes/mirror/main'
+    git config --add remote.origin.fetch 'refs/tags/v2.0:refs/tags/copied'
+    $G fetch origin; dumps repo/.git
+}
+s_fetch_set_upstream() { git checkout -q local-only && $G fetch --set-upstream origin newbranch; dumps repo/.git; }
+s_fetch_skip_all() { git config remote.second.skipFetchAll true && $G fetch --all; dumps repo/.git; }
+s_fetch_atomic() { $G fetch --atomic origin; dumps repo/.git; }
+s_fetch_atomic_reject() { git branch -f feature-copy local-only && $G fetch --atomic origin feature:feature-copy main:refs/remotes/x; dumps repo/.git; }
+s_fetch_porcelain() { first_line $G fetch --porcelain origin; dumps repo/.git; }
+s_fetch_keep() { $G fetch -k origin; dumps repo/.git; }
+s_fetch_dry_run_prune() { $G fetch --dry-run --prune origin; dumps repo/.git; }
+s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; }
+s_fetch_submodule() {
+    # The same commits on both sides.
+    export GIT_COMMITTER_DATE='1700000000 +0000' GIT_AUTHOR_DATE='1700000000 +0000'
+    git -c protocol.file.allow=always submodule -q add "file://$run/second.git" mod
+    git commit -q -m mod
+    git push -q origin HEAD:refs/heads/with-mod
+    git -C mod fetch -q "file://$run/up.git" main && git -C mod checkout -q FETCH_HEAD
+    cd .. && git clone -q up.git tmpw && cd tmpw && git checkout -q with-mod && git -c protocol.file.allow=always submodule -q update --init
+    git -C mod fetch -q "file://$run/up.git" main && git -C mod checkout -q FETCH_HEAD && git commit -qam bump && git -C mod push -q origin HEAD:refs/heads/for-mod && git push -q origin with-mod
+    cd ../repo && $G fetch; dumps repo/.git repo/.git/modules/mod
+}
+s_fetch_non_ascii() {
+    git --git-dir=../up.git branch 'brañch/ü' main && $G fetch && $G ls-remote origin 'refs/heads/bra*'; dumps repo/.git
+}
+s_fetch_logall_false() { git config core.logAllRefUpdates false && rm -rf .git/logs/refs/remotes && $G fetch; dumps repo/.git; }
+s_fetch_logall_always() { git config core.logAllRefUpdates always && $G fetch origin +refs/heads/*:refs/foo/*; dumps repo/.git; }
+stamp() { touch "$run/stamp" && (cd "$run/$1" && find . -type d | sort >"$run/dirs-before"); }
+modes() { # the modes of the files changed and directories made in <git dir> since `stamp <git dir>`
+    (cd "$run/$1" && find . -type f -newer "$run/stamp" -printf '%M %p\n' &&
+        find . -type d | sort | comm -13 "$run/dirs-before" - | xargs -r stat -c '%A %n') |
+        sed -E 's/[0-9a-f]{38,64}/X/g' | sort -u
+}
+# gitwire keeps every pack: git is asked to keep its pack too (transfer.unpackLimit=1).
+s_fetch_shared_group() { git config core.sharedRepository group && stamp repo/.git && $G -c transfer.unpackLimit=1 fetch; dumps repo/.git; modes repo/.git; }
+s_fetch_umask() { stamp repo/.git && umask 077 && $G -c transfer.unpackLimit=1 fetch; dumps repo/.git; modes repo/.git; }
+s_fetch_alternates() {
+    cd .. && git clone -q --shared up.git alt && cd alt && git --git-dir=../up.git branch extra newbranch
+    $G fetch; dumps alt/.git; cat .git/objects/info/alternates
+}
+s_fetch_ceiling() { cd sub/dir && GIT_CEILING_DIRECTORIES=$run/repo/sub $G fetch; GIT_CEILING_DIRECTORIES=$run/repo $G fetch; }
+s_fetch_bare_with_tree() { git config core.bare true && $G fetch; dumps repo/.git; }
+s_fetch_gitfile() { cd .. && git clone -q --separate-git-dir "$run/sep.git" up.git sep && cd sep && $G fetch second 2>&1; $G fetch; dumps sep.git; }
+s_fetch_dubious() { chown -R nobody "$run/repo" && $G fetch; $G ls-remote origin HEAD; $G -c safe.directory="$run/repo" fetch; dumps repo/.git; }
+s_fetch_dubious_global() { chown -R nobody "$run/repo" && git config --global safe.directory '*' && $G fetch; dumps repo/.git; }
+
+# clone options --------------------------------------------------------------------------------
+s_clone_template() {
+    mkdir -p ../tpl/hooks ../tpl/info && printf 'tplx\n' >../tpl/info/exclude && printf '[core]\n\tfromtemplate = yes\n' >../tpl/config
+    cd .. && clone_cmd -q --template=tpl up:up.git ct; dumps ct/.git; cat ct/.git/info/exclude
+}
+s_clone_separate() { cd .. && clone_cmd -q --separate-git-dir="$run/cs.git" up:up.git cs; dumps cs.git; cat cs/.git; }
+s_clone_no_checkout() { cd .. && $G clone -q --no-checkout up:up.git cn; dumps cn/.git; trees cn; }
+s_clone_reference() { cd .. && clone_cmd -q --reference up.git up:second.git cr; dumps cr/.git; }
+s_clone_dissociate() { cd .. && clone_cmd -q --reference up.git --dissociate up:second.git cd; dumps cd/.git; }
+s_clone_dot() { mkdir ../dot && cd ../dot && clone_cmd -q up:up.git .; dumps dot/.git; }
+s_clone_empty_remote() {
+    git init -q --bare ../empty.git && cd .. && clone_cmd up:empty.git ce; dumps ce/.git
+    git config --global init.defaultBranch trunk && clone_cmd --bare up:empty.git ce2.git; dumps ce2.git
+}
+s_clone_origin_config() { cd .. && clone_cmd -q --origin up2 --no-tags up:up.git co; dumps co/.git; }
+
 make_fixture
 # The smart HTTP server serves $run (made again for each side); its log is compared too
 # (without the User-Agent).
@@ -442,6 +565,61 @@ scenario usage/global s_usage_global
 scenario usage/--git-dir-missing s_help_gitdir_missing
 scenario usage/push s_usage_push
 scenario usage/fetch--all-repository s_usage_fetch_all_repo
+
+scenario config/GIT_CONFIG_GLOBAL s_cfg_global_env
+scenario config/GIT_CONFIG_GLOBAL=/dev/null s_cfg_global_devnull
+scenario config/GIT_CONFIG_SYSTEM s_cfg_system_env
+scenario config/GIT_CONFIG_NOSYSTEM s_cfg_nosystem
+scenario config/GIT_CONFIG_NOSYSTEM-bad s_cfg_nosystem_bad
+scenario config/GIT_CONFIG_COUNT s_cfg_count
+scenario config/GIT_CONFIG_COUNT-missing s_cfg_count_missing
+scenario config/GIT_CONFIG_COUNT-bad s_cfg_count_bad
+scenario config/-c-bool s_cfg_c_bool "-c fetch.prune without ="
+scenario config/-c-bad s_cfg_c_bad
+scenario config/XDG_CONFIG_HOME s_cfg_xdg
+scenario config/syntax-error s_cfg_syntax_error
+scenario config/includeIf-gitdir/i s_cfg_gitdir_i
+scenario config/includeIf-gitdir-case s_cfg_gitdir_case
+scenario config/includeIf-onbranch s_cfg_onbranch
+scenario config/includeIf-hasconfig s_cfg_hasconfig
+scenario config/worktreeConfig s_cfg_worktree_config
+scenario config/remote-case s_cfg_remote_case "[remote \"Origin\"] beside origin"
+scenario config/insteadOf-longest s_cfg_insteadof_longest
+scenario config/pushInsteadOf-not-fetch s_cfg_pushinsteadof_fetch
+scenario fetch/remote.prune s_fetch_remote_prune
+scenario fetch/remote.prune-overrides s_fetch_remote_prune_overrides
+scenario fetch/fetch.pruneTags s_fetch_prunetags_config
+scenario fetch/tagOpt--tags s_fetch_tagopt_tags
+scenario fetch/mid-wildcard s_fetch_mid_wildcard
+scenario fetch/several-fetch-lines s_fetch_several_lines
+scenario fetch/--set-upstream s_fetch_set_upstream
+scenario fetch/skipFetchAll s_fetch_skip_all
+scenario fetch/--atomic s_fetch_atomic
+scenario fetch/--atomic-rejected s_fetch_atomic_reject
+scenario fetch/--porcelain s_fetch_porcelain "not in git 2.39"
+scenario fetch/-k s_fetch_keep
+scenario fetch/--dry-run--prune s_fetch_dry_run_prune
+scenario fetch/writeCommitGraph s_fetch_commit_graph
+scenario fetch/submodule s_fetch_submodule
+scenario fetch/non-ASCII s_fetch_non_ascii
+scenario fetch/logAllRefUpdates=false s_fetch_logall_false
+scenario fetch/logAllRefUpdates=always s_fetch_logall_always
+scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes; not built in gitwire"
+scenario fetch/umask-077 s_fetch_umask "packs 0444 less the umask"
+scenario fetch/alternates s_fetch_alternates
+scenario fetch/GIT_CEILING_DIRECTORIES s_fetch_ceiling
+scenario fetch/core.bare-with-tree s_fetch_bare_with_tree
+scenario fetch/gitfile s_fetch_gitfile ".git file (--separate-git-dir)"
+scenario fetch/dubious-ownership s_fetch_dubious
+scenario fetch/safe.directory=* s_fetch_dubious_global
+scenario clone/--template s_clone_template
+scenario clone/--separate-git-dir s_clone_separate
+scenario clone/--no-checkout s_clone_no_checkout
+scenario clone/--reference s_clone_reference
+scenario clone/--dissociate s_clone_dissociate
+scenario clone/into-dot s_clone_dot
+scenario clone/empty-remote s_clone_empty_remote "init.defaultBranch"
+scenario clone/--origin--no-tags s_clone_origin_config
 
 # ---------------------------------------------------------------------------------------------
 # SIGINT/SIGTERM at random points of a clone and of a fetch into the user's repository, from a

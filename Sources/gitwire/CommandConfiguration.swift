@@ -128,6 +128,24 @@ enum CommandConfiguration {
     /// configuration.
     static func gitDirectory() -> String? {
         if let directory = Environment.value("GIT_DIR"), !directory.isEmpty { return directory }
+        guard let found = walkedGitDirectory() else { return nil }
+        // What git's gentle setup leaves out: a repository of another user that safe.directory
+        // does not name, one beyond GIT_CEILING_DIRECTORIES or a file-system boundary. git then
+        // runs as outside any repository, silently.
+        do {
+            _ = try RepositoryLocation.discover()
+        } catch let error as RepositoryDiscoveryError {
+            switch error.reason {
+            case .dubiousOwnership, .notFound, .mountPoint: return nil
+            default: break
+            }
+        } catch {}
+        return found
+    }
+
+    /// The first directory upwards that is or has a git directory (no ownership or ceiling
+    /// checks).
+    private static func walkedGitDirectory() -> String? {
         guard var directory = try? FileSystem.currentDirectory() else { return nil }
         while true {
             let dotGit = directory == "/" ? "/.git" : "\(directory)/.git"

@@ -210,6 +210,14 @@ struct FetchCommand: Subcommand {
             Console.writeError("error: \(error)\n")
             return error.isNameConflict ? 255 : 254
         }
+        // git's fetch-pack with protocol v0/v1 (not with -k): haves were sent and the server
+        // acknowledged none of them.
+        let negotiation = result.outcome
+        if negotiation.listing.protocolVersion != .v2 && !keep && negotiation.statistics.havesSent > 0
+            && negotiation.commonCommits.isEmpty
+        {
+            Console.writeError("warning: no common commits\n")
+        }
         for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         let objects = try? Repository(location).objects
@@ -223,6 +231,8 @@ struct FetchCommand: Subcommand {
                 "error: some local refs could not be updated; try running\n"
                     + " 'git remote prune \(remoteSettings.name)' to remove any old, conflicting branches\n")
         }
+        // git 2.39's --atomic after a rejected ref: its transaction aborted with no message.
+        if result.atomicAborted { Console.writeError("error: \n") }
         return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
     }
 

@@ -90,10 +90,10 @@ struct FetchReport {
                 for change in batch where change.kind != .fetchHeadOnly && change.kind != .rejectedShallow {
                     guard let remote = change.remoteName, remote != "HEAD" else { continue }
                     if !verbose && change.kind == .upToDate { continue }
-                    let remoteLength = Self.prettified(remote).count
+                    let remoteLength = Self.prettified(remote).utf8.count
                     // Compact lines leave the local name out of the estimate, and allow two
                     // thirds of the terminal.
-                    let localLength = compact ? 0 : Self.prettified(change.localName).count
+                    let localLength = compact ? 0 : Self.prettified(change.localName).utf8.count
                     if 21 + remoteLength + 4 + localLength >= (compact ? columns * 2 / 3 : columns) { continue }
                     referenceWidth = max(referenceWidth, remoteLength)
                 }
@@ -199,7 +199,9 @@ struct FetchReport {
     }
 
     private static func padded(_ text: String, to width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        // In bytes, as git's printf("%-*s") pads (and its strlen measures the column).
+        let length = text.utf8.count
+        return length >= width ? text : text + String(repeating: " ", count: width - length)
     }
 
     /// git's description of a remote ref: its kind and short name (none for `HEAD`).

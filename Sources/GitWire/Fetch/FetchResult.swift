@@ -18,6 +18,10 @@ public struct FetchResult: Sendable {
     public var fetchHead: [String] = []
     /// Where `HEAD` points after a clone.
     public var head: HeadState?
+    /// Whether an atomic fetch (``RepositoryFetchOptions/atomic``) gave up because a ref was
+    /// rejected or could not be updated: then no ref changed (the prunes neither) and
+    /// `FETCH_HEAD` was left empty, as git 2.39's `fetch --atomic` leaves it.
+    public var atomicAborted = false
 }
 
 /// A remote ref a clone or fetch left out.

@@ -176,6 +176,8 @@ final class RepositoryUpdate: @unchecked Sendable {
         var fetchHead: [String] = []
         var warnings: [String] = []
         var ignored: [IgnoredRef] = []
+        /// --atomic with a ref rejected or failed: nothing was updated and `FETCH_HEAD` is empty.
+        var atomicAborted = false
     }
 
     /// Prunes, updates the refs and writes `FETCH_HEAD`, as git's `do_fetch` does once the pack
@@ -239,6 +241,15 @@ final class RepositoryUpdate: @unchecked Sendable {
                     followed, phase: .followedTags, refused: refused, graph: graph, pending: &pending,
                     fetchHead: &fetchHead)
             }
+        }
+        // git's --atomic: a ref rejected (or failed) aborts the whole transaction, the prunes
+        // and the other refs with it, and FETCH_HEAD (opened, so emptied, before) gets no line.
+        if options.atomic && !options.dryRun
+            && outcome.changes.contains(where: { $0.kind == .rejected || $0.error != nil })
+        {
+            pending = []
+            fetchHead = []
+            outcome.atomicAborted = true
         }
         if options.atomic && !pending.isEmpty && !options.dryRun {
             try repository.refs.apply(

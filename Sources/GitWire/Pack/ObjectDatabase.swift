@@ -1,5 +1,6 @@
-/// A repository's objects: loose objects and the packs in `objects/pack`, read by name. Supplies
-/// external bases to complete thin packs, and objects to walk local history.
+/// A repository's objects: loose objects and the packs in `objects/pack`, and those of its
+/// alternate object stores (`objects/info/alternates`, `GIT_ALTERNATE_OBJECT_DIRECTORIES`), read
+/// by name. Supplies external bases to complete thin packs, and objects to walk local history.
 public final class ObjectDatabase: ObjectSource {
     /// The repository's `objects` directory.
     public let objectsDirectory: String
@@ -7,7 +8,13 @@ public final class ObjectDatabase: ObjectSource {
     public let format: ObjectFormat
     /// The loose objects.
     public let loose: LooseObjectStore
+    /// The packs, the repository's own first, then those of its alternates.
     private(set) var packs: [PackReader] = []
+    /// The `objects` directories of the alternate object stores, in git's order (the
+    /// repository's `objects/info/alternates`, depth first, then `GIT_ALTERNATE_OBJECT_DIRECTORIES`).
+    public let alternateDirectories: [String]
+    /// The loose objects of the alternates.
+    private let alternateLoose: [LooseObjectStore]
     /// The objects recently used as delta bases in any of the packs.
     private let baseCache: PackBaseCache
 
@@ -22,6 +29,8 @@ public final class ObjectDatabase: ObjectSource {
         guard FileSystem.isDirectory(objectsDirectory) else {
             throw SystemCallError("open \(objectsDirectory)", .noSuchFile)
         }
+        alternateDirectories = Self.alternates(of: objectsDirectory, environment: Environment.value)
+        alternateLoose = alternateDirectories.map { LooseObjectStore(objectsDirectory: $0, format: format) }
         try reloadPacks()
     }
 
@@ -36,24 +45,69 @@ public final class ObjectDatabase: ObjectSource {
         objectsDirectory = other.objectsDirectory
         format = other.format
         loose = LooseObjectStore(objectsDirectory: objectsDirectory, format: format)
+        alternateDirectories = other.alternateDirectories
+        alternateLoose = other.alternateLoose
         baseCache = PackBaseCache(limit: baseCacheLimit)
         packs = try other.packs.map { try PackReader(reopening: $0, baseCache: baseCache) }
     }
 
-    /// Looks again for packs in `objects/pack`, as after a fetch added one.
+    /// Looks again for packs in `objects/pack` (and the alternates'), as after a fetch added one.
     public func reloadPacks() throws {
-        let directory = "\(objectsDirectory)/pack"
-        guard FileSystem.isDirectory(directory) else {
-            packs = []
-            return
+        var found: [PackReader] = []
+        for objects in [objectsDirectory] + alternateDirectories {
+            let directory = "\(objects)/pack"
+            guard FileSystem.isDirectory(directory) else { continue }
+            let names = try FileSystem.contents(ofDirectory: directory).filter { $0.hasSuffix(".idx") }.sorted()
+            found += try names.compactMap { name in
+                let packPath = "\(directory)/\(name.dropLast(4)).pack"
+                guard FileSystem.exists(packPath) else { return nil }
+                return try PackReader(
+                    packPath: packPath, indexPath: "\(directory)/\(name)", format: format, baseCache: baseCache)
+            }
         }
-        let names = try FileSystem.contents(ofDirectory: directory).filter { $0.hasSuffix(".idx") }.sorted()
-        packs = try names.compactMap { name in
-            let packPath = "\(directory)/\(name.dropLast(4)).pack"
-            guard FileSystem.exists(packPath) else { return nil }
-            return try PackReader(
-                packPath: packPath, indexPath: "\(directory)/\(name)", format: format, baseCache: baseCache)
+        packs = found
+    }
+
+    /// The deepest chain of alternates git follows (its `link_alt_odb_entries`).
+    static let maximumAlternateDepth = 5
+
+    /// The alternate object stores of `objectsDirectory`, as git's `prepare_alt_odb` finds them:
+    /// each line of `objects/info/alternates` (but empty ones and `#` comments) is a store's
+    /// `objects` directory, relative to the `objects` directory whose file names it; each store's
+    /// own alternates follow it, at most ``maximumAlternateDepth`` deep; then the directories of
+    /// `GIT_ALTERNATE_OBJECT_DIRECTORIES` (separated by `:`). A store named twice, the
+    /// repository's own, and one that is not a directory are left out.
+    static func alternates(of objectsDirectory: String, environment: (String) -> String?) -> [String] {
+        var result: [String] = []
+        var seen: Set<String> = [ConfigFiles.realPath(objectsDirectory) ?? objectsDirectory]
+        func add(_ entry: String, relativeTo base: String, depth: Int) {
+            guard !entry.isEmpty else { return }
+            let joined = entry.hasPrefix("/") ? entry : "\(base)/\(entry)"
+            guard FileSystem.isDirectory(joined) else { return }
+            let path = ConfigFiles.realPath(joined) ?? joined
+            guard seen.insert(path).inserted else { return }
+            result.append(path)
+            read(path, depth: depth + 1)
         }
+        func read(_ directory: String, depth: Int) {
+            guard depth <= maximumAlternateDepth,
+                let bytes = try? ConfigFiles.read("\(directory)/info/alternates", limit: 1 << 20)
+            else { return }
+            for line in bytes.split(separator: 0x0a, omittingEmptySubsequences: true) {
+                var line = line[...]
+                if line.last == 0x0d { line = line.dropLast() }
+                guard line.first != UInt8(ascii: "#") else { continue }
+                add(String(decoding: line, as: UTF8.self), relativeTo: directory, depth: depth)
+            }
+        }
+        read(objectsDirectory, depth: 0)
+        if let variable = environment("GIT_ALTERNATE_OBJECT_DIRECTORIES") {
+            let current = (try? FileSystem.currentDirectory()) ?? "/"
+            for entry in variable.split(separator: ":") {
+                add(String(entry), relativeTo: current, depth: 0)
+            }
+        }
+        return result
     }
 
     /// The object named `id`, from a pack or loose, or nil if the repository does not have it.
@@ -61,12 +115,16 @@ public final class ObjectDatabase: ObjectSource {
         for pack in packs {
             if let object = try pack.object(id) { return object }
         }
-        return try loose.object(id)
+        if let object = try loose.object(id) { return object }
+        for store in alternateLoose {
+            if let object = try store.object(id) { return object }
+        }
+        return nil
     }
 
     /// Whether the repository has the object `id`.
     public func contains(_ id: ObjectID) -> Bool {
-        packs.contains { $0.contains(id) } || loose.contains(id)
+        packs.contains { $0.contains(id) } || loose.contains(id) || alternateLoose.contains { $0.contains(id) }
     }
 
     /// How many objects the packs hold (git's `approximate_object_count`, which leaves loose

@@ -239,11 +239,11 @@ public final class PackIndexer {
             largeOffsetThreshold: options.largeOffsetThreshold
         ) { try index.write($0) }
         try index.sync()
-        try index.setPermissions(0o444)
+        try index.setCreationPermissions(0o444)
         try index.close()
         if case .received(let pack, _) = source {
             try pack.sync()
-            try pack.setPermissions(0o444)
+            try pack.setCreationPermissions(0o444)
             try pack.close()
             try FileSystem.rename(pack.path, to: finalPackPath)
         }

@@ -164,7 +164,9 @@ package enum FileSystem {
 
     /// Writes `bytes` to `path` through a temporary file in the same directory (named with
     /// `temporaryPrefix`) renamed into place, so a reader sees the old file or the whole new one,
-    /// never half of it; on failure the temporary file is removed and `path` is untouched.
+    /// never half of it; on failure the temporary file is removed and `path` is untouched. The
+    /// file keeps the permission bits of the one it replaces (as git's rewrite of `config` or
+    /// `FETCH_HEAD` keeps them); a new one gets `permissions` less the umask.
     package static func writeAtomically(
         _ bytes: ArraySlice<UInt8>, to path: String, permissions: UInt32, temporaryPrefix: String
     ) throws {
@@ -182,7 +184,11 @@ package enum FileSystem {
         let file = try File.createTemporary(in: parentDirectory(of: path), prefix: temporaryPrefix)
         do {
             try produce { try file.write($0) }
-            try file.setPermissions(permissions)
+            if let existing = status(path), existing.isRegularFile {
+                try file.setPermissions(existing.mode & 0o7777)
+            } else {
+                try file.setCreationPermissions(permissions)
+            }
             try file.close()
             try rename(file.path, to: path)
         } catch {
