@@ -29,6 +29,10 @@ extension Subcommand {
                 // git's `error:` line comes before its fatal message.
                 Console.writeError("error: \(maskedForTerminal(reason))\n")
             }
+            if let error = error as? CredentialURLNewlineError {
+                // git's warning comes before its fatal message.
+                Console.writeError("warning: \(maskedForTerminal(error.warning))\n")
+            }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
                 Console.writeError("hint: \(error.hint)\n")
