@@ -122,58 +122,15 @@ enum CommandConfiguration {
     }
 
     /// The git directory of the repository the command runs in, if any, as git's
-    /// `setup_git_directory_gently` finds it: `GIT_DIR`, else the first directory upwards that
-    /// has a `.git` directory or `.git` file (`gitdir: <path>`), or is a bare repository itself.
-    /// Commands that work outside a repository (ls-remote, clone) use it only for its
-    /// configuration.
+    /// `setup_git_directory_gently` finds it: `GIT_DIR`, else the repository
+    /// ``RepositoryLocation/discover(from:environment:)`` finds upwards, by git's rules. A
+    /// repository found there that may not be used (another user's that `safe.directory` does
+    /// not name, a bare one under `safe.bareRepository=explicit`, a format git does not read) is
+    /// no repository, as git's gentle setup takes it: its configuration (`core.sshCommand`,
+    /// `credential.helper`, remotes…) is not read. Commands that work outside a repository
+    /// (ls-remote, clone) use it only for its configuration.
     static func gitDirectory() -> String? {
         if let directory = Environment.value("GIT_DIR"), !directory.isEmpty { return directory }
-        guard let found = walkedGitDirectory() else { return nil }
-        // What git's gentle setup leaves out: a repository of another user that safe.directory
-        // does not name, one beyond GIT_CEILING_DIRECTORIES or a file-system boundary. git then
-        // runs as outside any repository, silently.
-        do {
-            _ = try RepositoryLocation.discover()
-        } catch let error as RepositoryDiscoveryError {
-            switch error.reason {
-            case .dubiousOwnership, .notFound, .mountPoint: return nil
-            default: break
-            }
-        } catch {}
-        return found
-    }
-
-    /// The first directory upwards that is or has a git directory (no ownership or ceiling
-    /// checks).
-    private static func walkedGitDirectory() -> String? {
-        guard var directory = try? FileSystem.currentDirectory() else { return nil }
-        while true {
-            let dotGit = directory == "/" ? "/.git" : "\(directory)/.git"
-            if FileSystem.isDirectory(dotGit) && isGitDirectory(dotGit) { return dotGit }
-            if FileSystem.exists(dotGit) && !FileSystem.isDirectory(dotGit), let target = gitFileTarget(dotGit) {
-                let resolved = target.hasPrefix("/") ? target : "\(directory == "/" ? "" : directory)/\(target)"
-                if isGitDirectory(resolved) { return resolved }
-            }
-            if isGitDirectory(directory) { return directory }
-            guard directory != "/", directory.contains("/") else { return nil }
-            directory = FileSystem.parentDirectory(of: directory)
-        }
-    }
-
-    /// Whether `path` looks like a git directory as git's `is_git_directory` checks it: `HEAD`,
-    /// `objects/` and `refs/`.
-    private static func isGitDirectory(_ path: String) -> Bool {
-        FileSystem.exists("\(path)/HEAD") && FileSystem.isDirectory("\(path)/objects")
-            && FileSystem.isDirectory("\(path)/refs")
-    }
-
-    /// The path a `.git` file names (`gitdir: <path>`).
-    private static func gitFileTarget(_ path: String) -> String? {
-        guard let file = try? File.openForReading(path), let bytes = try? file.read(upTo: 4096) else { return nil }
-        var text = String(decoding: bytes, as: UTF8.self)
-        guard text.hasPrefix("gitdir: ") else { return nil }
-        text.removeFirst("gitdir: ".count)
-        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
-        return text.isEmpty ? nil : text
+        return try? RepositoryLocation.discover().gitDirectory
     }
 }

@@ -21,13 +21,22 @@ extension Subcommand {
                 Console.writeError(failure.text)
                 return 128
             }
-            if let error = RemoteError.inside(error), let failure = error.reported(PackReading()) {
+            // git's send-pack, whose side-band demultiplexer died of band 3, finds the remote gone.
+            let failure =
+                self is PushCommand
+                ? RemoteError.inside(error)?.reported(fatalLines: "fatal: the remote end hung up unexpectedly\n")
+                : RemoteError.inside(error)?.reported(PackReading())
+            if let failure {
                 Console.writeError(failure.text)
                 return 128
             }
             if let error = error as? ConfigError, let reason = error.reason {
                 // git's `error:` line comes before its fatal message.
                 Console.writeError("error: \(maskedForTerminal(reason))\n")
+            }
+            if let error = error as? CredentialURLNewlineError {
+                // git's warning comes before its fatal message.
+                Console.writeError("warning: \(maskedForTerminal(error.warning))\n")
             }
             if let error = error as? ProtocolVersionError {
                 // git's advice comes before its error.
@@ -59,12 +68,19 @@ extension RemoteError {
     /// for an `ERR` packet.
     func reported(_ reading: PackReading) -> ReportedFailure? {
         guard case .sideBand(let header) = origin else { return nil }
+        return reported(fatalLines: reading.fatalLines(header: header))
+    }
+
+    /// Side-band 3 as git shows it, followed by `fatalLines` (where the command stopped). Nil for
+    /// an `ERR` packet.
+    func reported(fatalLines: String) -> ReportedFailure? {
+        guard case .sideBand = origin else { return nil }
         var shown: [UInt8] = Array("remote: ".utf8)
         for (index, part) in rawMessage.split(separator: 0, omittingEmptySubsequences: false).enumerated() {
             if index > 0 { shown.append(0) }
             shown += maskedForTerminal(Array(part))
         }
-        return ReportedFailure(text: shown + [0x0a] + Array(reading.fatalLines(header: header).utf8))
+        return ReportedFailure(text: shown + [0x0a] + Array(fatalLines.utf8))
     }
 }
 

@@ -31,6 +31,21 @@ enum FuzzText {
             let authority = parts.count > 2 ? Array(parts[2]) : []
             fuzzInvariant(!authority.contains(UInt8(ascii: "@")), "credentials left in \(location.base)")
             _ = SmartHTTP.baseAfterRedirect(effectiveURL: text, service: .uploadPack)
+            // A URL let through has no newline in its user information (the credential protocol
+            // is line by line); one refused is shown without its user information.
+            do {
+                try location.checkCredentialFields(of: text)
+                fuzzInvariant(
+                    location.username?.utf8.contains(0x0a) != true
+                        && location.password?.revealed.utf8.contains(0x0a) != true,
+                    "a newline left in the user information of \(location.base)")
+            } catch {
+                let shown = error.url.utf8.split(
+                    separator: UInt8(ascii: "/"), maxSplits: 3, omittingEmptySubsequences: false)
+                fuzzInvariant(
+                    !(shown.count > 2 ? Array(shown[2]) : []).contains(UInt8(ascii: "@")),
+                    "user information shown in \(error.url)")
+            }
         }
         guard let url = try? RemoteURL(text) else { return }
         guard url.scheme == .ssh, let host = url.host else { return }

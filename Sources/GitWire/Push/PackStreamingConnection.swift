@@ -103,6 +103,11 @@ final class PackStreamingConnection: Connection, ConnectionHandler {
             while inner.queuedByteCount < Self.highWater {
                 guard let chunk = try writer.read(maxBytes: 256 << 10) else {
                     finishPack()
+                    // As git's send-pack (pack-objects' end of the pipe closes with it): a
+                    // receive-pack run as a child (file://, ssh) reads the end of its input
+                    // after the pack; one that waits for it before reporting is not left
+                    // waiting. A socket (git://) stays open both ways, as git leaves it.
+                    if let channel = inner as? StreamChannel, channel.isChildProcess { channel.finishSending() }
                     return
                 }
                 onPackBytes?(chunk.count)

@@ -14,9 +14,12 @@ public struct HTTPTransport: Transport {
     /// Always false: each request is a new HTTP request; the server keeps no state between them.
     public var connectionPersists: Bool { false }
 
-    /// A transport to the repository at `url` (an `http://` or `https://` URL).
+    /// A transport to the repository at `url` (an `http://` or `https://` URL). A URL whose
+    /// user name, password or path holds a newline is refused, as git refuses it
+    /// (``CredentialURLNewlineError``).
     public init(url: String, options: HTTPOptions = .fromEnvironment()) throws {
         self.location = try SmartHTTP.Location(url)
+        try location.checkCredentialFields(of: url)
         self.options = options
     }
 

@@ -73,6 +73,10 @@ extension StreamChannel: Connection {
         loop.updateInterest(writer)
     }
 
+    /// Whether the connection is a child process's pipes (its standard input apart from its
+    /// standard output), not a socket.
+    package var isChildProcess: Bool { writeEnd != nil }
+
     /// Closes the sending direction once every byte queued is written (at once if none is), while
     /// the connection is still read: a child's standard input closes, so it reads the end of its
     /// input; a socket's writing side is shut down. Sending after this fails the connection.

@@ -534,3 +534,50 @@ struct CredentialOriginTests {
         }
     }
 }
+
+/// A URL whose user name, password or path holds a percent-encoded newline: git refuses it before
+/// it connects (`warning: url contains a newline in its <part> component` and `fatal: credential
+/// url cannot be parsed`), since the credential protocol is line by line (`u%0Ahost=evil` would
+/// tell the helpers another host). gitwire used to leave the user name out of what it asked the
+/// helpers, so that `GIT_ASKPASS` was asked for another user name, and went on to the server.
+/// Against A (which asks for credentials), with a logging askpass and helper: nothing reaches
+/// either, nor the server, and the messages are git's (without the user information, which git
+/// shows, password included).
+@Suite("http URLs with a newline", .serialized)
+struct CredentialURLNewlineTests {
+    @Test(arguments: [
+        ("u%0Ahost=evil@", "/auth/small.git", "username"), ("u:pw%0a@", "/auth/small.git", "password"),
+        ("u@", "/auth/sm%0aall.git", "path"), ("", "/auth/small.git?x=%0A", "path"),
+    ])
+    func refusedAsGitRefusesThem(userInfo: String, path: String, component: String) throws {
+        let servers = try HTTPCredentialTests.servers.get()
+        let home = try HTTPCredentialTests.CredentialHome(answeringFor: "http://\(servers.a.authority)")
+        let prompts = home.directory.appending("askpass.log")
+        let askpass = home.directory.appending("askpass.sh")
+        try writeExecutable(askpass, "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(prompts)'\necho x\n")
+        let environment = home.environment.merging(["GIT_ASKPASS": askpass]) { $1 }
+        let url = "http://\(userInfo)\(servers.a.authority)\(path)"
+        let shown = "http://\(servers.a.authority)\(path)/"
+        var mark = servers.mark()
+        let theirs = try git(["ls-remote", url], environment: environment, check: false)
+        #expect(servers.requests(since: mark).isEmpty)
+        mark = servers.mark()
+        let ours = try gitwire(["ls-remote", url], environment: environment)
+        #expect(servers.requests(since: mark).isEmpty)
+        #expect(home.calls().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: prompts))
+        let expected = """
+            warning: url contains a newline in its \(component) component: \(shown)
+            fatal: credential url cannot be parsed: \(shown)
+
+            """
+        // git's remote helper dies with 128; git itself then sometimes dies writing to it (141).
+        #expect([128, 141].contains(theirs.status), "\(theirs.errorText)")
+        #expect(
+            (userInfo.isEmpty ? theirs.errorText : theirs.errorText.replacingOccurrences(of: userInfo, with: ""))
+                == expected)
+        #expect(ours.status == 128)
+        #expect(ours.errorText == expected)
+        #expect(ours.text.isEmpty)
+    }
+}
