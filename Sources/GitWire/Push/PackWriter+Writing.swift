@@ -8,7 +8,7 @@ extension PackWriter {
         while pending.count < maxBytes && !finished {
             if let copy = pendingCopy {
                 let count = Int(min(copy.range.upperBound - copy.range.lowerBound, UInt64(maxBytes - pending.count)))
-                let bytes = try database.packs[copy.pack].bytes(at: copy.range.lowerBound, count: count)
+                let bytes = try database.packs[copy.pack].copying.read(at: copy.range.lowerBound, count: count)
                 guard bytes.count == count else { throw PackError(offset: copy.range.lowerBound, .packChangedOnDisk) }
                 emit(bytes)
                 let rest = (copy.range.lowerBound + UInt64(count))..<copy.range.upperBound
@@ -160,7 +160,7 @@ struct StoredEntryCheck {
         expected = stored.crc
         crc = 0
         if stored.start < dataStart {
-            guard let header = try pack.mapped.crc32(at: stored.start, count: Int(dataStart - stored.start)) else {
+            guard let header = try pack.copying.crc32(at: stored.start, count: Int(dataStart - stored.start)) else {
                 throw PackError(offset: stored.start, .packChangedOnDisk)
             }
             crc = header
