@@ -7,10 +7,6 @@ public final class PackReader: ObjectSource {
     let file: File
     /// The pack read through bounded maps (``MappedFile``) instead of a `pread` per entry.
     let mapped: MappedFile
-    /// The push's copies of stored entries (mostly in pack order, through the whole pack), in two
-    /// windows of their own: the pages they pass stay out of the process's memory once passed,
-    /// and do not push the readers' windows out.
-    let copying: MappedFile
     private let inflater: Inflater
     /// Objects recently used as delta bases, so that chains sharing a base inflate it once;
     /// shared by the packs of one object database.
@@ -43,7 +39,6 @@ public final class PackReader: ObjectSource {
         self.packPath = packPath
         file = try File.openForReading(packPath)
         mapped = try MappedFile(file)
-        copying = try MappedFile(file, windowSize: 2 << 20, maximumWindows: 2)
         inflater = try Inflater()
         let size = try file.size()
         guard size >= Int64(PackHeader.length + width),
@@ -87,7 +82,6 @@ public final class PackReader: ObjectSource {
         boundaries = other.boundaries
         file = try File.openForReading(packPath)
         mapped = try MappedFile(file)
-        copying = try MappedFile(file, windowSize: 2 << 20, maximumWindows: 2)
         inflater = try Inflater()
         let width = index.format.byteCount
         let size = try file.size()
