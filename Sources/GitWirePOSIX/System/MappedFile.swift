@@ -3,8 +3,8 @@ import GitWireCore
 import Glibc
 
 /// A file read through read-only maps of bounded windows instead of a `pread` per read: the
-/// push reads hundreds of thousands of small pack entries (one system call each before), and
-/// copies the reused ones out whole.
+/// push's walk and plan read hundreds of thousands of small pack entries and entry headers (one
+/// system call each before).
 ///
 /// At most ``maximumWindows`` windows of ``windowSize`` bytes are mapped at a time (the least
 /// recently used one is unmapped for a new one), so the file's pages counted in the process's
