@@ -2,7 +2,7 @@
 # The client's side of a whole-history push, alone: `pack-objects --revs --stdout
 # --delta-base-offset` of a repository's default branch to a file, by git and by gitwire (and by
 # earlier gitwire builds), interleaved run by run, each run under /usr/bin/time. Prints per
-# command the medians of wall time, CPU time (user + system) and peak RSS, every run's CPU time,
+# command the medians of wall time, CPU time (user + system, and system alone) and peak RSS, every run's CPU time,
 # and the pack's size against git's; checks that every gitwire build writes the same pack byte for
 # byte, and that git index-pack --strict accepts it. CPU time and peak memory are what to compare
 # on a loaded machine (wall time moves with the load); the load average is printed.
@@ -54,16 +54,17 @@ work, names = sys.argv[1], sys.argv[2:]
 runs = {}
 for line in open(os.path.join(work, "runs.tsv")):
     name, wall, user, system, rss = line.split()
-    runs.setdefault(name, []).append((float(wall), float(user) + float(system), int(rss)))
+    runs.setdefault(name, []).append((float(wall), float(user) + float(system), int(rss), float(system)))
 git_size = os.path.getsize(os.path.join(work, "git.pack"))
-print("| command | wall (median) | CPU user+sys (median; every run) | peak RSS | pack bytes (of git's) |")
-print("| --- | --- | --- | --- | --- |")
+print("| command | wall (median) | CPU user+sys (median; every run) | of it system | peak RSS | pack bytes (of git's) |")
+print("| --- | --- | --- | --- | --- | --- |")
 for name in names:
     values = runs[name]
     size = os.path.getsize(os.path.join(work, name + ".pack"))
-    print("| %s | %.2f s | %.2f s (%s) | %.0f MiB | %d (%.3f) |" % (
+    print("| %s | %.2f s | %.2f s (%s) | %.2f s | %.0f MiB | %d (%.3f) |" % (
         name, statistics.median(v[0] for v in values), statistics.median(v[1] for v in values),
-        " ".join("%.2f" % v[1] for v in values), statistics.median(v[2] for v in values) / 1024,
+        " ".join("%.2f" % v[1] for v in values), statistics.median(v[3] for v in values),
+        statistics.median(v[2] for v in values) / 1024,
         size, size / git_size))
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -24,9 +24,18 @@ enum PackEntryReading {
         _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
         whole: WholeInflater? = nil, wholeRange: Bool = false
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
+        try read(range, format: format, with: inflater, whole: whole) { try file.read(at: Int64($0), count: $1) }
+    }
+
+    /// ``read(_:of:format:with:whole:)`` with the bytes read by `readBytes` (offset, count: at
+    /// most `count` bytes, fewer only where the file ends or changed).
+    static func read(
+        _ range: Range<UInt64>, format: ObjectFormat, with inflater: Inflater, whole: WholeInflater? = nil,
+        readBytes: (UInt64, Int) throws -> [UInt8]
+    ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
-        let first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))
+        let first = try readBytes(offset, Int(min(length, UInt64(chunkSize))))
         guard UInt64(first.count) == min(length, UInt64(chunkSize)),
             let header = try PackEntryHeader.parse(first[...], at: offset, format: format)
         else { throw PackError(offset: offset, .packChangedOnDisk) }
@@ -50,7 +59,7 @@ enum PackEntryReading {
                 }
                 guard position < range.upperBound else { return nil }
                 let count = Int(min(range.upperBound - position, UInt64(chunkSize)))
-                let chunk = try file.read(at: Int64(position), count: count)
+                let chunk = try readBytes(position, count)
                 guard chunk.count == count else { throw PackError(offset: offset, .packChangedOnDisk) }
                 position += UInt64(count)
                 return chunk[...]

@@ -5,6 +5,8 @@ public final class PackReader: ObjectSource {
     /// The pack's path.
     public let packPath: String
     let file: File
+    /// The pack read through bounded maps (``MappedFile``) instead of a `pread` per entry.
+    let mapped: MappedFile
     private let inflater: Inflater
     /// Objects recently used as delta bases, so that chains sharing a base inflate it once;
     /// shared by the packs of one object database.
@@ -36,6 +38,7 @@ public final class PackReader: ObjectSource {
         let width = format.byteCount
         self.packPath = packPath
         file = try File.openForReading(packPath)
+        mapped = try MappedFile(file)
         inflater = try Inflater()
         let size = try file.size()
         guard size >= Int64(PackHeader.length + width),
@@ -78,6 +81,7 @@ public final class PackReader: ObjectSource {
         packPath = other.packPath
         boundaries = other.boundaries
         file = try File.openForReading(packPath)
+        mapped = try MappedFile(file)
         inflater = try Inflater()
         let width = index.format.byteCount
         let size = try file.size()
@@ -144,8 +148,15 @@ public final class PackReader: ObjectSource {
         guard let end = entryEnd(startingAt: offset) else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        return try PackEntryReading.read(offset..<end, of: file, format: index.format, with: inflater)
+        let mapped = mapped
+        return try PackEntryReading.read(offset..<end, format: index.format, with: inflater) {
+            try mapped.read(at: $0, count: $1)
+        }
     }
+
+    /// Up to `count` bytes of the pack at `offset`, through its maps: shorter past the end of the
+    /// pack as it was opened, empty if the file shrank since.
+    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] { try mapped.read(at: offset, count: count) }
 
     /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);
     /// nil if no entry starts there.

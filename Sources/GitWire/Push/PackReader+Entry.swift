@@ -5,9 +5,13 @@ extension PackReader {
         try rankedEntry(of: id).map { ($0.header, $0.range) }
     }
 
-    /// ``entry(of:)`` with the entry's rank in pack order (see ``entryRank(at:)``).
-    func rankedEntry(of id: ObjectID) throws -> (header: PackEntryHeader, range: Range<UInt64>, rank: Int)? {
-        guard let start = index.offset(of: id) else { return nil }
+    /// ``entry(of:)`` with the entry's rank in pack order (see ``entryRank(at:)``) and its
+    /// position in the index.
+    func rankedEntry(of id: ObjectID) throws -> (
+        header: PackEntryHeader, range: Range<UInt64>, rank: Int, position: Int
+    )? {
+        guard let position = index.position(of: id) else { return nil }
+        let start = index.offset(at: position)
         guard let rank = entryRank(at: start) else { throw PackError(offset: start, .packChangedOnDisk) }
         let end = boundaries[rank + 1]
         let needed = Int(min(end - start, UInt64(PackEntryHeader.maximumLength)))
@@ -21,7 +25,7 @@ extension PackReader {
             // Reading on in pack order (at or just past the bytes read before) reads a run of
             // entries at once; any other header is read alone, as before.
             let onward = window.bytes.isEmpty || (start >= window.start && start < windowEnd + (64 << 10))
-            let bytes = try file.read(at: Int64(start), count: onward ? max(needed, 64 << 10) : needed)
+            let bytes = try self.bytes(at: start, count: onward ? max(needed, 64 << 10) : needed)
             guard bytes.count >= needed else { throw PackError(offset: start, .packChangedOnDisk) }
             headerWindow = (start, bytes)
             first = bytes[0..<needed]
@@ -29,7 +33,7 @@ extension PackReader {
         guard let header = try PackEntryHeader.parse(first, at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
-        return (header, start..<end, rank)
+        return (header, start..<end, rank, position)
     }
 }
 

@@ -73,6 +73,9 @@ public final class PackWriter {
     struct Item {
         var id: ObjectID
         var plan: Plan
+        /// For a stored entry (copied or reused as a delta): the CRC-32 its index records for it,
+        /// and where it starts.
+        var stored: (crc: UInt32, start: UInt64)? = nil
     }
 
     let database: ObjectDatabase
@@ -90,6 +93,9 @@ public final class PackWriter {
     var sha256: SHA256?
     var pending: [UInt8] = []
     var pendingCopy: (pack: Int, range: Range<UInt64>)?
+    /// The stored entry being copied, checked against the CRC-32 its pack's index records for it
+    /// once its last byte is copied (see ``StoredEntryCheck``).
+    var pendingCheck: StoredEntryCheck?
     var finished = false
     var deflater: Deflater?
     var writingPercent = -1
@@ -136,6 +142,8 @@ public final class PackWriter {
         var location: Location?
         var rank: Int32 = -1
         var baseRank: Int32 = -1
+        /// The CRC-32 the pack's index records for the entry.
+        var crc: UInt32 = 0
     }
 
     /// Where the objects of a walk and its preferred bases are stored.
@@ -162,6 +170,7 @@ public final class PackWriter {
                 guard let located = try pack.rankedEntry(of: entry.id) else { continue }
                 found.location = (number, located.header, located.range)
                 found.rank = Int32(truncatingIfNeeded: located.rank)
+                found.crc = pack.index.crc32(at: located.position)
                 if case .offsetDelta(let baseOffset) = located.header.kind {
                     found.baseRank = Int32(truncatingIfNeeded: pack.entryRank(at: baseOffset) ?? -1)
                 }
@@ -275,7 +284,10 @@ public final class PackWriter {
                 }
                 guard let base = try base(of: item, id: id) else {
                     marks[number] = 2
-                    items.append(Item(id: id, plan: .copy(pack: location.pack, range: location.range)))
+                    items.append(
+                        Item(
+                            id: id, plan: .copy(pack: location.pack, range: location.range),
+                            stored: (item.crc, location.range.lowerBound)))
                     continue
                 }
                 let dataRange =
@@ -285,7 +297,10 @@ public final class PackWriter {
                         pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
                     if expanded || marks[baseNumber] == 2 {
                         marks[number] = 2
-                        items.append(Item(id: id, plan: marks[baseNumber] == 2 ? delta : .whole))
+                        items.append(
+                            marks[baseNumber] == 2
+                                ? Item(id: id, plan: delta, stored: (item.crc, location.range.lowerBound))
+                                : Item(id: id, plan: .whole))
                     } else if marks[baseNumber] == 1 {
                         marks[number] = 2
                         items.append(Item(id: id, plan: .whole))
@@ -303,7 +318,7 @@ public final class PackWriter {
                     {
                         let delta = Plan.delta(
                             pack: location.pack, data: dataRange, size: location.header.size, base: baseID)
-                        items.append(Item(id: id, plan: delta))
+                        items.append(Item(id: id, plan: delta, stored: (item.crc, location.range.lowerBound)))
                     } else {
                         items.append(Item(id: id, plan: .whole))
                     }
@@ -345,7 +360,8 @@ public final class PackWriter {
                     let start = found.range.lowerBound + UInt64(found.header.length)
                     // Room for a dynamic Huffman block's tables before the first bytes come out.
                     let count = Int(min(found.range.upperBound - start, 1024))
-                    let compressed = try database.packs[found.pack].file.read(at: Int64(start), count: count)
+                    let compressed = try database.packs[found.pack].bytes(at: start, count: count)
+                    guard compressed.count == count else { throw PackError(offset: start, .packChangedOnDisk) }
                     let prefix = try inflater.inflatePrefix(compressed[...], count: 20)
                     if let target = Self.deltaResultSize(prefix) { return (known, target, -1) }
                 }
