@@ -24,14 +24,16 @@ enum PackEntryReading {
         _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
         whole: WholeInflater? = nil, wholeRange: Bool = false
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        try read(range, format: format, with: inflater, whole: whole) { try file.read(at: Int64($0), count: $1) }
+        try read(range, format: format, with: inflater, whole: whole, wholeRange: wholeRange) {
+            try file.read(at: Int64($0), count: $1)
+        }
     }
 
-    /// ``read(_:of:format:with:whole:)`` with the bytes read by `readBytes` (offset, count: at
-    /// most `count` bytes, fewer only where the file ends or changed).
+    /// ``read(_:of:format:with:whole:wholeRange:)`` with the bytes read by `readBytes` (offset,
+    /// count: at most `count` bytes, fewer only where the file ends or changed).
     static func read(
         _ range: Range<UInt64>, format: ObjectFormat, with inflater: Inflater, whole: WholeInflater? = nil,
-        readBytes: (UInt64, Int) throws -> [UInt8]
+        wholeRange: Bool = false, readBytes: (UInt64, Int) throws -> [UInt8]
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
