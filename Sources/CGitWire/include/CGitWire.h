@@ -35,16 +35,6 @@ int cgw_lower_thread_priority(int steps);
 /* glibc's malloc_trim(0): gives the free memory of every arena back to the system. */
 void cgw_malloc_trim(void);
 
-// Read-only maps of pack files (mapped.c). cgw_map_readonly returns NULL on failure (errno set).
-void *cgw_map_readonly(int fd, uint64_t offset, size_t length);
-int cgw_unmap(void *address, size_t length);
-// memcpy from a map that returns -1 instead of raising SIGBUS when the source lies past the end
-// of a file that shrank after it was mapped; 0 when copied.
-int cgw_mapped_copy(void *destination, const void *source, size_t count);
-// The CRC-32 of count mapped bytes continuing *crc (libdeflate's, with the carry-less multiply
-// instruction), guarded as cgw_mapped_copy: -1 when the map's file shrank, else 0.
-int cgw_mapped_crc32(uint32_t *crc, const void *source, size_t count);
-
 /* Paths removed when the process is killed by a signal (see cleanup.c). `kind` is one of the
  * CGW_CLEANUP_ values; register returns a slot for unregister, or -1 (nothing registered). */
 enum : int { CGW_CLEANUP_FILE = 0, CGW_CLEANUP_TREE = 1, CGW_CLEANUP_CONTENTS = 2 };

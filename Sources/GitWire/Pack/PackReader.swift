@@ -5,8 +5,6 @@ public final class PackReader: ObjectSource {
     /// The pack's path.
     public let packPath: String
     let file: File
-    /// The pack read through bounded maps (``MappedFile``) instead of a `pread` per entry.
-    let mapped: MappedFile
     private let inflater: Inflater
     /// Objects recently used as delta bases, so that chains sharing a base inflate it once;
     /// shared by the packs of one object database.
@@ -38,7 +36,6 @@ public final class PackReader: ObjectSource {
         let width = format.byteCount
         self.packPath = packPath
         file = try File.openForReading(packPath)
-        mapped = try MappedFile(file)
         inflater = try Inflater()
         let size = try file.size()
         guard size >= Int64(PackHeader.length + width),
@@ -81,7 +78,6 @@ public final class PackReader: ObjectSource {
         packPath = other.packPath
         boundaries = other.boundaries
         file = try File.openForReading(packPath)
-        mapped = try MappedFile(file)
         inflater = try Inflater()
         let width = index.format.byteCount
         let size = try file.size()
@@ -148,15 +144,11 @@ public final class PackReader: ObjectSource {
         guard let end = entryEnd(startingAt: offset) else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        let mapped = mapped
-        return try PackEntryReading.read(offset..<end, format: index.format, with: inflater) {
-            try mapped.read(at: $0, count: $1)
-        }
+        return try PackEntryReading.read(offset..<end, of: file, format: index.format, with: inflater)
     }
 
-    /// Up to `count` bytes of the pack at `offset`, through its maps: shorter past the end of the
-    /// pack as it was opened, empty if the file shrank since.
-    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] { try mapped.read(at: offset, count: count) }
+    /// Up to `count` bytes of the pack at `offset`: shorter only where the file ends (or shrank).
+    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] { try file.read(at: Int64(offset), count: count) }
 
     /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);
     /// nil if no entry starts there.

@@ -163,10 +163,10 @@ struct StoredEntryCheck {
         expected = stored.crc
         crc = 0
         if stored.start < dataStart {
-            guard let header = try pack.mapped.crc32(at: stored.start, count: Int(dataStart - stored.start)) else {
-                throw PackError(offset: stored.start, .packChangedOnDisk)
-            }
-            crc = header
+            let count = Int(dataStart - stored.start)
+            let header = try pack.bytes(at: stored.start, count: count)
+            guard header.count == count else { throw PackError(offset: stored.start, .packChangedOnDisk) }
+            crc = fastCRC32(header[...])
         }
     }
 }
