@@ -220,12 +220,7 @@ extension HTTPConnection {
     }
 
     func fail(_ error: any Error) {
-        current?.cancel()
-        current = nil
-        queued = []
-        probing = nil
-        credentialCall?.cancel()
-        credentialCall = nil
+        cancelRequests()
         let handler = self.handler
         self.handler = nil
         handler?.connection(self, didFail: error)

@@ -141,6 +141,11 @@ final class HTTPConnection: Connection, StreamedRequestConnection, HTTPTransferD
         guard !isClosed else { return }
         isClosed = true
         handler = nil
+        cancelRequests()
+    }
+
+    /// Cancels the transfer under way and the credential call, and drops the requests waiting.
+    func cancelRequests() {
         current?.cancel()
         current = nil
         queued = []
