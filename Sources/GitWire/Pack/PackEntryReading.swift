@@ -24,20 +24,9 @@ enum PackEntryReading {
         _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
         whole: WholeInflater? = nil, wholeRange: Bool = false
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        try read(range, format: format, with: inflater, whole: whole, wholeRange: wholeRange) {
-            try file.read(at: Int64($0), count: $1)
-        }
-    }
-
-    /// ``read(_:of:format:with:whole:wholeRange:)`` with the bytes read by `readBytes` (offset,
-    /// count: at most `count` bytes, fewer only where the file ends or changed).
-    static func read(
-        _ range: Range<UInt64>, format: ObjectFormat, with inflater: Inflater, whole: WholeInflater? = nil,
-        wholeRange: Bool = false, readBytes: (UInt64, Int) throws -> [UInt8]
-    ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
-        let first = try readBytes(offset, Int(min(length, UInt64(chunkSize))))
+        let first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))
         guard UInt64(first.count) == min(length, UInt64(chunkSize)),
             let header = try PackEntryHeader.parse(first[...], at: offset, format: format)
         else { throw PackError(offset: offset, .packChangedOnDisk) }
@@ -61,7 +50,7 @@ enum PackEntryReading {
                 }
                 guard position < range.upperBound else { return nil }
                 let count = Int(min(range.upperBound - position, UInt64(chunkSize)))
-                let chunk = try readBytes(position, count)
+                let chunk = try file.read(at: Int64(position), count: count)
                 guard chunk.count == count else { throw PackError(offset: offset, .packChangedOnDisk) }
                 position += UInt64(count)
                 return chunk[...]

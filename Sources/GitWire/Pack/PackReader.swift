@@ -147,9 +147,6 @@ public final class PackReader: ObjectSource {
         return try PackEntryReading.read(offset..<end, of: file, format: index.format, with: inflater)
     }
 
-    /// Up to `count` bytes of the pack at `offset`: shorter only where the file ends (or shrank).
-    func bytes(at offset: UInt64, count: Int) throws -> [UInt8] { try file.read(at: Int64(offset), count: count) }
-
     /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);
     /// nil if no entry starts there.
     func entryEnd(startingAt offset: UInt64) -> UInt64? {

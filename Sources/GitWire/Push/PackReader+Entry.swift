@@ -25,7 +25,7 @@ extension PackReader {
             // Reading on in pack order (at or just past the bytes read before) reads a run of
             // entries at once; any other header is read alone, as before.
             let onward = window.bytes.isEmpty || (start >= window.start && start < windowEnd + (64 << 10))
-            let bytes = try self.bytes(at: start, count: onward ? max(needed, 64 << 10) : needed)
+            let bytes = try file.read(at: Int64(start), count: onward ? max(needed, 64 << 10) : needed)
             guard bytes.count >= needed else { throw PackError(offset: start, .packChangedOnDisk) }
             headerWindow = (start, bytes)
             first = bytes[0..<needed]

@@ -164,7 +164,7 @@ struct StoredEntryCheck {
         crc = 0
         if stored.start < dataStart {
             let count = Int(dataStart - stored.start)
-            let header = try pack.bytes(at: stored.start, count: count)
+            let header = try pack.file.read(at: Int64(stored.start), count: count)
             guard header.count == count else { throw PackError(offset: stored.start, .packChangedOnDisk) }
             crc = fastCRC32(header[...])
         }

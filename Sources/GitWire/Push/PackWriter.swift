@@ -360,7 +360,7 @@ public final class PackWriter {
                     let start = found.range.lowerBound + UInt64(found.header.length)
                     // Room for a dynamic Huffman block's tables before the first bytes come out.
                     let count = Int(min(found.range.upperBound - start, 1024))
-                    let compressed = try database.packs[found.pack].bytes(at: start, count: count)
+                    let compressed = try database.packs[found.pack].file.read(at: Int64(start), count: count)
                     guard compressed.count == count else { throw PackError(offset: start, .packChangedOnDisk) }
                     let prefix = try inflater.inflatePrefix(compressed[...], count: 20)
                     if let target = Self.deltaResultSize(prefix) { return (known, target, -1) }
