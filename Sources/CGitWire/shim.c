@@ -79,4 +79,8 @@ int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }
 
+int cgw_spawn_chdir(posix_spawn_file_actions_t *actions, const char *directory) {
+    return posix_spawn_file_actions_addchdir_np(actions, directory);
+}
+
 int cgw_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

@@ -1,17 +1,16 @@
 import GitWire
 
 /// What `gitwire push` does about what git's push runs or signs on the local side: the
-/// `pre-push` hook (not run: a push that would run one is refused, unless `--no-verify`),
-/// `--signed` (refused: gitwire makes no push certificates) and `--recurse-submodules` (only
-/// `no`).
+/// `pre-push` hook (run as git runs it, unless `--no-verify`), `--signed` (refused: gitwire
+/// makes no push certificates) and `--recurse-submodules` (only `no`).
 extension PushCommand {
     /// git's `find_hook("pre-push")`: `core.hooksPath`, else `hooks/` of the common directory.
-    /// An executable hook refuses the push unless `verify` is off (git would run it, and a hook
-    /// silently skipped is a check the user counted on that did not happen); one that is not
-    /// executable gets git's hint (`advice.ignoredHook`) and is ignored, as git ignores it.
-    static func checkPrePushHook(
+    /// The path of an executable hook to run, nil when there is none or `verify` is off; one
+    /// that is not executable gets git's hint (`advice.ignoredHook`) and is ignored, as git
+    /// ignores it.
+    static func prePushHook(
         _ configuration: GitConfiguration, commonDirectory: String, verify: Bool
-    ) throws {
+    ) throws -> String? {
         var path = "\(commonDirectory)/hooks/pre-push"
         var shown = PushCommand.displayedConfigPath("\(commonDirectory)/config")
         shown = shown.hasSuffix("/config") ? String(shown.dropLast("config".count)) + "hooks/pre-push" : path
@@ -19,7 +18,7 @@ extension PushCommand {
             shown = "\(hooks)/pre-push"
             path = hooks.hasPrefix("/") ? shown : "\(CommandConfiguration.workTreeTopAbove() ?? ".")/\(shown)"
         }
-        guard verify, FileSystem.exists(path), !FileSystem.isDirectory(path) else { return }
+        guard verify, FileSystem.exists(path), !FileSystem.isDirectory(path) else { return nil }
         guard FileSystem.isExecutable(path) else {
             if try configuration.bool("advice.ignoredhook") ?? true {
                 Console.writeError(
@@ -29,17 +28,82 @@ extension PushCommand {
 
                     """)
             }
-            return
+            return nil
         }
-        throw ReportedFailure(
-            text: Array(
-                """
-                fatal: gitwire does not run the pre-push hook '\(shown)', which git would run before \
-                this push; push with --no-verify to skip it, or with git
-
-                """.utf8))
+        return path
     }
 
+    /// The push's check that runs the `pre-push` hook at `path` as git's `run_pre_push_hook`
+    /// runs it: arguments the remote's name (the URL when a URL was named) and its URL, both
+    /// without a password; one line per ref listed on its standard input
+    /// (`<local ref> <local id> <remote ref> <remote id>`, `(delete)` and zeros for a
+    /// deletion); its output on gitwire's; in git's working directory and with the variables
+    /// git sets (see ``hookPlace()``). A non-zero exit ends the push with nothing sent.
+    static func prePushCheck(path: String, remote: String, url: String, format: ObjectFormat) -> PrePushCheck {
+        let arguments = [path, withoutPassword(remote), withoutPassword(url)]
+        let place = hookPlace()
+        let zero = ObjectID.zero(format).hex
+        return PrePushCheck { updates in
+            var input: [UInt8] = []
+            for update in updates {
+                input += Array(
+                    "\(update.source ?? "(delete)") \(update.new?.hex ?? zero) \(update.destination) \(update.old?.hex ?? zero)\n"
+                        .utf8)
+            }
+            let status = try ChildProcess.runHook(
+                arguments, input: input, directory: place.directory, environment: place.environment)
+            guard status == 0 else { throw PrePushHookFailure() }
+        }
+    }
+
+    /// Where git runs a hook from and what it adds to its environment: at the top of the work
+    /// tree with `GIT_PREFIX` the way down from it (`sub/`); in a bare repository where the
+    /// command runs, with `GIT_DIR` (`.` at its top) and `GIT_IMPLICIT_WORK_TREE=0`; with
+    /// `GIT_DIR` set, where the command runs. git also sets `GIT_EXEC_PATH`, which gitwire
+    /// has none of.
+    static func hookPlace() -> (directory: String?, environment: [String: String?]) {
+        let here = try? FileSystem.currentDirectory()
+        if let directory = Environment.value("GIT_DIR"), !directory.isEmpty {
+            return (nil, ["GIT_PREFIX": ""])
+        }
+        guard let location = try? RepositoryLocation.discover() else { return (nil, ["GIT_PREFIX": ""]) }
+        if let top = location.workTree, let here, here == top || here.hasPrefix(top + "/"),
+            here != location.gitDirectory, !here.hasPrefix(location.gitDirectory + "/")
+        {
+            let prefix = here == top ? "" : String(here.dropFirst(top.count + 1)) + "/"
+            return (top, ["GIT_PREFIX": prefix])
+        }
+        let atTop = here == location.gitDirectory
+        return (
+            nil,
+            [
+                "GIT_DIR": atTop ? "." : location.gitDirectory, "GIT_IMPLICIT_WORK_TREE": "0", "GIT_PREFIX": "",
+            ]
+        )
+    }
+
+    /// `url` without the password of its `user:password@` (the user stays): a credential goes
+    /// nowhere else, not even to a hook (git passes the URL as given).
+    static func withoutPassword(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard
+            let separator = (0..<max(0, bytes.count - 2)).first(where: {
+                bytes[$0..<($0 + 3)].elementsEqual("://".utf8)
+            })
+        else { return url }
+        let start = separator + 3
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+        guard let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")),
+            let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":"))
+        else { return url }
+        return String(decoding: bytes[..<colon] + bytes[at...], as: UTF8.self)
+    }
+}
+
+/// A `pre-push` hook that exited with a failure: git's push then fails with nothing sent.
+struct PrePushHookFailure: Error {}
+
+extension PushCommand {
     /// `--signed[=<mode>]` as git reads it: false/no/off (or `--no-signed`) signs nothing; any
     /// other mode is refused, since gitwire makes no push certificates (git's `if-asked` signs
     /// when the server asks, and `true` fails without a server that takes them).

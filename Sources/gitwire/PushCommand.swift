@@ -31,7 +31,7 @@ struct PushCommand: Subcommand {
             },
             .toggle(
                 nil, "verify",
-                help: "With --no-verify, push even though a pre-push hook exists (gitwire runs no hooks)."
+                help: "With --no-verify, do not run the pre-push hook."
             ) {
                 $0.verify = $1
             },
@@ -126,7 +126,11 @@ struct PushCommand: Subcommand {
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
         let repository = try self.repository ?? Self.defaultDestination(configuration, gitDirectory: gitDirectory)
         // A URL named on the command line is rewritten by pushInsteadOf, as git rewrites it.
-        var url = try configuration.urlRewrites().rewrittenForPush(repository) ?? repository
+        let rewrites = try configuration.urlRewrites()
+        var url = rewrites.rewrittenForPush(repository) ?? repository
+        // git's transport URL, shown and given to the hook: insteadOf applies too (the remote
+        // made from `url` applies it itself).
+        var pushedURL = rewrites.rewrittenForPush(repository) ?? rewrites.rewritten(repository)
         var tracking: [Refspec] = []
         var configuredPushes: [String] = []
         // git's push: `remote.<name>.mirror` of the remote pushed to (by name) is --mirror.
@@ -141,6 +145,7 @@ struct PushCommand: Subcommand {
             let configured = try configuration.remoteURLs(named: repository)
         {
             url = configured.pushURLs.first ?? configured.urls.first ?? repository
+            pushedURL = url
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
             configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
             if try configuration.bool("remote.\(repository).mirror") == true { mirroring = true }
@@ -261,12 +266,14 @@ struct PushCommand: Subcommand {
             options.upstreams = try Self.upstreams(configuration)
         }
         options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
-        let shown = RemoteURL.withoutCredentials(url)
+        let shown = RemoteURL.withoutCredentials(pushedURL)
         if verbose {
             Console.writeError("Pushing to \(shown)\n")
             FetchCommand.announceConnection(pushing)
         }
-        try Self.checkPrePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify)
+        if let hook = try Self.prePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify) {
+            options.prePush = Self.prePushCheck(path: hook, remote: repository, url: pushedURL, format: format)
+        }
         let result: PushResult
         do {
             result = try recording.saving {
@@ -294,6 +301,10 @@ struct PushCommand: Subcommand {
             Console.writeError("fatal: \(error.underlying)\n")
             if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
             Console.writeError("fatal: the remote end hung up unexpectedly\n")
+            Console.writeError("error: failed to push some refs to '\(shown)'\n")
+            return 1
+        } catch is PrePushHookFailure {
+            programOutput.release()
             Console.writeError("error: failed to push some refs to '\(shown)'\n")
             return 1
         } catch let error as PushMatchError {

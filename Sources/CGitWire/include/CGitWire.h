@@ -29,6 +29,8 @@ int cgw_pidfd_open(int pid);
 /* Makes a spawned child close every descriptor from `lowest` up (glibc 2.34+), so that it
  * inherits none that another thread opened without close-on-exec. */
 int cgw_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+/* Makes a spawned child start in `directory` (glibc 2.29+). */
+int cgw_spawn_chdir(posix_spawn_file_actions_t *actions, const char *directory);
 /* Raises the calling thread's nice value by `steps` (at most to 19; Linux keeps one per thread).
  * 0, or -1 with errno set. */
 int cgw_lower_thread_priority(int steps);

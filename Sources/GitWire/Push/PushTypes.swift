@@ -217,6 +217,9 @@ public struct RepositoryPushOptions: Hashable, Sendable {
     /// The refspec `:` (`push.default=matching`): every local branch the remote has a branch of
     /// the same name for.
     public var matching = false
+    /// Run with the updates planned, before anything is sent (git's `pre-push` hook); an error
+    /// it throws ends the push with nothing sent, and the push fails with it.
+    public var prePush: PrePushCheck?
 
     /// Options for a plain push.
     public init(

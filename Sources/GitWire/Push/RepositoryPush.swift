@@ -17,6 +17,10 @@ final class RepositoryPush: @unchecked Sendable {
     var matchErrors: [String] = []
     /// git's advice after some of ``matchErrors``, by their index.
     var matchHints: [Int: String] = [:]
+    /// The remote refs `--mirror` deletes for want of a local one.
+    var mirrorDeletions: Set<String> = []
+    /// What ``RepositoryPushOptions/prePush`` threw; the push then sends nothing.
+    var prePushError: (any Error)?
     private(set) var writer: PackWriter?
     weak var connection: PackStreamingConnection?
 
@@ -96,9 +100,9 @@ final class RepositoryPush: @unchecked Sendable {
             direct += localRefs.filter { $0.name.hasPrefix("refs/") }.map {
                 Match(source: $0.name, sourceID: $0.id, destination: $0.name, force: true)
             }
-            direct += remoteRefs.filter { !localNames.contains($0.name) }.map {
-                Match(source: nil, sourceID: nil, destination: $0.name, force: true)
-            }
+            let deleted = remoteRefs.filter { !localNames.contains($0.name) }
+            direct += deleted.map { Match(source: nil, sourceID: nil, destination: $0.name, force: true) }
+            mirrorDeletions = Set(deleted.map(\.name))
         }
         for match in direct where !matches.contains(where: { $0.destination == match.destination }) {
             matches.append(match)
@@ -170,6 +174,19 @@ final class RepositoryPush: @unchecked Sendable {
         }
         if results.contains(where: { if case .rejected = $0.status { true } else { false } }) {
             localRejection = true
+        }
+        // git's transport_push runs the pre-push hook here: after its statuses, before
+        // send-pack (and so before its --atomic check) sends anything.
+        if let check = options.prePush {
+            do {
+                // git's --mirror deletes the remote's other refs without a local ref (no
+                // `peer_ref`): its hook hears nothing of them.
+                try check.run(
+                    results.filter { PrePushCheck.lists($0.status) && !mirrorDeletions.contains($0.destination) })
+            } catch {
+                prePushError = error
+                return []
+            }
         }
         // git's send-pack: with --atomic, the first ref refused locally (a deletion the server
         // does not allow included) stops the push before its commands, with git's error line
@@ -353,6 +370,7 @@ final class RepositoryPush: @unchecked Sendable {
         if !matchErrors.isEmpty {
             throw PushMatchError(errors: matchErrors, hints: matchHints)
         }
+        if let prePushError { throw prePushError }
         var errors: [String] = atomicFailure.map { [$0] } ?? []
         var warnings: [String] = []
         if let report = outcome.report {
@@ -380,6 +398,7 @@ final class RepositoryPush: @unchecked Sendable {
     /// helper's death after the refs were decided (git then reports the refs it refused itself,
     /// or the refspecs that matched nothing).
     func failure(_ error: any Error, stateless: Bool) -> any Error {
+        if let prePushError { return prePushError }
         // The connection lost after the commands (not a timeout, not cancelled): git's words.
         if !stateless, let request = sentRequest, let lost = error as? any GitWireError, lost.kind == .connectionLost {
             // A side-band that ended cleanly before the report: git's demultiplexer says nothing.

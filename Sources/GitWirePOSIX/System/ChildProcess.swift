@@ -78,7 +78,7 @@ public final class ChildProcess: Sendable {
     /// `posix_spawnp` with a clean signal state: nothing blocked and `SIGPIPE` back to its
     /// default, whatever the calling thread has (runtimes block signals on their threads, and
     /// children would inherit that and ignore `SIGTERM`).
-    private static func launch(
+    static func launch(
         _ arguments: [String], environment: [String: String?],
         fileActions: (inout posix_spawn_file_actions_t) -> Void
     ) throws -> ChildProcess {
@@ -167,7 +167,7 @@ public final class ChildProcess: Sendable {
     /// Sends `SIGTERM`.
     public func terminate() { if status.withLock({ $0 }) == nil { kill(pid, SIGTERM) } }
 
-    private static func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
+    static func makePipe() throws -> (read: FileDescriptor, write: FileDescriptor) {
         var fds: [CInt] = [0, 0]
         _ = try retryingInterrupts("pipe2") { cgw_pipe_cloexec(&fds) }
         return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))

@@ -4,8 +4,8 @@ import GitWireTestSupport
 import Testing
 
 /// What git's push does on the local side besides pushing: `-v` over git:// (git's connection
-/// lines), the `pre-push` hook (gitwire runs none: an executable one refuses the push unless
-/// `--no-verify`, a non-executable one gets git's hint), `--signed`, `--recurse-submodules`,
+/// lines), a `pre-push` hook that is not executable (git's hint; PushPrePushHookTests runs
+/// the others), `--signed`, `--recurse-submodules`,
 /// and ssh URLs with a password (git hands the password to ssh as part of the host; gitwire
 /// runs no ssh and never shows it).
 @Suite(.serialized) struct PushLocalChecksTests {
@@ -74,40 +74,6 @@ import Testing
             #expect(announced(fromGit.errorText) == (announces ? gitLengths : []), "git: \(arguments)")
             #expect(announced(ours.errorText) == (announces ? lengths(since: ourMark) : []), "\(arguments)")
         }
-    }
-
-    /// A hook git would run (and that here would refuse the push): gitwire refuses before
-    /// connecting, the server untouched; `--no-verify` pushes as git's does.
-    @Test("an executable pre-push hook refuses the push unless --no-verify")
-    func executableHook() throws {
-        let (scenario, _) = try Self.scenario.get()
-        let hook = "\(scenario.local)/.git/hooks/pre-push"
-        try "#!/bin/sh\necho refused >&2\nexit 1\n".write(toFile: hook, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: hook) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
-        try scenario.reset()
-        let before = try scenario.serverState()
-        let fromGit = try git(["push", scenario.served, "main"], in: scenario.local, check: false)
-        #expect(fromGit.status == 1 && fromGit.errorText.contains("refused"))
-        #expect(try scenario.serverState() == before)
-        let ours = try gitwire(["push", scenario.served, "main"], in: scenario.local)
-        #expect(ours.status == 128)
-        #expect(
-            ours.errorText
-                == "fatal: gitwire does not run the pre-push hook '.git/hooks/pre-push', which git would run before this push; push with --no-verify to skip it, or with git\n"
-        )
-        #expect(try scenario.serverState() == before)
-        try scenario.expectSameAsGit(["--no-verify", scenario.served, "main"])
-        // core.hooksPath names the hook git runs.
-        try FileManager.default.removeItem(atPath: hook)
-        let hooks = "\(scenario.root)/hooks"
-        try FileManager.default.createDirectory(atPath: hooks, withIntermediateDirectories: true)
-        try "#!/bin/sh\nexit 1\n".write(toFile: "\(hooks)/pre-push", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(hooks)/pre-push")
-        let configured = try gitwire(
-            ["-c", "core.hooksPath=\(hooks)", "push", scenario.served, "main"], in: scenario.local)
-        #expect(configured.status == 128)
-        #expect(configured.errorText.contains("'\(hooks)/pre-push'"))
     }
 
     @Test("a pre-push hook that is not executable: git's hint, and the push, as git's")
