@@ -59,6 +59,7 @@ struct PushCommand: Subcommand {
             .flag(nil, "all", \.all, help: "Push every branch."),
             .flag(nil, "tags", \.tags, help: "Push every tag too."),
             .flag(nil, "mirror", \.mirror, help: "Push every ref, forced, and delete the remote's others."),
+            .flag(nil, "prune", \.prune, help: "Delete the remote refs the refspecs' patterns map to no local ref."),
             .toggle(nil, "follow-tags", help: "Push the annotated tags the pushed commits reach.") {
                 $0.followTags = $1
             },
@@ -108,6 +109,7 @@ struct PushCommand: Subcommand {
     var tags = false
     var pushOptions: [String] = []
     var mirror = false
+    var prune = false
     var followTags: Bool?
     /// `--force-with-lease` values in order ("" for the bare option).
     var leases: [String] = []
@@ -260,6 +262,7 @@ struct PushCommand: Subcommand {
         )
         options.leases = leases
         options.mirror = mirroring
+        options.prune = prune
         options.matching = matching
         options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
         if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {

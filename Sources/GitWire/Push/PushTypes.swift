@@ -217,6 +217,9 @@ public struct RepositoryPushOptions: Hashable, Sendable {
     /// The refspec `:` (`push.default=matching`): every local branch the remote has a branch of
     /// the same name for.
     public var matching = false
+    /// `--prune`: the remote refs a pattern refspec (or `:`, which ``all``, ``mirror`` and
+    /// ``matching`` mean) maps to a local name that no local ref has are deleted.
+    public var prune = false
     /// Run with the updates planned, before anything is sent (git's `pre-push` hook); an error
     /// it throws ends the push with nothing sent, and the push fails with it.
     public var prePush: PrePushCheck?

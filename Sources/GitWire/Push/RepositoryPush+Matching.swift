@@ -93,6 +93,39 @@ extension RepositoryPush {
         return added
     }
 
+    /// git's `--prune` (`match_push_refs` with `MATCH_REFS_PRUNE`): each remote ref nothing is
+    /// pushed to that a pattern refspec (or the matching refspec `:`, which `--all`, `--mirror`
+    /// and `push.default=matching` mean) maps back to a local name no local ref has, deleted.
+    /// The first pattern whose destination side matches decides; `:` covers only branches
+    /// (every ref with `--mirror`). Refspecs without a pattern prune nothing.
+    func pruned(specs: [PushRefspec], localRefs: [RefRecord], remoteRefs: [Ref], matched: [Match]) -> [Match] {
+        var patterns = specs.filter { ($0.isPattern || $0.isMatching) && !$0.isNegative }
+        if options.matching || options.all || options.mirror { patterns.append(PushRefspec(matching: false)) }
+        guard !patterns.isEmpty else { return [] }
+        let taken = Set(matched.map(\.destination))
+        let localNames = Set(localRefs.map(\.name))
+        var deleted: [Match] = []
+        for ref in remoteRefs where !taken.contains(ref.name) {
+            var source: String?
+            var matching = false
+            for spec in patterns {
+                if spec.isMatching {
+                    matching = true
+                    continue
+                }
+                guard let key = spec.source else { continue }
+                if let name = PushRefspec.mapping(ref.name, key: spec.destination ?? key, value: key) {
+                    source = name
+                    break
+                }
+            }
+            if source == nil, matching, options.mirror || ref.name.hasPrefix("refs/heads/") { source = ref.name }
+            guard let source, !localNames.contains(source) else { continue }
+            deleted.append(Match(source: nil, sourceID: nil, destination: ref.name, force: false))
+        }
+        return deleted
+    }
+
     /// What `spec` names on both sides; nil (with an error noted) when git would refuse it.
     func match(_ spec: PushRefspec, localRefs: [RefRecord], remoteRefs: [Ref]) throws -> Match? {
         var source: String?
@@ -212,5 +245,19 @@ extension RepositoryPush {
             }
         }
         return strong.isEmpty ? weak : strong
+    }
+
+    /// git's `REF_STATUS_*` number of a status its send-pack refuses to send (`remote.h`), nil
+    /// for the others.
+    static func gitRefusalStatus(_ status: PushRefResult.Status) -> Int? {
+        switch status {
+        case .rejected(.nonFastForward): return 2
+        case .rejected(.alreadyExists): return 3
+        case .deletionNotSupported: return 4
+        case .rejected(.fetchFirst): return 5
+        case .rejected(.needsForce): return 6
+        case .rejected(.stale): return 7
+        default: return nil
+        }
     }
 }

@@ -52,7 +52,7 @@ final class RepositoryPush: @unchecked Sendable {
         // What a refspec may be mapped to (the configured push refspecs, the upstreams) is kept too.
         let mappings = options.configuredRefspecs + options.upstreams.values.map { PushRefspec(source: $0) }
         let keeping =
-            options.mirror
+            options.mirror || options.prune
             ? nil
             : (try? RemoteRefFilter(repository: repository, refspecs: refspecs + mappings)).map {
                 filter in { @Sendable (ref: Ref) in filter.keeps(ref) }
@@ -126,6 +126,11 @@ final class RepositoryPush: @unchecked Sendable {
         guard matchErrors.isEmpty else { return [] }
         if options.followTags {
             matches += try missingTags(matches: matches, localRefs: localRefs, remoteRefs: remoteRefs)
+        }
+        if options.prune {
+            matches += pruned(specs: specs, localRefs: localRefs, remoteRefs: remoteRefs, matched: matches)
+            // git's prune gives --mirror's deletions a local side, and so its hook hears of them.
+            mirrorDeletions = []
         }
         // git 2.39's push drops, last, every remote ref a negative refspec names (by the
         // remote's name, not the local one).
@@ -207,20 +212,6 @@ final class RepositoryPush: @unchecked Sendable {
             PushCommand(name: $0.destination, old: $0.old ?? zero, new: $0.new ?? zero)
         }
         return commands
-    }
-
-    /// git's `REF_STATUS_*` number of a status its send-pack refuses to send (`remote.h`), nil
-    /// for the others.
-    static func gitRefusalStatus(_ status: PushRefResult.Status) -> Int? {
-        switch status {
-        case .rejected(.nonFastForward): return 2
-        case .rejected(.alreadyExists): return 3
-        case .deletionNotSupported: return 4
-        case .rejected(.fetchFirst): return 5
-        case .rejected(.needsForce): return 6
-        case .rejected(.stale): return 7
-        default: return nil
-        }
     }
 
     /// What `--force-with-lease` expects the remote's `name` to hold: nil when no lease covers

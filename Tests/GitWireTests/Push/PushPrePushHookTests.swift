@@ -82,6 +82,8 @@ import Testing
             ["--tags", url],
             ["--all", url],
             ["--mirror", url],
+            ["--prune", url, "refs/heads/*"],  // pruned refs are listed
+            ["--prune", "--mirror", url],  // and so are --mirror's deletions then
             ["--atomic", url, "main~8:main", "feature"],
             ["-v", url, "main"],
             ["-q", url, "main"],
