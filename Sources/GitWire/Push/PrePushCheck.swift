@@ -1,7 +1,8 @@
 /// A check run with the updates a push is about to make, once the remote's refs are known and
 /// before anything is sent: git's `pre-push` hook is one (gitwire's CLI runs it through this).
 /// An error it throws ends the push with nothing sent (a persistent connection is ended with
-/// a flush packet), and the push fails with that error.
+/// a flush packet), and the push fails with that error. It is called on the push's run loop
+/// thread, which waits for it (as git's push waits for its hook).
 ///
 /// Two checks are equal only when they are the same value (copies of one another), so that
 /// ``RepositoryPushOptions`` stays `Hashable`.

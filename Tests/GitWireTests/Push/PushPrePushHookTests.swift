@@ -181,7 +181,7 @@ import Testing
 
     /// git hands the hook the URL as given, password and all; gitwire the URL without the
     /// password (a credential goes nowhere else): otherwise the same.
-    @Test("a URL with a password over smart HTTP: given to the hook without the password")
+    @Test("smart HTTP: a URL with a password given to the hook without it; a failing hook")
     func password() throws {
         let (scenario, _) = try Self.scenario.get()
         let server = try HTTPServer(root: scenario.root)
@@ -195,5 +195,9 @@ import Testing
         let log = try String(contentsOfFile: Self.logPath(scenario), encoding: .utf8)
         #expect(!log.contains(server.password))
         #expect(log.hasPrefix("argv: \(adjust(url)) \(adjust(url))\n"))
+        // A failing hook over smart HTTP: nothing sent, git's error line.
+        _ = try Self.installHook(scenario, status: 1)
+        try Self.expectSameHookRun(scenario, [url, "main", ":gone"], adjust: adjust)
+        try Self.expectSameHookRun(scenario, ["--porcelain", server.url("/git/served.git"), "main"])
     }
 }
