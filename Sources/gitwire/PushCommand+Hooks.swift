@@ -10,7 +10,7 @@ extension PushCommand {
     /// ignores it.
     static func prePushHook(
         _ configuration: GitConfiguration, commonDirectory: String, verify: Bool
-    ) throws -> String? {
+    ) throws -> (path: String, shown: String)? {
         var path = "\(commonDirectory)/hooks/pre-push"
         var shown = PushCommand.displayedConfigPath("\(commonDirectory)/config")
         shown = shown.hasSuffix("/config") ? String(shown.dropLast("config".count)) + "hooks/pre-push" : path
@@ -30,7 +30,7 @@ extension PushCommand {
             }
             return nil
         }
-        return path
+        return (path, shown)
     }
 
     /// The push's check that runs the `pre-push` hook at `path` as git's `run_pre_push_hook`
@@ -39,8 +39,12 @@ extension PushCommand {
     /// (`<local ref> <local id> <remote ref> <remote id>`, `(delete)` and zeros for a
     /// deletion); its output on gitwire's; in git's working directory and with the variables
     /// git sets (see ``hookPlace()``). A non-zero exit ends the push with nothing sent.
-    static func prePushCheck(path: String, remote: String, url: String, format: ObjectFormat) -> PrePushCheck {
-        let arguments = [path, withoutPassword(remote), withoutPassword(url)]
+    /// A hook that cannot be started fails the push as a failing one does, after
+    /// `error: cannot run <hook>: <reason>` (git 2.39 says so too, and then hangs).
+    static func prePushCheck(
+        _ hook: (path: String, shown: String), remote: String, url: String, format: ObjectFormat
+    ) -> PrePushCheck {
+        let arguments = [hook.path, withoutPassword(remote), withoutPassword(url)]
         let place = hookPlace()
         let zero = ObjectID.zero(format).hex
         return PrePushCheck { updates in
@@ -50,8 +54,14 @@ extension PushCommand {
                     "\(update.source ?? "(delete)") \(update.new?.hex ?? zero) \(update.destination) \(update.old?.hex ?? zero)\n"
                         .utf8)
             }
-            let status = try ChildProcess.runHook(
-                arguments, input: input, directory: place.directory, environment: place.environment)
+            let status: Int32
+            do {
+                status = try ChildProcess.runHook(
+                    arguments, input: input, directory: place.directory, environment: place.environment)
+            } catch let error as SystemCallError {
+                Console.writeError("error: cannot run \(hook.shown): \(error.errno)\n")
+                throw PrePushHookFailure()
+            }
             guard status == 0 else { throw PrePushHookFailure() }
         }
     }

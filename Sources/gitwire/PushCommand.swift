@@ -275,7 +275,7 @@ struct PushCommand: Subcommand {
             FetchCommand.announceConnection(pushing)
         }
         if let hook = try Self.prePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify) {
-            options.prePush = Self.prePushCheck(path: hook, remote: repository, url: pushedURL, format: format)
+            options.prePush = Self.prePushCheck(hook, remote: repository, url: pushedURL, format: format)
         }
         let result: PushResult
         do {

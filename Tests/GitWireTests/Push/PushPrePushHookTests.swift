@@ -121,6 +121,26 @@ import Testing
         try scenario.expectSameAsGit(["--no-verify", url, "main"])
     }
 
+    /// A hook that cannot be started (its interpreter missing): git 2.39 says it cannot run it
+    /// and then hangs, its receive-pack waiting; gitwire says so and fails the push, nothing sent.
+    @Test("a hook that cannot be started fails the push, nothing sent")
+    func unstartable() throws {
+        let (scenario, _) = try Self.scenario.get()
+        let hook = "\(scenario.local)/.git/hooks/pre-push"
+        try "#!/nonexistent/interpreter\nexit 0\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: hook) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        try scenario.reset()
+        let before = try scenario.serverState()
+        let ours = try gitwire(["push", scenario.served, "main", ":gone"], in: scenario.local)
+        #expect(ours.status == 1)
+        #expect(
+            ours.errorText
+                == "error: cannot run .git/hooks/pre-push: No such file or directory\n"
+                + "error: failed to push some refs to '\(scenario.served)'\n")
+        #expect(try scenario.serverState() == before)
+    }
+
     @Test("remote names and URLs: a configured remote, insteadOf, pushInsteadOf, core.hooksPath")
     func names() throws {
         let (scenario, server) = try Self.scenario.get()
