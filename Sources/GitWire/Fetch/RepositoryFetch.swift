@@ -74,7 +74,7 @@ final class RepositoryFetch {
 
     /// Creates or opens the repository and makes the exchange.
     func makeExchange() throws -> FetchExchange {
-        let repository: Repository
+        var repository: Repository
         if let clonePath {
             // A dangling symbolic link counts as there: a failed clone leaves it (and the
             // directory made where it points, emptied, as git leaves it).
@@ -101,6 +101,13 @@ final class RepositoryFetch {
                     at: "\(clonePath)/.git", config: cloneConfig(filter: nil))
             }
             createdDirectory = !existed
+            if !options.alternates.isEmpty {
+                for objects in options.alternates {
+                    try ReferenceRepository.addAlternate(objects, gitDirectory: repository.gitDirectory)
+                }
+                // Opened again, to read the alternates' objects.
+                repository = try Repository(gitDirectory: repository.gitDirectory)
+            }
         } else {
             repository = try Repository(RepositoryLocation(at: existingPath!))
             refsBefore = try repository.refs.all()
