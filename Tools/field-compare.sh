@@ -456,6 +456,17 @@ s_fetch_alternates() {
     cd .. && git clone -q --shared up.git alt && cd alt && git --git-dir=../up.git branch extra newbranch
     $G fetch; dumps alt/.git; cat .git/objects/info/alternates
 }
+# The upstream moves on; the repository the clone borrows from fetches part of it first: only
+# the rest is fetched (the packs' object counts compared).
+s_fetch_alternates_moved() {
+    # The same new commits on both sides, newer than the fixture's.
+    export GIT_COMMITTER_DATE='2000000000 +0000' GIT_AUTHOR_DATE='2000000000 +0000'
+    cd .. && git clone -q --bare up.git ref.git && git clone -q --bare --reference ref.git up.git alt2.git
+    git clone -q up.git mover && cd mover && commit . m1.txt m1 && commit . m2.txt m2 && git push -q origin main
+    git -C ../ref.git fetch -q origin main:main && commit . m3.txt m3 && git push -q origin main && cd ../alt2.git
+    $G -c transfer.unpackLimit=1 fetch -q origin main:main; dumps alt2.git
+    for p in objects/pack/*.idx; do git show-index <"$p" | wc -l; done
+}
 s_fetch_ceiling() { cd sub/dir && GIT_CEILING_DIRECTORIES=$run/repo/sub $G fetch; GIT_CEILING_DIRECTORIES=$run/repo $G fetch; }
 s_fetch_bare_with_tree() { git config core.bare true && $G fetch; dumps repo/.git; }
 s_fetch_gitfile() { cd .. && git clone -q --separate-git-dir "$run/sep.git" up.git sep && cd sep && $G fetch second 2>&1; $G fetch; dumps sep.git; }
@@ -469,8 +480,14 @@ s_clone_template() {
 }
 s_clone_separate() { cd .. && clone_cmd -q --separate-git-dir="$run/cs.git" up:up.git cs; dumps cs.git; cat cs/.git; }
 s_clone_no_checkout() { cd .. && $G clone -q --no-checkout up:up.git cn; dumps cn/.git; trees cn; }
-s_clone_reference() { cd .. && clone_cmd -q --reference up.git up:second.git cr; dumps cr/.git; }
-s_clone_dissociate() { cd .. && clone_cmd -q --reference up.git --dissociate up:second.git cd; dumps cd/.git; }
+s_clone_reference() { cd .. && clone_cmd -q --reference up.git up:second.git cr; dumps cr/.git; cat cr/.git/objects/info/alternates; }
+s_clone_reference_if_able() {
+    cd .. && clone_cmd --reference-if-able nowhere --reference-if-able up.git up:second.git cr2; dumps cr2/.git
+    cat cr2/.git/objects/info/alternates; ls cr2/.git/objects/pack
+}
+s_clone_reference_bad() { cd .. && clone_cmd --reference repo/sub up:second.git cr3; ls -d cr3; }
+s_clone_shared() { cd .. && clone_cmd -q --shared up.git cs2; dumps cs2/.git; cat cs2/.git/objects/info/alternates; }
+s_clone_dissociate() { cd .. && clone_cmd -q --reference up.git --dissociate up:second.git cd; dumps cd/.git; ls cd/.git/objects/info/alternates; }
 s_clone_dot() { mkdir ../dot && cd ../dot && clone_cmd -q up:up.git .; dumps dot/.git; }
 s_clone_empty_remote() {
     git init -q --bare ../empty.git && cd .. && clone_cmd up:empty.git ce; dumps ce/.git
@@ -606,7 +623,8 @@ scenario fetch/logAllRefUpdates=false s_fetch_logall_false
 scenario fetch/logAllRefUpdates=always s_fetch_logall_always
 scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes; not built in gitwire"
 scenario fetch/umask-077 s_fetch_umask "packs 0444 less the umask"
-scenario fetch/alternates s_fetch_alternates
+scenario fetch/alternates s_fetch_alternates "the alternate's refs offered as haves"
+scenario fetch/alternates-moved s_fetch_alternates_moved "only what the alternate lacks is fetched"
 scenario fetch/GIT_CEILING_DIRECTORIES s_fetch_ceiling
 scenario fetch/core.bare-with-tree s_fetch_bare_with_tree
 scenario fetch/gitfile s_fetch_gitfile ".git file (--separate-git-dir)"
@@ -615,8 +633,11 @@ scenario fetch/safe.directory=* s_fetch_dubious_global
 scenario clone/--template s_clone_template
 scenario clone/--separate-git-dir s_clone_separate
 scenario clone/--no-checkout s_clone_no_checkout
-scenario clone/--reference s_clone_reference
-scenario clone/--dissociate s_clone_dissociate
+scenario clone/--reference s_clone_reference "objects/info/alternates; the reference's refs complete"
+scenario clone/--reference-if-able s_clone_reference_if_able
+scenario clone/--reference-bad s_clone_reference_bad "not a local repository"
+scenario clone/--shared s_clone_shared "a local path: alternates, nothing fetched"
+scenario clone/--dissociate s_clone_dissociate "git repacks (objects/info/packs); gitwire copies the references' packs"
 scenario clone/into-dot s_clone_dot
 scenario clone/empty-remote s_clone_empty_remote "init.defaultBranch"
 scenario clone/--origin--no-tags s_clone_origin_config

@@ -33,6 +33,18 @@ struct CloneCommand: Subcommand {
             .flag(nil, "no-tags", \.noTags, help: "Clone no tags, and fetch none later (remote.<name>.tagOpt)."),
             .value("o", "origin", valueName: "name", \.origin, help: "Name the remote this instead of origin."),
             .values(
+                nil, "reference", valueName: "repo", \.references,
+                help: "Borrow the objects of this local repository (objects/info/alternates; repeatable)."),
+            .values(
+                nil, "reference-if-able", valueName: "repo", \.optionalReferences,
+                help: "As --reference, with a note instead of an error when it cannot serve."),
+            .flag(
+                "s", "shared", \.shared,
+                help: "Borrow the objects of the local repository cloned instead of copying them."),
+            .flag(
+                nil, "dissociate", \.dissociate,
+                help: "Copy the borrowed objects once cloned, and stop borrowing (the clone stands alone)."),
+            .values(
                 "c", "config", valueName: "key=value", \.config,
                 help: "Set a configuration variable in the new repository, before the fetch (repeatable)."),
         ] + FetchArguments.options(at: \.arguments)
@@ -55,6 +67,10 @@ struct CloneCommand: Subcommand {
     var noTags = false
     var origin: String?
     var config: [String] = []
+    var references: [String] = []
+    var optionalReferences: [String] = []
+    var shared = false
+    var dissociate = false
     var arguments = FetchArguments()
     var repository: String?
     var directory: String?
@@ -104,6 +120,9 @@ struct CloneCommand: Subcommand {
             Console.writeError("error: \(maskedForTerminal(message))\n")
             throw UsageError("unable to write parameters to config file")
         }
+        let alternates = try Self.alternates(
+            references: references, optional: optionalReferences,
+            shared: shared ? LocalCloneSource.repositoryPath(repository, environment: Environment.all()) : nil)
         // git's clone: -o, else clone.defaultRemoteName (a -c one too: git reads the new
         // configuration again once the -c entries are in it), else origin.
         let originName =
@@ -118,9 +137,26 @@ struct CloneCommand: Subcommand {
             fetch: fetchOptions, mirror: mirror, configuredURL: configuredURL, tags: noTags ? FetchTags.none : nil,
             bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)
         options.cloneConfiguration = (try? newEntries.get()) ?? []
+        options.alternates = alternates
+        let existed = FileSystem.exists(target)
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
+        }
+        if dissociate {
+            do {
+                try ReferenceRepository.dissociate(gitDirectory: isBare ? target : "\(target)/.git")
+            } catch {
+                // git removes the clone when its repack fails.
+                if existed {
+                    for name in (try? FileSystem.contents(ofDirectory: target)) ?? [] {
+                        try? FileSystem.removeTree("\(target)/\(name)")
+                    }
+                } else {
+                    try? FileSystem.removeTree(target)
+                }
+                throw UsageError("cannot repack to clean up")
+            }
         }
         for ignored in result.ignoredRefs { Console.writeError(ignored.message + "\n") }
         // A warning: git shows it with -q too.
@@ -148,6 +184,25 @@ struct CloneCommand: Subcommand {
         let commandLine = configuration.entries.firstIndex { $0.scope == .command } ?? configuration.entries.endIndex
         configuration.entries.insert(contentsOf: local, at: commandLine)
         return configuration
+    }
+
+    /// The `objects` directories git's clone writes into `objects/info/alternates`: each
+    /// `--reference` (a repository that cannot serve is fatal), each `--reference-if-able` (one
+    /// that cannot is noted with `info:`), then with `--shared` the local repository cloned
+    /// (`shared`, its git directory as git names it).
+    private static func alternates(references: [String], optional: [String], shared: String?) throws -> [String] {
+        var result: [String] = []
+        func add(_ objects: String) { if !result.contains(objects) { result.append(objects) } }
+        for reference in references { add(try ReferenceRepository.gitDirectory(of: reference) + "/objects") }
+        for reference in optional {
+            do {
+                add(try ReferenceRepository.gitDirectory(of: reference) + "/objects")
+            } catch {
+                Console.writeError("info: Could not add alternate for '\(reference)': \(error)\n")
+            }
+        }
+        if let shared { add(shared + "/objects") }
+        return result
     }
 
     private static func absolutePath(_ path: String) throws -> String {

@@ -41,6 +41,9 @@ struct FetchCommand: Subcommand {
             .flag(
                 "u", "update-head-ok", \.updateHeadOK, help: "Allow updating the branch a work tree has checked out."),
             .flag(nil, "unshallow", \.unshallow, help: "Fetch the whole history of a shallow repository."),
+            .flag(
+                nil, "set-upstream", \.setUpstream,
+                help: "Make the one branch fetched for FETCH_HEAD the current branch's upstream."),
             .values(
                 nil, "refmap", valueName: "refmap", \.refmap,
                 help: "Refspecs for the opportunistic updates of remote-tracking refs (instead of the configured ones)."
@@ -72,6 +75,7 @@ struct FetchCommand: Subcommand {
     var keep = false
     var updateHeadOK = false
     var unshallow = false
+    var setUpstream = false
     var refmap: [String] = []
     var serverOptions: [String] = []
     var arguments = FetchArguments()
@@ -233,7 +237,11 @@ struct FetchCommand: Subcommand {
         }
         // git 2.39's --atomic after a rejected ref: its transaction aborted with no message.
         if result.atomicAborted { Console.writeError("error: \n") }
-        return result.changes.contains { $0.kind == .rejected || $0.error != nil } ? 1 : 0
+        let failed = result.changes.contains { $0.kind == .rejected || $0.error != nil }
+        if setUpstream && !failed && !result.atomicAborted {
+            try Self.setUpstream(result, remote: remoteSettings.name, location: location, configuration: configuration)
+        }
+        return failed ? 1 : 0
     }
 
     /// The remotes to fetch from one after the other, as git's `cmd_fetch` decides: `--all`'s

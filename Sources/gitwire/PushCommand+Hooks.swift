@@ -12,7 +12,7 @@ extension PushCommand {
         _ configuration: GitConfiguration, commonDirectory: String, verify: Bool
     ) throws -> (path: String, shown: String)? {
         var path = "\(commonDirectory)/hooks/pre-push"
-        var shown = PushCommand.displayedConfigPath("\(commonDirectory)/config")
+        var shown = BranchUpstream.displayedConfigPath("\(commonDirectory)/config")
         shown = shown.hasSuffix("/config") ? String(shown.dropLast("config".count)) + "hooks/pre-push" : path
         if let hooks = try configuration.path("core.hookspath") {
             shown = "\(hooks)/pre-push"

@@ -12,8 +12,7 @@ extension PushCommand {
         _ result: PushResult, remote: String, refs: RefStore,
         configuration: GitConfiguration, dryRun: Bool, quiet: Bool
     ) throws {
-        let autoRebase = try configuration.string("branch.autosetuprebase")
-        let rebasing = autoRebase == "always" || autoRebase == "remote"
+        let rebasing = try BranchUpstream.rebasing(configuration)
         for ref in result.refs where ref.status == .ok || ref.status == .upToDate {
             guard ref.new != nil, var local = ref.source else { continue }
             if local == "HEAD", case .symbolic(let target)? = try? refs.head(), target.hasPrefix("refs/heads/") {
@@ -30,43 +29,13 @@ extension PushCommand {
                 continue
             }
             let file = "\(refs.commonDirectory)/config"
-            do {
-                let warnings = try ConfigFileEdit.edit(file) { editor in
-                    try editor.set("branch.\(branch).remote", to: remote, file: file)
-                    // git unsets every merge value, then adds this one (an unset of several
-                    // values sets nothing: git then adds one more).
-                    try editor.set("branch.\(branch).merge", to: nil, file: file)
-                    try editor.add("branch.\(branch).merge", value: merge, file: file)
-                    if rebasing { try editor.set("branch.\(branch).rebase", to: "true", file: file) }
-                }
-                for warning in warnings { Console.writeError("warning: \(warning)\n") }
-            } catch is ConfigFileEdit.LockedError {
-                Console.writeError(
-                    """
-                    error: could not lock config file \(displayedConfigPath(file)): File exists
-                    error: unable to write upstream branch configuration
-                    hint: \n\
-                    hint: After fixing the error cause you may try to fix up
-                    hint: the remote tracking information by invoking:
-                    hint:   git branch --set-upstream-to=\(remote)/\(merge)
-
-                    """)
-                continue
-            }
+            guard
+                try BranchUpstream.install(branch: branch, remote: remote, merge: merge, file: file, rebasing: rebasing)
+            else { continue }
             if !quiet {
                 try Console.writeOutput(
                     "branch '\(branch)' set up to track '\(remote)/\(short)'\(rebasing ? " by rebasing" : "").\n")
             }
         }
-    }
-
-    /// The configuration file as git names it in its messages: `.git/config` in a work tree git
-    /// found by itself (it works from the top of the work tree, with `.git` as its directory),
-    /// the path otherwise.
-    static func displayedConfigPath(_ file: String) -> String {
-        guard Environment.value("GIT_DIR") == nil, let location = try? RepositoryLocation.discover(),
-            let workTree = location.workTree, file == "\(workTree)/.git/config"
-        else { return file }
-        return ".git/config"
     }
 }

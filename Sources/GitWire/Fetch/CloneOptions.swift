@@ -75,6 +75,10 @@ public struct RepositoryFetchOptions: Sendable {
     /// remote's `fetch`, `url`, `mirror` and `tagOpt` (`remote.<originName>.*`), which change
     /// what git's clone fetches, are refused (``FetchRefMapError``) before anything is made.
     public var cloneConfiguration: [ConfigEntry] = []
+    /// The `objects` directories a clone names in its `objects/info/alternates` before it fetches
+    /// (`git clone --reference`, `--shared`), in order, each once: their objects are the clone's,
+    /// and their refs' tips complete, so that only what they lack is fetched.
+    public var alternates: [String] = []
     /// The repository's configuration, as git reads it for the fetch; nil: read with
     /// ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` and the process's
     /// environment.

@@ -16,6 +16,10 @@ public struct FetchResult: Sendable {
     /// The lines written to `FETCH_HEAD` (none for a clone, a dry run, or without
     /// ``RepositoryFetchOptions/writeFetchHead``).
     public var fetchHead: [String] = []
+    /// The remote refs a fetch's refspecs took without a local ref to update (for `FETCH_HEAD`
+    /// only), by their remote names, in the ref map's order: what git's `fetch --set-upstream`
+    /// makes the current branch's upstream when there is exactly one.
+    public var refsWithoutLocalRef: [String] = []
     /// Where `HEAD` points after a clone.
     public var head: HeadState?
     /// Whether an atomic fetch (``RepositoryFetchOptions/atomic``) gave up because a ref was

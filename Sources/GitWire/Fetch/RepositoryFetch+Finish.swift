@@ -158,6 +158,7 @@ extension RepositoryFetch {
             result.ignoredRefs = updated.ignored
             result.warnings = updated.warnings
             result.fetchHead = updated.fetchHead
+            result.refsWithoutLocalRef = updated.refsWithoutLocalRef
             result.atomicAborted = updated.atomicAborted
             indexed = nil  // kept from now on
             return result

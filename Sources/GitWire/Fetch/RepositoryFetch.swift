@@ -74,7 +74,7 @@ final class RepositoryFetch {
 
     /// Creates or opens the repository and makes the exchange.
     func makeExchange() throws -> FetchExchange {
-        let repository: Repository
+        var repository: Repository
         if let clonePath {
             // A dangling symbolic link counts as there: a failed clone leaves it (and the
             // directory made where it points, emptied, as git leaves it).
@@ -101,6 +101,13 @@ final class RepositoryFetch {
                     at: "\(clonePath)/.git", config: cloneConfig(filter: nil))
             }
             createdDirectory = !existed
+            if !options.alternates.isEmpty {
+                for objects in options.alternates {
+                    try ReferenceRepository.addAlternate(objects, gitDirectory: repository.gitDirectory)
+                }
+                // Opened again, to read the alternates' objects.
+                repository = try Repository(gitDirectory: repository.gitDirectory)
+            }
         } else {
             repository = try Repository(RepositoryLocation(at: existingPath!))
             refsBefore = try repository.refs.all()
@@ -124,7 +131,7 @@ final class RepositoryFetch {
                 fetchOptions.refPrefixes = update.refPrefixes
             }
             return FetchExchange(
-                options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
+                options: fetchOptions, localTips: localTips(repository), graph: graph,
                 selectWants: { listing in
                     advertisedShallow.withLock { $0 = listing.shallow }
                     listedFormat.withLock { $0 = listing.objectFormat }
@@ -142,7 +149,7 @@ final class RepositoryFetch {
         let isClone = isClone
         let headByTarget = throughRemoteHelper && fetchOptions.protocolVersion != .v2
         return FetchExchange(
-            options: fetchOptions, localTips: Array(Set(refsBefore.map(\.id))), graph: graph,
+            options: fetchOptions, localTips: localTips(repository), graph: graph,
             selectWants: { listing in
                 advertisedShallow.withLock { $0 = listing.shallow }
                 listedFormat.withLock { $0 = listing.objectFormat }
@@ -150,6 +157,16 @@ final class RepositoryFetch {
                     listing, refspecs: refspecs, singleBranch: singleBranch, branch: branch, clone: isClone,
                     current: [:], headByTarget: headByTarget)
             })
+    }
+
+    /// The commits the negotiation starts from, as git's fetch-pack takes them: the ids of the
+    /// repository's refs, in order, each once, then those of its alternates' refs
+    /// (`for_each_cached_alternate`), which git marks complete and offers as `have`s too, so that
+    /// a fetch into a `clone --shared`/`--reference` repository brings only what the alternates
+    /// lack.
+    func localTips(_ repository: Repository) -> [ObjectID] {
+        var seen = Set<ObjectID>()
+        return (refsBefore.map(\.id) + repository.objects.alternateRefTips()).filter { seen.insert($0).inserted }
     }
 
     /// The `ref-prefix` arguments git sends for these refspecs: each source up to its `*`, and

@@ -176,6 +176,8 @@ final class RepositoryUpdate: @unchecked Sendable {
         var fetchHead: [String] = []
         var warnings: [String] = []
         var ignored: [IgnoredRef] = []
+        /// The remote names of the ref map's entries with no local ref.
+        var refsWithoutLocalRef: [String] = []
         /// --atomic with a ref rejected or failed: nothing was updated and `FETCH_HEAD` is empty.
         var atomicAborted = false
     }
@@ -186,6 +188,7 @@ final class RepositoryUpdate: @unchecked Sendable {
         let (entries, mapper) = try entries()
         var outcome = Outcome()
         outcome.warnings = FetchRefMapper.duplicateWarnings(entries)
+        outcome.refsWithoutLocalRef = entries.filter { $0.localName == nil }.map(\.remoteName)
         presence.reload()
         var pending: [RefUpdate] = []  // --atomic: one transaction at the end
         var fetchHead: [String] = []

@@ -110,6 +110,24 @@ public final class ObjectDatabase: ObjectSource {
         return result
     }
 
+    /// What the refs of the alternates point at, as git's `for_each_alternate_ref` lists them
+    /// for a fetch to offer as `have`s: for each alternate store in order whose real path ends
+    /// in `/objects` beside a `refs` directory, the ids of that repository's refs by name (git
+    /// runs `git --git-dir=<repository> for-each-ref --format=%(objectname)`), each id once.
+    /// A store that is no repository, or whose refs cannot be read, adds nothing.
+    public func alternateRefTips() -> [ObjectID] {
+        var result: [ObjectID] = []
+        var seen = Set<ObjectID>()
+        for directory in alternateDirectories where directory.hasSuffix("/objects") {
+            let repository = String(directory.dropLast("/objects".count))
+            guard FileSystem.isDirectory("\(repository)/refs"),
+                let refs = try? RefStore(gitDirectory: repository, format: format).all()
+            else { continue }
+            for ref in refs where seen.insert(ref.id).inserted { result.append(ref.id) }
+        }
+        return result
+    }
+
     /// The object named `id`, from a pack or loose, or nil if the repository does not have it.
     public func object(_ id: ObjectID) throws -> GitObject? {
         for pack in packs {

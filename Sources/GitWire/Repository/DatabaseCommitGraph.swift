@@ -29,4 +29,11 @@ public final class DatabaseCommitGraph: CommitGraph {
         cache[id] = .some(summary)
         return summary
     }
+
+    /// The object the annotated tag `id` names (its `object` line), or nil when `id` is no tag
+    /// here.
+    public func tagTarget(_ id: ObjectID) -> ObjectID? {
+        guard let object = try? objects.object(id), object.type == .tag else { return nil }
+        return (try? ObjectLinks.links(of: .tag, data: object.data, format: objects.format))?.first?.id
+    }
 }

@@ -29,6 +29,41 @@ package enum LocalCloneSource {
         return false
     }
 
+    /// The git directory the `.git` file (`gitdir: <path>`) at `path` names, nil when `path` is
+    /// no such file (git's `read_gitfile`).
+    static func gitFileTargetIfAny(_ path: String) -> String? {
+        guard let status = FileSystem.status(path), status.isRegularFile, let target = gitFileTarget(path) else {
+            return nil
+        }
+        return ConfigFiles.realPath(target) ?? target
+    }
+
+    /// The local repository `name` names, as git's `get_repo_path` finds it, made absolute (not
+    /// resolved) as git's `absolute_pathdup`: the git directory, or the one a `.git` file names;
+    /// nil when `name` is no local repository (or is a bundle).
+    package static func repositoryPath(_ name: String, environment: [String: String]) -> String? {
+        guard !name.isEmpty, let finder = try? RepositoryFinder(start: nil, environment: environment) else {
+            return nil
+        }
+        func absolute(_ path: String) -> String? {
+            if path.hasPrefix("/") { return path }
+            guard let current = try? FileSystem.currentDirectory() else { return nil }
+            return current == "/" ? "/\(path)" : "\(current)/\(path)"
+        }
+        for suffix in ["/.git", "", ".git/.git", ".git"] {
+            let path = name + suffix
+            guard let status = FileSystem.status(path) else { continue }
+            if status.isDirectory {
+                if finder.isGitDirectory(path) { return absolute(path) }
+            } else if status.isRegularFile, status.size > 8, let target = gitFileTarget(path),
+                finder.isGitDirectory(target)
+            {
+                return absolute(target)
+            }
+        }
+        return nil
+    }
+
     /// The git directory a `.git` file (`gitdir: <path>`) names, relative to the file's folder.
     private static func gitFileTarget(_ path: String) -> String? {
         guard let bytes = try? ConfigFiles.read(path, limit: 1 << 20), bytes.starts(with: "gitdir: ".utf8) else {

@@ -10,12 +10,14 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
     case refChanged(String)
     /// The destination of a clone exists and is not an empty directory.
     case destinationExists(String)
+    /// A clone's `--reference` repository cannot serve as an alternate (git's words).
+    case badReference(String)
 
     /// What kind of failure this is: ``GitWireErrorKind/usage`` for bad names and destinations,
     /// ``GitWireErrorKind/system`` otherwise.
     public var kind: GitWireErrorKind {
         switch self {
-        case .badRefName, .destinationExists: return .usage
+        case .badRefName, .destinationExists, .badReference: return .usage
         case .notARepository, .corrupt, .refChanged: return .system
         }
     }
@@ -29,6 +31,7 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
         case .refChanged(let name): return "cannot lock ref '\(name)': it changed while fetching"
         case .destinationExists(let path):
             return "destination path '\(path)' already exists and is not an empty directory."
+        case .badReference(let message): return message
         }
     }
 }

@@ -22,4 +22,13 @@ public protocol CommitGraph {
     /// The commit `id`, or nil when the repository has no commit by that id (missing, or not a
     /// commit).
     func commit(_ id: ObjectID) -> CommitSummary?
+
+    /// The object the annotated tag `id` points at, or nil when the repository has no tag by
+    /// that id: the negotiation peels tags as git's fetch-pack does (`deref_without_lazy_fetch`).
+    func tagTarget(_ id: ObjectID) -> ObjectID?
+}
+
+extension CommitGraph {
+    /// No tags: a graph that knows only commits.
+    public func tagTarget(_ id: ObjectID) -> ObjectID? { nil }
 }

@@ -112,7 +112,10 @@ struct DefaultNegotiator {
         }
         // git prepends each tip to a list, then sorts it by date (stable, newest first).
         var list: [(id: ObjectID, time: Int64)] = []
-        for tip in localTips {
+        for id in localTips {
+            // As git's mark_complete: the tags on the way to the commit are complete too.
+            let (tags, tip) = peel(id)
+            for tag in tags { commits.insert(.complete, on: tag) }
             guard let commit = commits.summary(tip), !commits.marks(tip).contains(.complete) else { continue }
             commits.insert(.complete, on: tip)
             list.insert((tip, commit.committerTime), at: 0)
@@ -155,8 +158,20 @@ struct DefaultNegotiator {
     /// Whether `id` is a local commit reachable from the tips (not worth wanting).
     func isComplete(_ id: ObjectID) -> Bool { commits.marks(id).contains(.complete) }
 
-    /// Starts the walk at a local tip.
-    mutating func addTip(_ id: ObjectID) { push(id, marks: .seen) }
+    /// Starts the walk at a local tip (an annotated tag at the commit it peels to).
+    mutating func addTip(_ id: ObjectID) { push(peel(id).target, marks: .seen) }
+
+    /// What `id` peels to through annotated tags (`id` itself when it is no tag), and the tags
+    /// on the way. A chain is followed at most 64 tags deep.
+    private func peel(_ id: ObjectID) -> (tags: [ObjectID], target: ObjectID) {
+        var tags: [ObjectID] = []
+        var current = id
+        while tags.count < 64, let target = commits.graph.tagTarget(current) {
+            tags.append(current)
+            current = target
+        }
+        return (tags, current)
+    }
 
     private mutating func knownCommon(_ id: ObjectID) {
         guard !commits.marks(id).contains(.seen) else { return }
