@@ -27,6 +27,9 @@ public final class PackWriter {
         /// Whether the walk reads trees on a second thread (nil: when it is large enough and the
         /// machine has two processors); the pack is the same either way.
         package var walkReadAhead: Bool?
+        /// Whether the walk reads the repository's commit-graph when it has one (git's
+        /// `core.commitGraph`, on by default); the pack is the same either way.
+        public var commitGraph = true
         /// The fewest objects located on two threads (when the machine has two processors); the
         /// pack is the same either way.
         package var parallelLocateObjects = 20_000
@@ -118,7 +121,7 @@ public final class PackWriter {
         if database.format == .sha256 { sha256 = SHA256() }
         let walk = try ObjectWalk(
             database: database, include: include, exclude: exclude, thin: options.thin,
-            readAhead: options.walkReadAhead)
+            readAhead: options.walkReadAhead, commitGraph: options.commitGraph)
         progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
         let located = try plan(walk)
         try searchDeltas(walk, located: located)
