@@ -26,7 +26,7 @@ jobs=2
 replay_only=0
 targets=()
 all_targets=(pkt-line ls-remote fetch push smart-http pack-entry delta index-pack index-pack-built pack-index
-    loose-object object-links fixture url gunzip ref-transaction credentials config
+    commit-graph loose-object object-links fixture url gunzip ref-transaction credentials config
     config-edit)
 for argument in "$@"; do
     case "$argument" in
@@ -73,7 +73,7 @@ fi
 
 # Seeds: the plain build of the same program writes them (its seed writer reads packs and fixtures).
 seeds="$build/seeds"
-if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ] || [ ! -d "$seeds/push" ]; then
+if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ] || [ ! -d "$seeds/push" ] || [ ! -d "$seeds/commit-graph" ]; then
     echo "== making seeds" >&2
     (source "$root/Tools/lib.sh" && build_gitwire gitwire-fuzz) >"$build/seeds-build.log" 2>&1 ||
         { cat "$build/seeds-build.log" >&2; echo "fuzz.sh: the build failed" >&2; exit 1; }
@@ -114,8 +114,19 @@ if [ ! -d "$seeds" ] || [ ! -d "$seeds/credentials" ] || [ ! -d "$seeds/push" ];
     make_pack "$work/sha256.git" sha256-range HEAD~4 "^HEAD~8"
     git -C "$work/sha256.git" rev-list --objects HEAD~2..HEAD | git -C "$work/sha256.git" pack-objects -q "$work/sha256-refdelta" >/dev/null
     packs+=("$work"/sha256-refdelta-*.pack)
+    # Commit-graph files: one file (with generation data, git's default), a split chain of
+    # two layers (one with extra edges: an octopus merge), and a SHA-256 one.
+    git -C "$work/repo" commit-graph write --reachable --no-progress
+    git clone -q --bare "$work/repo" "$work/split.git"
+    git -C "$work/split.git" commit-graph write --reachable --split --no-progress
+    git -C "$work/split.git" commit-tree -p HEAD -p HEAD~1 -p HEAD~2 -m octopus "HEAD^{tree}" >"$work/octopus"
+    git -C "$work/split.git" update-ref refs/heads/octopus "$(cat "$work/octopus")"
+    git -C "$work/split.git" commit-graph write --reachable --split=no-merge --no-progress
+    git -C "$work/sha256.git" commit-graph write --reachable --no-progress
+    graphs=("$work/repo/.git/objects/info/commit-graph" "$work/split.git/objects/info/commit-graphs/"*.graph
+        "$work/sha256.git/objects/info/commit-graph")
     ./.build/release/gitwire-fuzz seeds "$seeds" $(find Fixtures \( -name '*.session' -o -name '*.server' \) | sort) \
-        "${packs[@]}"
+        "${packs[@]}" "${graphs[@]}"
     # gzip bodies and URLs (the fixtures give http:// and ssh:// ones; these add the other forms).
     mkdir -p "$seeds/gunzip" "$seeds/url"
     for file in Fixtures/http/*.session; do
@@ -170,7 +181,7 @@ run_target() {
     local max_len=4096
     case "$target" in
         index-pack | pack-index | fetch | push | ls-remote | smart-http | pkt-line | fixture) max_len=65536 ;;
-        delta) max_len=16384 ;;
+        delta | commit-graph) max_len=16384 ;;
         ref-transaction) max_len=64 ;;
     esac
     GITWIRE_FUZZ_TARGET=$target nice "$fuzzer" "$corpus" "$seeds/$target" -max_total_time="$time_per_target" \

@@ -51,9 +51,10 @@ struct PackObjectsCommand: Subcommand {
             }
             if negative { exclude.append(id) } else { include.append(id) }
         }
+        var options = PackWriter.Options(offsetDeltas: offsetDeltas, thin: thin)
+        options.commitGraph = repository.commitGraphEnabled
         let writer = try PackWriter(
-            database: repository.objects, include: include, exclude: exclude,
-            options: PackWriter.Options(offsetDeltas: offsetDeltas, thin: thin))
+            database: repository.objects, include: include, exclude: exclude, options: options)
         while let chunk = try writer.read() { try Console.writeOutput(chunk) }
         let statistics = writer.statistics
         if !quiet {

@@ -5,8 +5,8 @@ import GitWireReplay
 /// `Fixtures/` and packs written by `git pack-objects` (`Tools/fuzz.sh` makes them). Each seed
 /// carries the steering bytes its target reads first.
 public enum FuzzSeeds {
-    /// Writes seeds made from `files` (`.session` fixtures, `.pack` files with their `.idx`) into
-    /// `<directory>/<target>/`; returns how many were written per target.
+    /// Writes seeds made from `files` (`.session` fixtures, `.pack` files with their `.idx`,
+    /// commit-graph files) into `<directory>/<target>/`; returns how many were written per target.
     public static func write(from files: [String], into directory: String) throws -> [FuzzTarget: Int] {
         var seeds = SeedWriter(directory: directory)
         try credentialSeeds(&seeds)
@@ -17,6 +17,10 @@ public enum FuzzSeeds {
                 try packSeeds(path, &seeds)
             } else if path.hasSuffix(".server") {
                 try rawPushSeeds(path, &seeds)
+            } else if path.hasSuffix("commit-graph") || path.hasSuffix(".graph") {
+                // A commit-graph file: its format from its header's hash version.
+                let bytes = try FileSystem.read(path)
+                try seeds.add(.commitGraph, [bytes.count > 5 && bytes[5] == 2 ? 1 : 0] + bytes)
             }
         }
         return seeds.counts

@@ -32,6 +32,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case indexPackBuilt = "index-pack-built"
     /// The `.idx` reader and lookups in it.
     case packIndex = "pack-index"
+    /// Commit-graph files (`objects/info/commit-graph`) and every record read from them.
+    case commitGraph = "commit-graph"
     /// Loose objects: the input as a compressed object, and compressed for it.
     case looseObject = "loose-object"
     /// Commits, trees and tags parsed for the objects they name.
@@ -68,6 +70,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .indexPack: FuzzIndexPack.raw(data)
         case .indexPackBuilt: FuzzIndexPack.built(data)
         case .packIndex: FuzzPack.packIndex(data)
+        case .commitGraph: FuzzCommitGraph.run(data)
         case .looseObject: FuzzPack.looseObject(data)
         case .objectLinks: FuzzPack.objectLinks(data)
         case .fixture: FuzzText.fixture(data)

@@ -17,6 +17,9 @@ public final class ObjectDatabase: ObjectSource {
     private let alternateLoose: [LooseObjectStore]
     /// The objects recently used as delta bases in any of the packs.
     private let baseCache: PackBaseCache
+    /// The commit-graph once read (``commitGraph(enabled:)``): nil before, `.some(nil)` when
+    /// there is none to use.
+    var loadedCommitGraph: CommitGraphChain??
 
     /// Opens the objects of the git directory `gitDirectory` (a bare repository or a `.git`),
     /// named in `format`; by default in the format its `config` declares.

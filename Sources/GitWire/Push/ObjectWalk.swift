@@ -27,7 +27,11 @@ struct ObjectWalk {
     /// How many boundary trees serve as preferred bases (git's default window).
     private static let maximumBaseTrees = 10
 
+    /// How many commit objects the walk read (those the commit-graph did not give).
+    private(set) var commitObjectsRead = 0
     private let database: ObjectDatabase
+    /// The repository's commit-graph, when it has one and the walk may read it.
+    private let graph: CommitGraphChain?
 
     /// How many commits past the point where only the remote's commits are left the walk goes on
     /// (git's "slop"), for committer dates out of order.
@@ -41,12 +45,15 @@ struct ObjectWalk {
     /// those not in `database` are ignored, as git ignores them). `readAhead` says whether trees
     /// are read on a second thread (nil: when the machine has two processors or more and the
     /// walk sends ``readAheadCommits`` commits or more); the objects and their order are the
-    /// same either way.
+    /// same either way. `commitGraph`: whether the repository's commit-graph (when it has one)
+    /// gives commits' trees, parents and dates instead of their objects, as git's walk reads it;
+    /// the objects and their order are the same either way for a graph that tells the truth.
     init(
         database: ObjectDatabase, include: [ObjectID], exclude: [ObjectID], thin: Bool = false,
-        readAhead: Bool? = nil
+        readAhead: Bool? = nil, commitGraph: Bool = true
     ) throws {
         self.database = database
+        self.graph = database.commitGraph(enabled: commitGraph)
         var commitTips: [(ObjectID, Bool)] = []
         var tags: [Entry] = []
         var otherTips: [Entry] = []
@@ -256,7 +263,7 @@ struct ObjectWalk {
 
     /// The commits to send, newest first; the trees of the boundary commits (the remote's tips
     /// and the parents the remote has of commits sent); the trees of those parents alone.
-    private func walkCommits(_ tips: [(ObjectID, Bool)]) throws -> ([Commit], [ObjectID], [ObjectID]) {
+    private mutating func walkCommits(_ tips: [(ObjectID, Bool)]) throws -> ([Commit], [ObjectID], [ObjectID]) {
         var parsed: [ObjectID: Commit] = [:]
         var uninteresting: Set<ObjectID> = []
         var queued: Set<ObjectID> = []
@@ -265,7 +272,15 @@ struct ObjectWalk {
 
         func load(_ id: ObjectID) throws -> Commit {
             if let commit = parsed[id] { return commit }
+            // A commit the graph lists is not read; one it does not (newer than the graph) or
+            // whose record it cannot vouch for is.
+            if let found = graph?.commit(id) {
+                let commit = Commit(id: id, tree: found.tree, parents: found.parents, time: found.committerTime)
+                parsed[id] = commit
+                return commit
+            }
             guard let object = try database.object(id) else { throw PushPackError.missingObject(id) }
+            commitObjectsRead += 1
             guard object.type == .commit else { throw PushPackError.malformed(id) }
             let links = try ObjectLinks.links(of: .commit, data: object.data, format: database.format)
             let summary = CommitSummary(commitData: object.data, format: database.format)

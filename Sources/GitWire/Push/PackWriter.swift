@@ -27,6 +27,9 @@ public final class PackWriter {
         /// Whether the walk reads trees on a second thread (nil: when it is large enough and the
         /// machine has two processors); the pack is the same either way.
         package var walkReadAhead: Bool?
+        /// Whether the walk reads the repository's commit-graph when it has one (git's
+        /// `core.commitGraph`, on by default); the pack is the same either way.
+        public var commitGraph = true
         /// The fewest objects located on two threads (when the machine has two processors); the
         /// pack is the same either way.
         package var parallelLocateObjects = 20_000
@@ -118,7 +121,7 @@ public final class PackWriter {
         if database.format == .sha256 { sha256 = SHA256() }
         let walk = try ObjectWalk(
             database: database, include: include, exclude: exclude, thin: options.thin,
-            readAhead: options.walkReadAhead)
+            readAhead: options.walkReadAhead, commitGraph: options.commitGraph)
         progress?(.enumerated(objects: walk.objects.count + walk.preferredBases.count))
         let located = try plan(walk)
         try searchDeltas(walk, located: located)
@@ -135,7 +138,7 @@ public final class PackWriter {
 
     typealias Location = (pack: Int, header: PackEntryHeader, range: Range<UInt64>)
 
-    /// Where each object of the walk is stored, found before the plan (see ``locateAll(_:in:)``):
+    /// Where each object of the walk is stored, found before the plan (see ``locateAll(_:)``):
     /// its location, its rank in its pack's order, and for an offset delta its base's rank (-1:
     /// no entry starts at the base's offset).
     struct Stored {
@@ -158,47 +161,6 @@ public final class PackWriter {
             if let number = numbers[id] { return found[Int(number)].location }
             return others[id]
         }
-    }
-
-    /// Locates `entries` in `database`'s packs (the first pack that has each), in order.
-    static func locateAll(_ entries: ArraySlice<ObjectWalk.Entry>, in database: ObjectDatabase) throws -> [Stored] {
-        var result: [Stored] = []
-        result.reserveCapacity(entries.count)
-        for entry in entries {
-            var found = Stored()
-            for (number, pack) in database.packs.enumerated() {
-                guard let located = try pack.rankedEntry(of: entry.id) else { continue }
-                found.location = (number, located.header, located.range)
-                found.rank = Int32(truncatingIfNeeded: located.rank)
-                found.crc = pack.index.crc32(at: located.position)
-                if case .offsetDelta(let baseOffset) = located.header.kind {
-                    found.baseRank = Int32(truncatingIfNeeded: pack.entryRank(at: baseOffset) ?? -1)
-                }
-                break
-            }
-            result.append(found)
-        }
-        return result
-    }
-
-    /// ``locateAll(_:in:)`` of all `entries`, on two threads (each half in order, the second
-    /// through the database opened again) when there are many and the machine has two
-    /// processors.
-    private func locateAll(_ entries: [ObjectWalk.Entry]) throws -> [Stored] {
-        guard entries.count >= max(2, options.parallelLocateObjects), WorkerThreads.processorCount > 1 else {
-            return try Self.locateAll(entries[...], in: database)
-        }
-        let half = entries.count / 2
-        let databases = Transferred([database, try database.reopened()])
-        let parts = Locked([Result<[Stored], any Error>?](repeating: nil, count: 2))
-        WorkerThreads.run(count: 2) { part in
-            let slice = part == 0 ? entries[..<half] : entries[half...]
-            let result = Result { try Self.locateAll(slice, in: databases.value[part]) }
-            let transferred = Transferred(result)
-            parts.withLock { $0[part] = transferred.value }
-        }
-        let results = parts.withLock { $0 }
-        return try results[0]!.get() + results[1]!.get()
     }
 
     /// Decides which stored bytes are reused; returns where each object is stored.

@@ -338,9 +338,10 @@ final class RepositoryPush: @unchecked Sendable {
             if options.progress, let handler = progress {
                 packing = { handler(.packing($0)) }
             }
+            var packOptions = PackWriter.Options(offsetDeltas: request.ofsDelta, thin: options.thin && request.thinPack)
+            packOptions.commitGraph = repository.commitGraphEnabled
             let writer = try PackWriter(
-                database: repository.objects, include: include, exclude: exclude + advertised,
-                options: PackWriter.Options(offsetDeltas: request.ofsDelta, thin: options.thin && request.thinPack),
+                database: repository.objects, include: include, exclude: exclude + advertised, options: packOptions,
                 progress: packing)
             self.writer = writer
             connection?.writer = writer
