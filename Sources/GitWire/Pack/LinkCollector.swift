@@ -12,6 +12,11 @@ package final class LinkCollector: Sendable {
     /// The format of the ids objects hold.
     private let format: ObjectFormat
 
+    /// The links a thread gathers before it hands them over (``record(_:)``). A batch grows past it
+    /// by the links of one object (a large tree's), and its array doubles as it does: at 4,096 the
+    /// batches of a clone's three threads held 0.6 MiB at the peak.
+    static let batchCount = 1024
+
     /// A collector of the links of objects named in `format`, that ignores the parents of
     /// `shallow` commits, and the trees and blobs a partial clone may leave out when
     /// `contentMayBeMissing`.
