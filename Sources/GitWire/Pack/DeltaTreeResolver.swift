@@ -248,7 +248,7 @@ final class DeltaTreeResolver {
     /// Hands the links found so far to the collector.
     func flushLinks() {
         links?.record(linkBatch)
-        linkBatch.removeAll(keepingCapacity: true)
+        LinkCollector.empty(&linkBatch)
     }
 
     /// Returns the deltas resolved so far and forgets them; names those still waiting in a batch

@@ -308,7 +308,7 @@ final class PackStreamParser {
                 links.collect(type: type, id: id, data: entryContent, into: &linkBatch)
                 if linkBatch.count >= LinkCollector.batchCount {
                     links.record(linkBatch)
-                    linkBatch.removeAll(keepingCapacity: true)
+                    LinkCollector.empty(&linkBatch)
                 }
             }
         case .offsetDelta(let baseOffset):
