@@ -23,12 +23,19 @@ enum CommandConfiguration {
     /// 128 after `fatal: …`.
     static func applyGlobalOptions(_ words: [String]) -> Result<[String], ExitStatus> {
         do {
-            let options = try GlobalOptions(words, environment: Environment.all())
-            let names = ["GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_WORK_TREE"]
-            let before = current(names)
-            let updated = options.environment(updating: before)
-            for name in names {
-                if let value = updated[name], value != before[name] { Environment.set(name, value) }
+            // The environment only for `--config-env`, and the variables only when an option sets
+            // them: a dictionary of strings is the first thing that makes the Swift runtime look
+            // up a conformance (String: Hashable), which reads every conformance record of the
+            // binary, and `gitwire --version` had its pages resident for nothing.
+            let readsEnvironment = words.contains { $0 == "--config-env" || $0.hasPrefix("--config-env=") }
+            let options = try GlobalOptions(words, environment: readsEnvironment ? Environment.all() : [:])
+            if !options.options.isEmpty {
+                let names = ["GIT_CONFIG_PARAMETERS", "GIT_DIR", "GIT_WORK_TREE"]
+                let before = current(names)
+                let updated = options.environment(updating: before)
+                for name in names {
+                    if let value = updated[name], value != before[name] { Environment.set(name, value) }
+                }
             }
             try options.changeDirectories()
             if let first = options.remaining.first, first.hasPrefix("-"),

@@ -44,8 +44,15 @@ final class DeltaTreeResolver {
     /// libdeflate, for whole objects (the first pass has already had zlib read them).
     private let wholeInflater: WholeInflater
     private let progress: ProgressCounter?
-    /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list.
+    /// The deltas this resolver has resolved since ``takeResolved()`` last emptied the list (or
+    /// ``handOff`` took them).
     private(set) var resolved: [ResolvedDelta] = []
+    /// Takes the resolved deltas whenever ``handOffCount`` of them wait, within a tree too: one
+    /// tree can hold most of a pack's deltas (swift-nio's largest, 17,000), whose list would
+    /// otherwise be held, doubling as it grows, until the tree is done. Nil: the list grows until
+    /// ``takeResolved()``.
+    var handOff: (([ResolvedDelta]) -> Void)?
+    static let handOffCount = 4096
 
     private var stack: [Frame] = []
     private var cachedBytes = 0
@@ -141,6 +148,10 @@ final class DeltaTreeResolver {
     /// Resolves depth first from the frames on the stack until it is empty.
     private func runStack() throws {
         while let top = stack.indices.last {
+            if resolved.count >= Self.handOffCount, let handOff {
+                handOff(resolved)
+                resolved.removeAll(keepingCapacity: true)
+            }
             guard stack[top].hasMoreChildren else {
                 cachedBytes -= stack[top].data?.count ?? 0
                 stack.removeLast()
@@ -199,7 +210,7 @@ final class DeltaTreeResolver {
         resolved.append(ResolvedDelta(index: index, id: id))
         if let links {
             links.collect(type: type, id: id, data: data, into: &linkBatch)
-            if linkBatch.count >= 4096 { flushLinks() }
+            if linkBatch.count >= LinkCollector.batchCount { flushLinks() }
         }
     }
 
@@ -237,7 +248,7 @@ final class DeltaTreeResolver {
     /// Hands the links found so far to the collector.
     func flushLinks() {
         links?.record(linkBatch)
-        linkBatch.removeAll(keepingCapacity: true)
+        LinkCollector.empty(&linkBatch)
     }
 
     /// Returns the deltas resolved so far and forgets them; names those still waiting in a batch

@@ -12,6 +12,19 @@ package final class LinkCollector: Sendable {
     /// The format of the ids objects hold.
     private let format: ObjectFormat
 
+    /// The links a thread gathers before it hands them over (``record(_:)``). A batch grows past it
+    /// by the links of one object (a large tree's), and its array doubles as it does: at 4,096 the
+    /// batches of a clone's three threads held 0.6 MiB at the peak.
+    static let batchCount = 1024
+
+    /// Empties a batch once it was handed over, keeping its room unless the links of one object
+    /// (a large tree's) made it grow past twice ``batchCount``: kept, that room stayed with each
+    /// thread to the end (0.98 MB of batches in the heap at the peak of swift-nio's clone, whose
+    /// peak heap is 0.2 MB lower without it).
+    static func empty(_ batch: inout [ObjectID]) {
+        batch.removeAll(keepingCapacity: batch.capacity <= 2 * batchCount)
+    }
+
     /// A collector of the links of objects named in `format`, that ignores the parents of
     /// `shallow` commits, and the trees and blobs a partial clone may leave out when
     /// `contentMayBeMissing`.

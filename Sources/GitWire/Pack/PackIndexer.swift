@@ -134,6 +134,7 @@ public final class PackIndexer {
         }
         receiving?.report(bytes: bytesRead)
         var table = parser.takeTable()
+        parser.releaseBuffers()
         do {
             return try resolveAndWrite(table: &table, packChecksum: packChecksum, externalBases: externalBases)
         } catch {

@@ -12,14 +12,23 @@ enum PackMemorySizing {
     }
 
     /// The bytes of delta results a resolving thread collects before naming them together
-    /// (``DeltaTreeResolver``): an eighth of the pack, between 2 and 4 MiB (at 1 MiB, fewer
-    /// results per batch cost dulwich's repacked pack 6% more CPU time; at 2.7 MiB libgit2's
-    /// repacked pack, whose large results leave the lanes short, 6%). Each resolving
-    /// thread holds up to this much. With reference deltas, whose named results wait on the stack
-    /// for their children, 2 MiB whatever the pack: smaller batches there made a long reference
-    /// chain spill its bases (DeltaChainTests) and saved little on libgit2's pack.
+    /// (``DeltaTreeResolver``). Each resolving thread holds up to this much.
+    ///
+    /// - A pack under ``smallPackBytes``: 1 MiB, its peak then 2-4 MiB lower (swift-nio's and
+    ///   dulwich's packs, where git's whole peak is 9-14 MiB) for 2-6% more CPU time there (fewer
+    ///   results a batch leave more of the SHA-1 lanes idle). Documentation/Performance.md, "Hash
+    ///   batches of small packs".
+    /// - A larger pack: an eighth of it, between 2 and 4 MiB (at 2.7 MiB libgit2's repacked pack,
+    ///   whose large results leave the lanes short, took 6% more CPU time). With reference deltas,
+    ///   whose named results wait on the stack for their children, 2 MiB: smaller batches there
+    ///   made a long reference chain spill its bases (DeltaChainTests, at 256 KiB) and saved
+    ///   little on libgit2's pack.
     static func hashBatchBytes(packBytes: UInt64, deferringChildren: Bool) -> Int {
+        guard packBytes >= smallPackBytes else { return 1 << 20 }
         guard !deferringChildren else { return 2 << 20 }
         return Int(min(4 << 20, max(2 << 20, packBytes / 8)))
     }
+
+    /// Below this size a pack's hash batches are smallest (``hashBatchBytes(packBytes:deferringChildren:)``).
+    static let smallPackBytes: UInt64 = 32 << 20
 }

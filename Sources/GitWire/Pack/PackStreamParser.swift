@@ -78,6 +78,15 @@ final class PackStreamParser {
         return table
     }
 
+    /// Lets go of the buffers the first pass reused from entry to entry (libdeflate's output, as
+    /// large as the largest object it read), which the resolution of deltas would otherwise hold
+    /// through its peak; call once the input has ended.
+    func releaseBuffers() {
+        wholeInflater.releaseBuffer()
+        stash = []
+        holdback = []
+    }
+
     /// The first delta entry recorded so far, starting before `limit`, whose stream zlib refuses
     /// (read back from the pack at `packPath`), or nil: for the error of a pack that failed at
     /// `limit` (see ``wholeInflater``).
@@ -281,7 +290,7 @@ final class PackStreamParser {
     private func recordEntry() throws {
         let index = table.count
         guard index < Int(Int32.max) else { throw PackError(offset: entryOffset, .tooManyObjects) }
-        if index == table.offsets.capacity { table.reserve(growingFrom: index, upTo: Int(expectedCount)) }
+        if index == table.reservedCount { table.reserve(growingFrom: index, upTo: Int(expectedCount)) }
         table.offsets.append(entryOffset)
         table.crc32s.append(entryCRC)
         table.typeNumbers.append(entryHeader.typeNumber)
@@ -297,9 +306,9 @@ final class PackStreamParser {
             table.ids.append(id)
             if keepsContent, let links {
                 links.collect(type: type, id: id, data: entryContent, into: &linkBatch)
-                if linkBatch.count >= 4096 {
+                if linkBatch.count >= LinkCollector.batchCount {
                     links.record(linkBatch)
-                    linkBatch.removeAll(keepingCapacity: true)
+                    LinkCollector.empty(&linkBatch)
                 }
             }
         case .offsetDelta(let baseOffset):

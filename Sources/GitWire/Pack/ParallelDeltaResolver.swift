@@ -20,6 +20,7 @@ enum ParallelDeltaResolver {
         WorkerThreads.run(count: count) { _ in
             do {
                 let resolver = try DeltaTreeResolver(plan: plan, claims: claims, progress: progress, links: links)
+                resolver.handOff = { shared.record($0) }
                 while !shared.stopped.load(ordering: .relaxed) {
                     let next = shared.nextRoot.add(1, ordering: .relaxed).oldValue
                     guard next < plan.roots.count else { break }

@@ -79,6 +79,9 @@ package struct ObjectIDArray: RandomAccessCollection, MutableCollection, Sendabl
 
     /// Makes room for `count` names in all.
     package mutating func reserveCapacity(_ count: Int) { words.reserveCapacity(count * stride) }
+
+    /// The names the array holds room for.
+    package var capacity: Int { words.capacity / stride }
 }
 
 /// A set of object names held compactly: SHA-1 names take 24 bytes each in the set's table (what

@@ -29,11 +29,17 @@ package struct PackEntryTable: Sendable {
     /// The number of entries.
     package var count: Int { offsets.count }
 
+    /// The entries every array has room for since the last ``reserve(growingFrom:upTo:)``: reserve
+    /// again when the table holds this many (not when `offsets` is full: an array may get more
+    /// room than asked for, and then the names' array would grow by doubling on its own).
+    package private(set) var reservedCount = 0
+
     /// Makes room for more entries when `count` fill the arrays: twice as many, but no more than the
     /// header announces. Growth follows the entries that actually arrive, so a lying header cannot
     /// force a large allocation; an honest one saves the slack of doubling past the real count.
     package mutating func reserve(growingFrom count: Int, upTo announced: Int) {
         let capacity = max(count + 1, min(max(count * 2, 1024), announced))
+        reservedCount = capacity
         offsets.reserveCapacity(capacity)
         crc32s.reserveCapacity(capacity)
         typeNumbers.reserveCapacity(capacity)

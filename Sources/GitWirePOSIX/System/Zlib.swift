@@ -293,6 +293,9 @@ package final class WholeInflater {
     /// Reused by ``streamLength(_:size:)`` and ``inflateReusingBuffer(_:size:)``.
     private var scratch: [UInt8] = []
 
+    /// Lets go of the buffer kept between calls (the next call makes another).
+    package func releaseBuffer() { scratch = [] }
+
     /// The number of input bytes the zlib stream at the start of `input` takes, if it decodes to
     /// exactly `size` bytes within `input`; the output is thrown away (into a buffer kept for the
     /// next call), else nil.
