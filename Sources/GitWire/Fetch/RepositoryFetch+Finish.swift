@@ -173,17 +173,27 @@ extension RepositoryFetch {
         return result
     }
 
-    /// Whether `old` is an ancestor of `new` (or equal), walking `new`'s history newest first
-    /// and no further back than `old`'s committer time.
+    /// Whether `old` is an ancestor of `new` (or equal), as git's `in_merge_bases` decides it
+    /// (`paint_down_to_common`): both histories are walked together, newest committer date
+    /// first, each commit marked with the side(s) that reach it; a commit both sides reach
+    /// marks its ancestors stale, and the walk ends when `new`'s side reaches `old` or nothing
+    /// queued is left that is not stale. Dates only order the walk: a commit older than its
+    /// parents (clock skew) is still found, where a cut-off by date would call a fast-forward
+    /// a non-fast-forward.
     static func isAncestor(_ old: ObjectID, of new: ObjectID, graph: any CommitGraph) -> Bool {
-        guard let oldCommit = graph.commit(old) else { return false }
-        var seen: Set<ObjectID> = []
-        var stack = [new]
-        while let id = stack.popLast() {
-            if id == old { return true }
-            guard seen.insert(id).inserted, let commit = graph.commit(id) else { continue }
-            if commit.committerTime < oldCommit.committerTime - 86_400 { continue }
-            stack.append(contentsOf: commit.parents)
+        if old == new { return true }
+        guard let oldCommit = graph.commit(old), let newCommit = graph.commit(new) else { return false }
+        var walk = AncestryPaint()
+        walk.add(old, side: AncestryPaint.oldSide, summary: oldCommit)
+        walk.add(new, side: AncestryPaint.newSide, summary: newCommit)
+        while let (flags, summary) = walk.next() {
+            var painted = flags
+            if flags & AncestryPaint.bothSides == AncestryPaint.bothSides { painted |= AncestryPaint.stale }
+            for parent in summary.parents {
+                if parent == old && painted & AncestryPaint.newSide != 0 { return true }
+                guard walk.needs(parent, painted), let parentSummary = graph.commit(parent) else { continue }
+                walk.add(parent, side: painted, summary: parentSummary)
+            }
         }
         return false
     }
