@@ -51,7 +51,8 @@ int cgw_cleanup_install(int signal_number);
 void cgw_cleanup_enter(void);
 void cgw_cleanup_leave(void);
 
-/* zlib's init entry points are macros. */
+/* zlib's init entry points are macros. cgw_inflate_init: a zlib (RFC 1950) stream whose Adler-32
+ * zlib neither computes nor checks: the caller must (Inflater does, with libdeflate's). */
 int cgw_inflate_init(z_streamp stream);
 int cgw_deflate_init(z_streamp stream, int level);
 /* deflate with a gzip wrapper (RFC 1952), for `Content-Encoding: gzip` request bodies. */

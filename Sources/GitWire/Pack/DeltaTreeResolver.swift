@@ -40,6 +40,8 @@ final class DeltaTreeResolver {
     private let plan: DeltaResolutionPlan
     private let claims: OnceFlags
     private let file: File
+    /// Reads the entries: a tree's entries mostly lie near one another in the pack.
+    private let window: PackReadWindow
     private let inflater: Inflater
     /// libdeflate, for whole objects (the first pass has already had zlib read them).
     private let wholeInflater: WholeInflater
@@ -117,6 +119,7 @@ final class DeltaTreeResolver {
             packBytes: plan.endOffset, deferringChildren: naming == .batchedDeferringChildren)
         hashBatch = ObjectHashBatch(format: plan.format)
         file = try File.openForReading(plan.packPath)
+        window = PackReadWindow(file: file, end: plan.endOffset)
         inflater = try Inflater()
         wholeInflater = try WholeInflater()
     }
@@ -332,8 +335,9 @@ final class DeltaTreeResolver {
     private func applyDelta(at range: Range<UInt64>, to base: [UInt8]) throws -> [UInt8] {
         // zlib, not libdeflate: the first pass had libdeflate only find where a delta's stream
         // ends, so this is zlib's first reading of it, which decides whether it is valid.
-        let delta = try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, wholeRange: true)
-            .data
+        let delta = try PackEntryReading.read(
+            range, of: file, format: plan.format, with: inflater, wholeRange: true, window: window
+        ).data
         statistics.deltasApplied += 1
         do {
             return try Delta.applyNative(delta[...], to: base[...])
@@ -345,7 +349,8 @@ final class DeltaTreeResolver {
     /// Reads and inflates the whole object at `range` of the pack (its stream read by zlib in the
     /// first pass).
     private func readEntry(_ range: Range<UInt64>) throws -> (header: PackEntryHeader, data: [UInt8]) {
-        try PackEntryReading.read(range, of: file, format: plan.format, with: inflater, whole: wholeInflater)
+        try PackEntryReading.read(
+            range, of: file, format: plan.format, with: inflater, whole: wholeInflater, window: window)
     }
 
 }

@@ -20,13 +20,21 @@ enum PackEntryReading {
     ///
     /// `wholeRange`: the stream must take all of `range` after the header, as the first pass
     /// measured it with libdeflate; a stream zlib ends elsewhere is refused.
+    ///
+    /// `window`: an entry that fits it is read through it (``PackReadWindow``), which must be on
+    /// `file`.
     static func read(
         _ range: Range<UInt64>, of file: File, format: ObjectFormat, with inflater: Inflater,
-        whole: WholeInflater? = nil, wholeRange: Bool = false
+        whole: WholeInflater? = nil, wholeRange: Bool = false, window: PackReadWindow? = nil
     ) throws -> (header: PackEntryHeader, data: [UInt8]) {
         let offset = range.lowerBound
         let length = range.upperBound - offset
-        let first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))
+        let first: ArraySlice<UInt8>
+        if let window, length <= UInt64(PackReadWindow.size) {
+            first = try window.bytes(range)
+        } else {
+            first = try file.read(at: Int64(offset), count: Int(min(length, UInt64(chunkSize))))[...]
+        }
         guard UInt64(first.count) == min(length, UInt64(chunkSize)),
             let header = try PackEntryHeader.parse(first[...], at: offset, format: format)
         else { throw PackError(offset: offset, .packChangedOnDisk) }
@@ -36,12 +44,12 @@ enum PackEntryReading {
             throw PackError(offset: offset, .sizeMismatch(expected: header.size, actual: nil))
         }
         if length <= UInt64(chunkSize), let whole,
-            let (data, _) = whole.inflate(first[header.length...], size: Int(header.size))
+            let (data, _) = whole.inflate(first.dropFirst(header.length), size: Int(header.size))
         {
             return (header, data)
         }
         var position = offset + UInt64(first.count)
-        var pending: ArraySlice<UInt8>? = first[header.length...]
+        var pending: ArraySlice<UInt8>? = first.dropFirst(header.length)
         do {
             let (data, consumed) = try inflater.inflateWhole(size: Int(header.size)) {
                 if let chunk = pending {

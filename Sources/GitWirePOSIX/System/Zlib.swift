@@ -12,9 +12,19 @@ package struct InflateProgress: Sendable {
 }
 
 /// A reusable zlib inflater over the system zlib. Owns its `z_stream`; not shared across threads.
+///
+/// zlib decodes the stream and reads its header and trailer, but the trailer's Adler-32 is checked
+/// here, with libdeflate's vector code (zlib's scalar loop took 2% of index-pack's CPU time): a
+/// mismatch fails as zlib's own check does, `Z_DATA_ERROR` "incorrect data check", at the same
+/// point of the stream.
 package final class Inflater {
     private var stream = z_stream()
     private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The Adler-32 of what the stream has produced so far (``Inflater/inflate(_:sink:)``'s path).
+    private var outputCheck: UInt32 = 1
+    /// The last four input bytes the stream took, the first in the high byte: once the stream
+    /// ends, its Adler-32 trailer.
+    private var lastInput: UInt32 = 0
 
     /// Makes an inflater for a zlib (RFC 1950) stream.
     package init() throws {
@@ -25,7 +35,32 @@ package final class Inflater {
     deinit { inflateEnd(&stream) }
 
     /// Starts a new zlib stream, keeping the allocated state.
-    package func reset() { inflateReset(&stream) }
+    package func reset() {
+        inflateReset(&stream)
+        outputCheck = 1
+        lastInput = 0
+    }
+
+    /// Notes the `count` input bytes from `start` that zlib just took.
+    private func took(_ start: UnsafeMutablePointer<UInt8>?, _ count: Int) {
+        guard let start, count > 0 else { return }
+        if count >= 4 {
+            lastInput = UInt32(bigEndian: UnsafeRawPointer(start + (count - 4)).loadUnaligned(as: UInt32.self))
+        } else {
+            for position in 0..<count { lastInput = lastInput << 8 | UInt32(start[position]) }
+        }
+    }
+
+    /// Throws zlib's error for a stream whose output (of Adler-32 `check`) is not what its
+    /// trailer says.
+    private func checkTrailer(_ check: UInt32) throws(ZlibError) {
+        guard lastInput == check else { throw ZlibError(code: Z_DATA_ERROR, message: "incorrect data check") }
+    }
+
+    /// The Adler-32 of `count` bytes at `start`, continuing from `check`.
+    private static func adler32(_ check: UInt32, _ start: UnsafeRawPointer?, _ count: Int) -> UInt32 {
+        count == 0 ? check : UInt32(libdeflate_adler32(check, start, count))
+    }
 
     /// The first bytes (at most `count`, at most 4 GiB of input) of the zlib stream at the start
     /// of `input`, inflating no further: fewer when the stream ends first or `input` runs out.
@@ -43,6 +78,7 @@ package final class Inflater {
                 stream.avail_out = UInt32(count)
                 status = CGitWire.inflate(&stream, Z_NO_FLUSH)
                 made = count - Int(stream.avail_out)
+                took(UnsafeMutablePointer(mutating: source.baseAddress), source.count - Int(stream.avail_in))
                 stream.next_in = nil
                 stream.avail_in = 0
                 stream.next_out = nil
@@ -52,6 +88,9 @@ package final class Inflater {
         }
         guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
             throw ZlibError(code: status, message: stream.msg.map { String(cString: $0) } ?? "")
+        }
+        if status == Z_STREAM_END {
+            try checkTrailer(output.withUnsafeBytes { Self.adler32(1, $0.baseAddress, $0.count) })
         }
         return output
     }
@@ -98,11 +137,16 @@ package final class Inflater {
             }
             while true {
                 let room = scratch.count
+                let start = stream.next_in
+                let available = Int(stream.avail_in)
                 let status = scratch.withUnsafeMutableBufferPointer { output in
                     stream.next_out = output.baseAddress
                     stream.avail_out = UInt32(room)
-                    return CGitWire.inflate(&stream, Z_NO_FLUSH)
+                    let status = CGitWire.inflate(&stream, Z_NO_FLUSH)
+                    outputCheck = Self.adler32(outputCheck, output.baseAddress, room - Int(stream.avail_out))
+                    return status
                 }
+                took(start, available - Int(stream.avail_in))
                 let made = room - Int(stream.avail_out)
                 stream.next_out = nil
                 if made > 0 {
@@ -111,6 +155,7 @@ package final class Inflater {
                 }
                 switch status {
                 case Z_STREAM_END:
+                    try checkTrailer(outputCheck)
                     progress.finished = true
                     progress.consumed = source.count - Int(stream.avail_in)
                     return
@@ -176,7 +221,10 @@ package final class Inflater {
                                 let room = produced < size ? min(size - produced, Self.maximumPiece) : 1
                                 stream.next_out = produced < size ? buffer.baseAddress! + produced : probePointer
                                 stream.avail_out = UInt32(room)
+                                let start = stream.next_in
+                                let available = Int(stream.avail_in)
                                 status = CGitWire.inflate(&stream, Z_NO_FLUSH)
+                                took(start, available - Int(stream.avail_in))
                                 produced += room - Int(stream.avail_out)
                                 // Go on while input is left, or while a full window may hide more output.
                                 guard status == Z_OK, produced <= size, stream.avail_in > 0 || stream.avail_out == 0
@@ -197,6 +245,7 @@ package final class Inflater {
         }
         switch status {
         case Z_STREAM_END:
+            try checkTrailer(output.withUnsafeBytes { Self.adler32(1, $0.baseAddress, $0.count) })
             if produced != size { throw InflateSizeError(expected: size, produced: produced, truncated: false) }
             return (output, consumed)
         case Z_OK, Z_BUF_ERROR:
@@ -259,18 +308,10 @@ package final class Deflater {
     }
 }
 
-/// CRC-32 (zlib's) of `bytes`, continuing from `crc`, for input of any length.
+/// CRC-32 (zlib's) of `bytes`, continuing from `crc`, for input of any length: libdeflate's
+/// (``fastCRC32(_:continuing:)``, about twice zlib's speed; the same values).
 package func crc32(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
-    var crc = crc
-    var rest = bytes
-    repeat {
-        let piece = rest.prefix(Inflater.maximumPiece)
-        crc = piece.withUnsafeBufferPointer { buffer in
-            UInt32(CGitWire.crc32(UInt(crc), buffer.baseAddress, UInt32(buffer.count)))
-        }
-        rest = rest.dropFirst(piece.count)
-    } while !rest.isEmpty
-    return crc
+    fastCRC32(bytes, continuing: crc)
 }
 
 /// Inflates zlib streams that are whole in memory and whose inflated size is known, with
