@@ -16,7 +16,8 @@ struct ConnectivityCheck {
     /// them (`object <id> is a blob, not a tree`). `referenced` has ``LinkFlags`` for each
     /// object: what it was named as and, if the pack holds it and it is not a blob, what it is.
     /// An object the pack holds with no type noted is a blob; one that `before` (the objects the
-    /// repository had, thin-pack bases included) holds is taken as it is.
+    /// repository had, thin-pack bases included) holds is read when it is named as anything but
+    /// a blob (one named as a blob is taken as it is: blobs are not read to learn their type).
     func verify(tips: [ObjectID], referenced: ObjectIDFlags, before: ObjectDatabase?) throws {
         for id in tips where !objects.contains(id) { throw Self.missing(id) }
         for (id, flags) in referenced {
@@ -29,8 +30,14 @@ struct ConnectivityCheck {
             }
             guard objects.contains(id) else { throw Self.missing(id) }
             let blob = LinkFlags.namedAs(.blob)
-            if namedAs & ~blob != 0 && before?.contains(id) != true {
-                throw Self.mismatch(id, isA: blob, namedAs: namedAs & ~blob)
+            guard namedAs & ~blob != 0 else { continue }
+            guard before?.contains(id) == true else { throw Self.mismatch(id, isA: blob, namedAs: namedAs & ~blob) }
+            // One the repository had, named as a commit, tree or tag (a parent, a subtree, a
+            // tag's target, few beside the pack): read, as git's check after a fetch reads it.
+            guard let type = try objects.object(id)?.type else { throw Self.missing(id) }
+            let actual = LinkFlags.namedAs(type)
+            if namedAs & ~blob & ~actual != 0 {
+                throw Self.mismatch(id, isA: actual, namedAs: namedAs & ~blob & ~actual)
             }
         }
     }

@@ -114,4 +114,47 @@ struct HostileObjectTypeTests {
         #expect(!FileManager.default.fileExists(atPath: work.appending("git-clone")))
         #expect(!FileManager.default.fileExists(atPath: work.appending("our-clone")))
     }
+
+    /// A fetch whose one new commit names, as its tree, a blob the repository already has: the
+    /// pack holds only the commit. git's check after the fetch reads the blob and refuses it
+    /// (`error: Object <id> not a tree`, `did not send all necessary objects`, exit 1); gitwire
+    /// took it, its pack check having taken what the repository had as it is.
+    @Test func fetchOfATreeLineNamingALocalBlob() throws {
+        let work = try TemporaryDirectory(prefix: "gitwire-object-types")
+        let store = work.appending("store.git")
+        try git(["init", "--quiet", "--bare", "--initial-branch=main", store])
+        let input =
+            "commit refs/heads/main\ncommitter C <c@example.com> 1 +0000\ndata 2\na\nM 100644 inline f\ndata 2\nx\n\n"
+        try git(["fast-import", "--quiet"], environment: ["GIT_DIR": store], input: Array(input.utf8))
+        let parent = try gitText(["-C", store, "rev-parse", "main"])
+        let blob = try gitText(["-C", store, "rev-parse", "main:f"])
+        let commit = try git(
+            ["hash-object", "--literally", "-t", "commit", "-w", "--stdin"], in: store,
+            input: Self.commit(tree: blob, parents: [parent])
+        ).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pack = try git(["pack-objects", "--stdout", "-q"], in: store, input: Array("\(commit)\n".utf8))
+            .standardOutput
+        let capabilities = "multi_ack_detailed side-band-64k ofs-delta symref=HEAD:refs/heads/main agent=git/2.39.5"
+        let advertisement =
+            PktLine.data(Array("\(commit) HEAD".utf8) + [0] + Array("\(capabilities)\n".utf8)).encoded
+            + PktLine.text("\(commit) refs/heads/main").encoded + PktLine.flush.encoded
+        let server = try HostileFetchServer(
+            .v0(advertisement: advertisement), then: [.send(sideBandStream(pack))], connections: 2)
+        var runs: [ProcessOutput] = []
+        for name in ["git", "gitwire"] {
+            let local = work.appending("\(name).git")
+            try git(["clone", "--quiet", "--bare", store, local])
+            try git(["-C", local, "config", "remote.origin.url", server.url()])
+            let arguments = ["fetch", "origin", "+refs/heads/main:refs/heads/main"]
+            runs.append(name == "git" ? try git(arguments, in: local, check: false) : try gitwire(arguments, in: local))
+            #expect(try gitText(["-C", local, "rev-parse", "main"]) == parent, "\(name) moved main")
+        }
+        _ = server.finish()
+        #expect(runs[0].status == 1)
+        #expect(runs[0].errorText.contains("error: Object \(blob) not a tree\n"), "git: \(runs[0].errorText)")
+        #expect(runs[1].status == 128)
+        #expect(
+            runs[1].errorText.hasSuffix("fatal: object \(blob) is a blob, not a tree\n"),
+            "gitwire: \(runs[1].errorText)")
+    }
 }
