@@ -33,6 +33,10 @@ struct ObjectWalk {
     /// (git's "slop"), for committer dates out of order.
     private static let slop = 5
 
+    /// The longest chain of tags naming tags followed (git's has no bound; 64, as before, refused
+    /// pushes git makes). Only a damaged object database can make a chain loop.
+    static let longestTagChain = 1 << 20
+
     /// How many commits to send make the walk read trees on a thread of its own (see
     /// ``addTreesReadAhead(_:seen:)``); fewer are walked on the calling thread alone.
     static let readAheadCommits = 16
@@ -68,7 +72,7 @@ struct ObjectWalk {
                     }
                     guard
                         let target = try ObjectLinks.links(of: .tag, data: object.data, format: database.format).first,
-                        hops < 64
+                        hops < ObjectWalk.longestTagChain
                     else {
                         throw PushPackError.malformed(current)
                     }
