@@ -10,10 +10,42 @@
 struct ConnectivityCheck {
     let objects: ObjectDatabase
 
-    /// Throws ``FetchError`` naming the first object missing.
-    func verify(tips: [ObjectID], referenced: ObjectIDSet) throws {
+    /// Throws ``FetchError`` naming the first object missing, or the first named as a type it
+    /// is not (a commit's `tree` line naming a blob, a tree entry with a tree's mode naming a
+    /// blob, a `parent` naming a tree, a tag whose `type` line lies), as git's index-pack refuses
+    /// them (`object <id> is a blob, not a tree`). `referenced` has ``LinkFlags`` for each
+    /// object: what it was named as and, if the pack holds it and it is not a blob, what it is.
+    /// An object the pack holds with no type noted is a blob; one that `before` (the objects the
+    /// repository had, thin-pack bases included) holds is read when it is named as anything but
+    /// a blob (one named as a blob is taken as it is: blobs are not read to learn their type).
+    func verify(tips: [ObjectID], referenced: ObjectIDFlags, before: ObjectDatabase?) throws {
         for id in tips where !objects.contains(id) { throw Self.missing(id) }
-        for id in referenced where !objects.contains(id) { throw Self.missing(id) }
+        for (id, flags) in referenced {
+            let namedAs = flags & 0x0f
+            guard namedAs != 0 else { continue }
+            let isA = flags >> 4
+            if isA != 0 {
+                if namedAs & ~isA != 0 { throw Self.mismatch(id, isA: isA, namedAs: namedAs & ~isA) }
+                continue
+            }
+            guard objects.contains(id) else { throw Self.missing(id) }
+            let blob = LinkFlags.namedAs(.blob)
+            guard namedAs & ~blob != 0 else { continue }
+            guard before?.contains(id) == true else { throw Self.mismatch(id, isA: blob, namedAs: namedAs & ~blob) }
+            // One the repository had, named as a commit, tree or tag (a parent, a subtree, a
+            // tag's target, few beside the pack): read, as git's check after a fetch reads it.
+            guard let type = try objects.object(id)?.type else { throw Self.missing(id) }
+            let actual = LinkFlags.namedAs(type)
+            if namedAs & ~blob & ~actual != 0 {
+                throw Self.mismatch(id, isA: actual, namedAs: namedAs & ~blob & ~actual)
+            }
+        }
+    }
+
+    private static func mismatch(_ id: ObjectID, isA: UInt8, namedAs: UInt8) -> FetchError {
+        let actual = LinkFlags.types(isA).first.map { "\($0)" } ?? "object"
+        let expected = LinkFlags.types(namedAs).first.map { "\($0)" } ?? "object"
+        return FetchError(.pack, "object \(id.hex) is a \(actual), not a \(expected)")
     }
 
     /// Throws ``FetchError`` naming the first parent missing of a commit that is no longer

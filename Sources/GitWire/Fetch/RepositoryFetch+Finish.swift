@@ -27,6 +27,9 @@ extension RepositoryFetch {
             objectsBefore = try ObjectDatabase(gitDirectory: repository.commonDirectory)
             hadBefore = Set(remoteShallow.filter { repository.objects.contains($0) })
         }
+        // The objects the repository has before the pack (alternates and thin-pack bases
+        // included): the connectivity check takes their types as they are.
+        let objectsBeforePack = try repository.objects.reopened()
         if let indexer {
             indexed = try indexer.finish(externalBases: repository.objects)
             self.indexer = nil
@@ -69,7 +72,7 @@ extension RepositoryFetch {
         let connectivity = ConnectivityCheck(objects: repository.objects)
         try connectivity.verify(
             tips: fetchEntries?.map(\.remoteID) ?? wanted.map(\.id),
-            referenced: try links?.takeReferenced() ?? ObjectIDSet())
+            referenced: try links?.takeReferenced() ?? ObjectIDFlags(), before: objectsBeforePack)
         // An `unshallow` line is a claim that the commit's parents came: checked, before the
         // `shallow` file lets go of it.
         try connectivity.verifyParents(ofUnshallowed: shallowBefore.subtracting(shallow))

@@ -68,7 +68,7 @@ final class DeltaTreeResolver {
     private(set) var statistics = DeltaResolutionStatistics()
 
     private let links: LinkCollector?
-    private var linkBatch: [ObjectID] = []
+    private var linkBatch: LinkBatch = []
 
     /// How results are named (see ``Naming``).
     private let naming: Naming

@@ -175,7 +175,7 @@ final class EarlyDeltaResolver {
         private let wholeInflater: WholeInflater
         private let cacheLimit: Int
         private let links: LinkCollector?
-        private var linkBatch: [ObjectID] = []
+        private var linkBatch: LinkBatch = []
         private let flags: Flags
         private let names: Locked<Names>
 

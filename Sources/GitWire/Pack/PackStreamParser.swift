@@ -28,7 +28,7 @@ final class PackStreamParser {
     /// The content of the entry being read, kept while ``links`` wants it.
     private var entryContent: [UInt8] = []
     private var keepsContent = false
-    private var linkBatch: [ObjectID] = []
+    private var linkBatch: LinkBatch = []
 
     private var state = State.packHeader
     /// The pack offset of the next byte the parser takes.

@@ -37,6 +37,10 @@ struct ObjectWalk {
     /// (git's "slop"), for committer dates out of order.
     private static let slop = 5
 
+    /// The longest chain of tags naming tags followed (git's has no bound; 64, as before, refused
+    /// pushes git makes). Only a damaged object database can make a chain loop.
+    static let longestTagChain = 1 << 20
+
     /// How many commits to send make the walk read trees on a thread of its own (see
     /// ``addTreesReadAhead(_:seen:)``); fewer are walked on the calling thread alone.
     static let readAheadCommits = 16
@@ -75,7 +79,7 @@ struct ObjectWalk {
                     }
                     guard
                         let target = try ObjectLinks.links(of: .tag, data: object.data, format: database.format).first,
-                        hops < 64
+                        hops < ObjectWalk.longestTagChain
                     else {
                         throw PushPackError.malformed(current)
                     }
@@ -195,8 +199,17 @@ struct ObjectWalk {
         return true
     }
 
+    /// The longest path the walk keeps whole (Linux's `PATH_MAX`); a longer one is kept only as
+    /// what its hash reads (see ``childPath(_:_:)``).
+    static let longestPath = 4096
+
     /// The path of a tree entry named `name` in the tree at `prefix` (`prefix/name`, or `name`
-    /// at the root), as the walk hashes it for delta search.
+    /// at the root), as the walk hashes it for delta search. A path longer than ``longestPath``
+    /// (or one below such a path) is kept cut: a NUL, which no tree entry name holds, then the
+    /// last sixteen bytes of it that are not white space, all that ``ObjectLinks/nameHash(_:)``
+    /// reads (the NUL adds nothing to the hash). So a tree nested 100,000 deep costs the walk
+    /// time and memory in proportion to its size, not to the square of its depth, and such
+    /// paths get no preferred bases.
     @inline(__always)
     static func childPath<Name: Collection<UInt8>>(_ prefix: [UInt8], _ name: Name) -> [UInt8] {
         var path: [UInt8] = []
@@ -206,7 +219,20 @@ struct ObjectWalk {
             path.append(0x2f)
         }
         path += name
-        return path
+        guard prefix.first == 0 || path.count > longestPath else { return path }
+        return hashedEnd(of: path)
+    }
+
+    /// The cut form of `path` (see ``childPath(_:_:)``).
+    static func hashedEnd(of path: [UInt8]) -> [UInt8] {
+        var kept: [UInt8] = []
+        var position = path.endIndex
+        while position > path.startIndex && kept.count < 16 {
+            position -= 1
+            let byte = path[position]
+            if !(byte == 0x20 || (0x09...0x0d).contains(byte)) { kept.append(byte) }
+        }
+        return [0] + kept.reversed()
     }
 
     /// The tree reader of ``addTreesReadAhead(_:seen:)``: walks the trees of `roots` depth first
@@ -382,7 +408,8 @@ struct ObjectWalk {
     /// For a thin pack, the objects at `path` in the boundary trees become preferred bases (the
     /// first time the path is met), as git's `add_preferred_base_object` picks them.
     private mutating func addPreferredBases(path: [UInt8]) throws {
-        guard !baseTrees.isEmpty, basePathsDone.insert(path).inserted else { return }
+        // A cut path (see ``childPath(_:_:)``) is looked for in no boundary tree.
+        guard !baseTrees.isEmpty, path.first != 0, basePathsDone.insert(path).inserted else { return }
         let hash = ObjectLinks.nameHash(path)
         let components = path.split(separator: 0x2f, omittingEmptySubsequences: false)
         for root in baseTrees {

@@ -279,7 +279,7 @@ final class RepositoryPush: @unchecked Sendable {
     /// The commit `id` is or names through tags.
     private func peeledCommit(_ id: ObjectID) throws -> ObjectID? {
         var current = id
-        for _ in 0..<64 {
+        for _ in 0..<ObjectWalk.longestTagChain {
             guard let object = try repository.objects.object(current) else { return nil }
             switch object.type {
             case .commit: return current

@@ -63,7 +63,7 @@ struct RevisionResolver {
     /// `type` (nil: whatever the tags end at).
     private func peel(_ id: ObjectID, to type: ObjectType?) throws -> ObjectID? {
         var current = id
-        for _ in 0..<64 {
+        for _ in 0..<ObjectWalk.longestTagChain {
             guard let object = try repository.objects.object(current) else { return nil }
             if object.type == type || (type == nil && object.type != .tag) { return current }
             let format = repository.objects.format

@@ -56,7 +56,13 @@ public struct RefStore: Sendable {
         if let loose = try readLoose(name) {
             switch loose {
             case .detached(let id): return id
-            case .symbolic(let target): return target == name ? nil : try resolve(target)
+            case .symbolic(let target):
+                // As git's `refs_resolve_ref_unsafe`: a target that is no ref name (`../x`, say)
+                // makes the ref broken, never a path to read.
+                guard RefNameFormat.isValid(Array(target.utf8), allowOneLevel: true) else {
+                    throw RepositoryError.brokenRef(name)
+                }
+                return target == name ? nil : try resolve(target)
             }
         }
         return try packedRefs().first { $0.name == name }?.id
@@ -99,9 +105,8 @@ public struct RefStore: Sendable {
         if text.starts(with: Array("ref: ".utf8)) {
             return .symbolic(String(decoding: text.dropFirst(5), as: UTF8.self))
         }
-        guard let id = ObjectID(hex: text, format: format) else {
-            throw RepositoryError.corrupt(path, String(decoding: text, as: UTF8.self))
-        }
+        // Nothing of the file is shown: it may be a symbolic link to a file that is not a ref.
+        guard let id = ObjectID(hex: text, format: format) else { throw RepositoryError.brokenRef(name) }
         return .detached(id)
     }
 

@@ -4,6 +4,10 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
     case notARepository(String)
     /// A file of the repository does not read as git writes it.
     case corrupt(String, String)
+    /// A loose ref (named in full) whose file holds neither an object id nor `ref: <name>`. What
+    /// it holds is not shown: the file may be a symbolic link to any file of the user's (git's
+    /// files backend follows such links too, and shows none of it either).
+    case brokenRef(String)
     /// A ref name git would refuse.
     case badRefName(String)
     /// A ref no longer has the value it had when the update was planned.
@@ -18,7 +22,7 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
     public var kind: GitWireErrorKind {
         switch self {
         case .badRefName, .destinationExists, .badReference: return .usage
-        case .notARepository, .corrupt, .refChanged: return .system
+        case .notARepository, .corrupt, .brokenRef, .refChanged: return .system
         }
     }
 
@@ -27,6 +31,8 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
         switch self {
         case .notARepository(let path): return "not a git repository: '\(path)'"
         case .corrupt(let path, let line): return "\(path): unexpected content: '\(escapedForDisplay(line.utf8))'"
+        case .brokenRef(let name):
+            return "broken ref '\(escapedForDisplay(name.utf8))': not an object id or a symbolic ref"
         case .badRefName(let name): return "refusing to create ref with bad name '\(escapedForDisplay(name.utf8))'"
         case .refChanged(let name): return "cannot lock ref '\(name)': it changed while fetching"
         case .destinationExists(let path):
