@@ -21,7 +21,7 @@ package final class LinkCollector: Sendable {
     /// (a large tree's) made it grow past twice ``batchCount``: kept, that room stayed with each
     /// thread to the end (0.98 MB of batches in the heap at the peak of swift-nio's clone, whose
     /// peak heap is 0.2 MB lower without it).
-    static func empty(_ batch: inout [ObjectID]) {
+    static func empty(_ batch: inout LinkBatch) {
         batch.removeAll(keepingCapacity: batch.capacity <= 2 * batchCount)
     }
 
@@ -105,6 +105,9 @@ struct LinkBatch: ExpressibleByArrayLiteral {
 
     /// Whether the batch is empty.
     var isEmpty: Bool { ids.isEmpty }
+
+    /// The number of names the batch has room for.
+    var capacity: Int { ids.capacity }
 
     /// Adds `id` with `flags`.
     mutating func append(_ id: ObjectID, flags: UInt8) {
