@@ -76,6 +76,9 @@ final class RepositoryFetch {
     func makeExchange() throws -> FetchExchange {
         var repository: Repository
         if let clonePath {
+            // git's clone does not take `core.sharedRepository` from `clone -c`: what it makes
+            // follows the umask alone.
+            FileSystem.useSharedRepository(0)
             // A dangling symbolic link counts as there: a failed clone leaves it (and the
             // directory made where it points, emptied, as git leaves it).
             let existed = FileSystem.exists(clonePath) || FileSystem.isSymbolicLink(clonePath)
