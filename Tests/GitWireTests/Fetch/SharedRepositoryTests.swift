@@ -15,15 +15,17 @@ import Testing
     }
 
     /// An upstream with `main`, a clone of it, and then new commits upstream on `main`, on a
-    /// branch two directories deep, and a tag: what a fetch into the clone brings.
+    /// branch two directories deep, and a tag (what a fetch into the clone brings), and a branch
+    /// deleted (pruned from the clone's `packed-refs`).
     static let scenario = Result<Scenario, any Error> {
         let scenario = Scenario(directory: try TemporaryDirectory(prefix: "gitwire-shared"))
         let work = scenario.directory.appending("work")
         try git(["init", "-q", "--bare", "-b", "main", scenario.upstream])
         try git(["clone", "-q", scenario.upstream, work])
         try git(["commit", "-q", "--allow-empty", "-m", "first"], in: work)
-        try git(["push", "-q", "origin", "main"], in: work)
+        try git(["push", "-q", "origin", "main", "main:gone"], in: work)
         try git(["clone", "-q", "file://\(scenario.upstream)", scenario.base])
+        try git(["push", "-q", "origin", ":gone"], in: work)
         try "content\n".write(toFile: "\(work)/file", atomically: false, encoding: .utf8)
         try git(["add", "file"], in: work)
         try git(["commit", "-q", "-m", "second"], in: work)
@@ -59,7 +61,7 @@ import Testing
     }
 
     /// A fetch of new branches (one in new directories), a tag and a pack (git keeps its pack
-    /// with `transfer.unpackLimit=1`, as gitwire keeps every pack).
+    /// with `transfer.unpackLimit=1`, as gitwire keeps every pack), pruning a packed ref.
     @Test(arguments: values, ["022", "077"])
     func fetchMakesWhatGitMakes(value: String, umask: String) throws {
         let scenario = try Self.scenario.get()
@@ -67,13 +69,14 @@ import Testing
         for (side, command) in [("git", "git"), ("gitwire", gitwireExecutable)] {
             let path = try Self.copy(scenario, "fetch-\(value)-\(umask)-\(side)", value: value)
             try Self.underUmask(
-                umask, [command, "-c", "transfer.unpackLimit=1", "fetch", "-q", "origin"], in: path)
+                umask, [command, "-c", "transfer.unpackLimit=1", "fetch", "-q", "--prune", "origin"], in: path)
             listings.append(try Self.modes(path))
         }
         #expect(listings[1] == listings[0])
         if value == "group" && umask == "022" {
             #expect(listings[0].contains("2775 .git/refs/remotes/origin/new"))
             #expect(listings[0].contains("664 .git/refs/tags/v1"))
+            #expect(listings[0].contains("664 .git/packed-refs"))
         }
     }
 
