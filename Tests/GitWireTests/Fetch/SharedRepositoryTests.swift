@@ -98,4 +98,32 @@ import Testing
         }
         #expect(listings[1] == listings[0])
     }
+
+    /// `clone --no-checkout` with the setting given to the command (`git -c`: everything the
+    /// clone makes follows it) or to the clone (`clone -c`: only the pack, which git's
+    /// `index-pack` makes reading the new configuration). The templates' `hooks` and `branches`,
+    /// which gitwire does not copy, are left out.
+    @Test(arguments: values, ["022", "077"])
+    func cloneMakesWhatGitMakes(value: String, umask: String) throws {
+        let scenario = try Self.scenario.get()
+        for (form, bare) in [("command", false), ("clone", false), ("command", true)] {
+            var listings: [[String]] = []
+            for (side, command) in [("git", "git"), ("gitwire", gitwireExecutable)] {
+                let name = "clone-\(form)-\(bare)-\(value)-\(umask)-\(side)"
+                let setting = ["-c", "core.sharedRepository=\(value)"]
+                let arguments =
+                    form == "command"
+                    ? [command] + setting + ["clone", "-q", "--no-checkout"]
+                    : [command, "clone", "-q", "--no-checkout"] + setting
+                try Self.underUmask(
+                    umask, arguments + (bare ? ["--bare"] : []) + ["file://\(scenario.upstream)", name],
+                    in: scenario.directory.path)
+                listings.append(
+                    try Self.modes(scenario.directory.appending(name)).filter {
+                        !$0.contains("hooks") && !$0.contains("branches")
+                    })
+            }
+            #expect(listings[1] == listings[0], "\(form) \(bare)")
+        }
+    }
 }
