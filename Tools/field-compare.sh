@@ -621,7 +621,7 @@ scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false
 scenario fetch/logAllRefUpdates=always s_fetch_logall_always
-scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes; not built in gitwire"
+scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes"
 scenario fetch/umask-077 s_fetch_umask "packs 0444 less the umask"
 scenario fetch/alternates s_fetch_alternates "the alternate's refs offered as haves"
 scenario fetch/alternates-moved s_fetch_alternates_moved "only what the alternate lacks is fetched"

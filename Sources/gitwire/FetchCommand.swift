@@ -134,7 +134,7 @@ struct FetchCommand: Subcommand {
             if !append && writeFetchHead && !dryRun {
                 try FileSystem.writeAtomically(
                     [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
-                    temporaryPrefix: ".FETCH_HEAD-")
+                    temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             return 0
         }
@@ -195,7 +195,7 @@ struct FetchCommand: Subcommand {
             if !append && writeFetchHead && !dryRun {
                 try FileSystem.writeAtomically(
                     [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
-                    temporaryPrefix: ".FETCH_HEAD-")
+                    temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             throw UsageError("invalid value for 'fetch.output': '\(output)'")
         }
@@ -308,7 +308,8 @@ struct FetchCommand: Subcommand {
         let location = try RepositoryLocation.discover()
         if !append && writeFetchHead && !dryRun {
             try FileSystem.writeAtomically(
-                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
+                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-",
+                shared: false)
         }
         // add_options_to_argv: what the children are told, in git's order.
         var options = ["--append", "--no-auto-gc", "--no-write-commit-graph"]

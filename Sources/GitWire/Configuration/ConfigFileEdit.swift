@@ -40,7 +40,11 @@ package enum ConfigFileEdit {
             var editor = ConfigEditor(old)
             try change(&editor)
             if !editor.text.isEmpty { try lock.write(editor.text[...]) }
-            if old != nil, let mode = FileSystem.permissions(of: target) { try lock.setPermissions(mode) }
+            if old != nil, let mode = FileSystem.permissions(of: target) {
+                try lock.setPermissions(mode)
+            } else {
+                try FileSystem.adjustSharedPermissions(lockPath)
+            }
             try lock.close()
             try FileSystem.rename(lockPath, to: target)
             return editor.warnings

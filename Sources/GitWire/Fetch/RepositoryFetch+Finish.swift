@@ -8,6 +8,13 @@ extension RepositoryFetch {
             try adoptRemoteFormat()
         }
         let repository = repository!
+        if isClone {
+            // git's clone indexes its pack in a process of its own (`index-pack`), which reads
+            // `core.sharedRepository` from the new configuration (with `clone -c`'s entries);
+            // the clone itself, writing the refs, keeps the one it started with.
+            (try? GitConfiguration.load(gitDirectory: repository.gitDirectory))?.useSharedRepository()
+        }
+        defer { if isClone { FileSystem.useSharedRepository(cloneSharedRepository) } }
         // What git dies of before it fetches (a refspec that matches nothing, a checked-out
         // branch): nothing was asked for, nothing is stored.
         let fetchEntries = try update?.entries().entries
@@ -99,6 +106,7 @@ extension RepositoryFetch {
         var changes: [RefChange] = []
         var head: HeadState?
         if isClone {
+            FileSystem.useSharedRepository(cloneSharedRepository)
             // git's clone writes every ref in one transaction, which refuses a name given twice.
             let all = Self.wantedRefs(
                 outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch,

@@ -11,6 +11,8 @@ final class RepositoryFetch {
     let existingPath: String?
     var repository: Repository?
     var createdDirectory = false
+    /// A clone's `core.sharedRepository`: the one it started with, for all but its pack.
+    var cloneSharedRepository: Int32 = 0
     var indexer: PackIndexer?
     var links: LinkCollector?
     var indexed: PackIndexResult?
@@ -76,6 +78,12 @@ final class RepositoryFetch {
     func makeExchange() throws -> FetchExchange {
         var repository: Repository
         if let clonePath {
+            // git's clone takes `core.sharedRepository` from the configuration it starts with
+            // (system, global, `git -c`), not from `clone -c`, whose entries it writes into the
+            // new repository's.
+            // It makes the work tree itself by the umask alone.
+            FileSystem.useSharedRepository(0)
+            let startedWith = try? GitConfiguration.load()
             // A dangling symbolic link counts as there: a failed clone leaves it (and the
             // directory made where it points, emptied, as git leaves it).
             let existed = FileSystem.exists(clonePath) || FileSystem.isSymbolicLink(clonePath)
@@ -93,14 +101,17 @@ final class RepositoryFetch {
                 if contents?.isEmpty != true { throw RepositoryError.destinationExists(clonePath) }
             }
             if options.bare || options.mirror {
+                startedWith?.useSharedRepository()
                 repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
             } else {
                 // The work tree first, then its `.git` (git's clone makes them in that order).
                 if !existed { try FileSystem.makeDirectories(clonePath) }
+                startedWith?.useSharedRepository()
                 repository = try Repository.create(
                     at: "\(clonePath)/.git", config: cloneConfig(filter: nil))
             }
             createdDirectory = !existed
+            cloneSharedRepository = FileSystem.sharedRepository
             if !options.alternates.isEmpty {
                 for objects in options.alternates {
                     try ReferenceRepository.addAlternate(objects, gitDirectory: repository.gitDirectory)

@@ -36,6 +36,7 @@ final class RepositoryUpdate: @unchecked Sendable {
         self.options = options
         let location = repository.location
         let configuration = try options.configuration ?? GitConfiguration.load(gitDirectory: location.gitDirectory)
+        configuration.useSharedRepository()
         self.configuration = configuration
         var currentBranch: String?
         if case .symbolic(let target)? = try? repository.refs.head(), target.hasPrefix("refs/heads/") {
@@ -94,7 +95,8 @@ final class RepositoryUpdate: @unchecked Sendable {
     func truncateFetchHead() throws {
         guard options.writeFetchHead && !options.dryRun && !options.appendFetchHead else { return }
         try FileSystem.writeAtomically(
-            [][...], to: "\(repository.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
+            [][...], to: "\(repository.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-",
+            shared: false)
     }
 
     // MARK: Before the transfer
@@ -266,7 +268,7 @@ final class RepositoryUpdate: @unchecked Sendable {
                 try FileSystem.append(bytes, to: path)
             } else {
                 try FileSystem.writeAtomically(
-                    bytes[...], to: path, permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-")
+                    bytes[...], to: path, permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             outcome.fetchHead = fetchHead
         }

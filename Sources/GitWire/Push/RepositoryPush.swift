@@ -442,6 +442,7 @@ final class RepositoryPush: @unchecked Sendable {
     private func trackingReflog() -> Reflog? {
         let location = repository.location
         guard let configuration = try? GitConfiguration.load(gitDirectory: location.gitDirectory) else { return nil }
+        configuration.useSharedRepository()
         let bare =
             (try? configuration.bool("core.bare")) ?? nil
             ?? (location.workTree == nil && !location.gitDirectory.hasSuffix("/.git"))

@@ -25,6 +25,11 @@ final class RefLock {
             file = try SignalCleanup.deferringSignals {
                 let file = try File.create(lockPath, mode: 0o644)
                 SignalCleanup.removeFileOnSignal(lockPath)
+                // As git's lock files: opened up as `core.sharedRepository` says.
+                do { try FileSystem.adjustSharedPermissions(lockPath) } catch {
+                    try? FileSystem.remove(lockPath)
+                    throw error
+                }
                 return file
             }
         } catch let error as SystemCallError where error.errno == .fileExists {

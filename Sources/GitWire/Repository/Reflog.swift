@@ -62,6 +62,8 @@ struct Reflog: Sendable {
         if !text.isEmpty { line += "\t" + text }
         line += "\n"
         try FileSystem.append(Array(line.utf8), to: file)
+        // git opens the log up as `core.sharedRepository` says after each entry.
+        try FileSystem.adjustSharedPermissions(file)
     }
 
     /// Removes the log of `name` (and the directories it leaves empty), as git does when it

@@ -166,19 +166,23 @@ package enum FileSystem {
     /// `temporaryPrefix`) renamed into place, so a reader sees the old file or the whole new one,
     /// never half of it; on failure the temporary file is removed and `path` is untouched. The
     /// file keeps the permission bits of the one it replaces (as git's rewrite of `config` or
-    /// `FETCH_HEAD` keeps them); a new one gets `permissions` less the umask.
+    /// `FETCH_HEAD` keeps them); a new one gets `permissions` less the umask, opened up as
+    /// `core.sharedRepository` says unless `shared` is false (git's `FETCH_HEAD` is not).
     package static func writeAtomically(
-        _ bytes: ArraySlice<UInt8>, to path: String, permissions: UInt32, temporaryPrefix: String
+        _ bytes: ArraySlice<UInt8>, to path: String, permissions: UInt32, temporaryPrefix: String,
+        shared: Bool = true
     ) throws {
-        try writeAtomically(to: path, permissions: permissions, temporaryPrefix: temporaryPrefix) { write in
+        try writeAtomically(to: path, permissions: permissions, temporaryPrefix: temporaryPrefix, shared: shared) {
+            write in
             try write(bytes)
         }
     }
 
-    /// ``writeAtomically(_:to:permissions:temporaryPrefix:)`` with the bytes handed over in pieces:
-    /// `produce` calls its argument with each piece in order, so a large file is never held whole.
+    /// ``writeAtomically(_:to:permissions:temporaryPrefix:shared:)`` with the bytes handed over
+    /// in pieces: `produce` calls its argument with each piece in order, so a large file is never
+    /// held whole.
     package static func writeAtomically(
-        to path: String, permissions: UInt32, temporaryPrefix: String,
+        to path: String, permissions: UInt32, temporaryPrefix: String, shared: Bool = true,
         _ produce: (_ write: (ArraySlice<UInt8>) throws -> Void) throws -> Void
     ) throws {
         let file = try File.createTemporary(in: parentDirectory(of: path), prefix: temporaryPrefix)
@@ -186,8 +190,10 @@ package enum FileSystem {
             try produce { try file.write($0) }
             if let existing = status(path), existing.isRegularFile {
                 try file.setPermissions(existing.mode & 0o7777)
-            } else {
+            } else if shared {
                 try file.setCreationPermissions(permissions)
+            } else {
+                try file.setPermissions(permissions & ~creationMask)
             }
             try file.close()
             try rename(file.path, to: path)
@@ -241,10 +247,13 @@ package enum FileSystem {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// Creates a directory; one that exists already is not an error.
+    /// Creates a directory; one that exists already is not an error. A new one is opened up as
+    /// `core.sharedRepository` says (``adjustSharedPermissions(_:)``).
     package static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
-        if mkdir(path, mode) == -1 && Errno.current.rawValue != EEXIST {
-            throw SystemCallError("mkdir \(path)", Errno.current)
+        if mkdir(path, mode) == -1 {
+            if Errno.current.rawValue != EEXIST { throw SystemCallError("mkdir \(path)", Errno.current) }
+        } else {
+            try adjustSharedPermissions(path)
         }
     }
 

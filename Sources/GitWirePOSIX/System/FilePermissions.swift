@@ -9,9 +9,10 @@ extension File {
 
     /// Sets the file's permission bits to `mode` less the process's umask, as `open(2)` would
     /// have made a new file of that mode (and as git makes its packs, indexes and loose objects:
-    /// `0o444` less the umask, so a repository made private with `umask 077` stays private).
+    /// `0o444` less the umask, so a repository made private with `umask 077` stays private),
+    /// opened up as `core.sharedRepository` says (``FileSystem/creationMode(_:)``).
     package func setCreationPermissions(_ mode: UInt32) throws {
-        try setPermissions(mode & ~FileSystem.creationMask)
+        try setPermissions(FileSystem.creationMode(mode))
     }
 }
 
