@@ -43,7 +43,8 @@ public struct RefStore: Sendable {
     // MARK: Reading
 
     /// Every ref under `refs/`, loose refs taking precedence over packed ones, sorted by name.
-    /// Symbolic refs under `refs/` are resolved one level; ones that point nowhere are left out.
+    /// Symbolic refs under `refs/` are resolved one level; ones that point nowhere are left out,
+    /// and so are broken ones (see ``RepositoryError/brokenRef(_:)``), as git leaves them out.
     public func all() throws -> [RefRecord] {
         var byName: [String: RefRecord] = [:]
         for record in try packedRefs() { byName[record.name] = record }
@@ -117,8 +118,12 @@ public struct RefStore: Sendable {
             let name = "\(directory)/\(entry)"
             if FileSystem.isDirectory("\(commonDirectory)/\(name)") {
                 try collectLoose(directory: name, into: &byName)
-            } else if let id = try resolve(name) {
-                byName[name] = RefRecord(name: name, id: id, peeled: nil)
+            } else {
+                // A broken ref (no object id, a symbolic ref to no ref name) is left out of the
+                // listing, as git's ref iteration leaves it out; naming it still fails.
+                let id: ObjectID?
+                do { id = try resolve(name) } catch RepositoryError.brokenRef { continue }
+                if let id { byName[name] = RefRecord(name: name, id: id, peeled: nil) }
             }
         }
     }

@@ -75,14 +75,25 @@ public enum ObjectLinks {
             guard nul < count, width <= count - nul - 1 else {
                 throw ProtocolError("malformed tree entry at byte \(start)")
             }
-            let modeLength = space - start
-            // "40000" is a tree, "160000" a gitlink (left out), anything else a blob.
-            let isTree =
-                modeLength == 5 && data[start] == 0x34 && data[start + 1] == 0x30 && data[start + 2] == 0x30
-                && data[start + 3] == 0x30 && data[start + 4] == 0x30
-            let isGitlink =
-                modeLength == 6 && data[start] == 0x31 && data[start + 1] == 0x36 && data[start + 2] == 0x30
-                && data[start + 3] == 0x30 && data[start + 4] == 0x30 && data[start + 5] == 0x30
+            // The mode's file-type bits decide, as git's `canon_mode` does: a directory is a
+            // tree (`40000`, and the zero-padded `040000` of old repositories), a regular file
+            // or a symbolic link a blob, anything else a gitlink (left out). A mode with other
+            // characters than octal digits is read as a blob, as before.
+            var mode: UInt32 = 0
+            var octal = space > start && space - start <= 8
+            if octal {
+                for index in start..<space {
+                    let digit = data[index] &- 0x30
+                    guard digit < 8 else {
+                        octal = false
+                        break
+                    }
+                    mode = mode << 3 | UInt32(digit)
+                }
+            }
+            let fileType = mode & 0o170000
+            let isTree = octal && fileType == 0o040000
+            let isGitlink = octal && !isTree && fileType != 0o100000 && fileType != 0o120000
             let idStart = nul + 1
             start = idStart + width
             if isGitlink || (treesOnly && !isTree) { continue }
