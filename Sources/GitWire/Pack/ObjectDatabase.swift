@@ -55,15 +55,19 @@ public final class ObjectDatabase: ObjectSource {
     }
 
     /// Looks again for packs in `objects/pack` (and the alternates'), as after a fetch added one.
+    /// A pack or index that is not a regular file once links are followed (a named pipe, a
+    /// folder) is no pack, as git's `add_packed_git` takes none: opening a pipe would wait for a
+    /// writer for ever.
     public func reloadPacks() throws {
         var found: [PackReader] = []
+        func isRegularFile(_ path: String) -> Bool { FileSystem.status(path)?.isRegularFile ?? false }
         for objects in [objectsDirectory] + alternateDirectories {
             let directory = "\(objects)/pack"
             guard FileSystem.isDirectory(directory) else { continue }
             let names = try FileSystem.contents(ofDirectory: directory).filter { $0.hasSuffix(".idx") }.sorted()
             found += try names.compactMap { name in
                 let packPath = "\(directory)/\(name.dropLast(4)).pack"
-                guard FileSystem.exists(packPath) else { return nil }
+                guard isRegularFile(packPath), isRegularFile("\(directory)/\(name)") else { return nil }
                 return try PackReader(
                     packPath: packPath, indexPath: "\(directory)/\(name)", format: format, baseCache: baseCache)
             }
@@ -151,6 +155,20 @@ public final class ObjectDatabase: ObjectSource {
     /// How many objects the packs hold (git's `approximate_object_count`, which leaves loose
     /// objects out).
     package var packedObjectCount: Int { packs.reduce(0) { $0 + $1.index.count } }
+
+    /// How many loose objects the repository and its alternates hold: the files named as an
+    /// object in the two-digit folders (not read).
+    package func looseObjectCount() -> Int {
+        var count = 0
+        for objects in [objectsDirectory] + alternateDirectories {
+            for first in 0..<256 {
+                let folder = "\(objects)/\(String(first, radix: 16).leftPadded(to: 2))"
+                guard let names = try? FileSystem.contents(ofDirectory: folder) else { continue }
+                count += names.count { $0.utf8.count == format.hexCount - 2 }
+            }
+        }
+        return count
+    }
 
     /// How many hex digits of `id` git shows (`find_unique_abbrev`): `minimum`, or more until no
     /// other object here starts with the same digits.

@@ -68,26 +68,45 @@ extension ReferenceRepository {
     /// store (the chains included) that the repository does not have under the same name
     /// (packs `0444` less the umask, each pack before its index, through temporary files), then
     /// removes the file. Nothing happens without an alternates file.
+    ///
+    /// Only what git would read as objects is copied: packs that are regular files (links
+    /// followed, as git's `add_packed_git` takes them), and loose files named as an object of the
+    /// repository's format that are regular files holding that very object (read and hashed
+    /// first). A link to a private file, a named pipe, a folder, a file named as an object that
+    /// does not hold it, or any other file in the store is left where it is (git's repack reads
+    /// only the objects the clone needs, as objects).
     public static func dissociate(gitDirectory: String) throws {
         let objects = "\(gitDirectory)/objects"
         let alternatesFile = "\(objects)/info/alternates"
         guard FileSystem.exists(alternatesFile) else { return }
         let stores = ObjectDatabase.alternates(of: objects, environment: Environment.value)
+        let format = try Repository.objectFormat(ofGitDirectory: gitDirectory)
         for store in stores {
             let packs = "\(store)/pack"
             if FileSystem.isDirectory(packs) {
                 for name in try FileSystem.contents(ofDirectory: packs).sorted() where name.hasSuffix(".idx") {
                     let base = String(name.dropLast(4))
-                    guard FileSystem.exists("\(packs)/\(base).pack"), !FileSystem.exists("\(objects)/pack/\(name)")
+                    guard isRegularFile("\(packs)/\(base).pack"), isRegularFile("\(packs)/\(name)"),
+                        !FileSystem.exists("\(objects)/pack/\(name)")
                     else { continue }
                     try copy("\(packs)/\(base).pack", to: "\(objects)/pack/\(base).pack", mode: 0o444)
                     try copy("\(packs)/\(name)", to: "\(objects)/pack/\(name)", mode: 0o444)
                 }
             }
+            let loose = LooseObjectStore(objectsDirectory: store, format: format)
             for directory in try FileSystem.contents(ofDirectory: store).sorted()
-            where directory.utf8.count == 2 && directory.utf8.allSatisfy(isLowerHexDigit) {
+            where directory.utf8.count == 2 && directory.utf8.allSatisfy(isLowerHexDigit)
+                && FileSystem.isDirectory("\(store)/\(directory)")
+            {
                 for name in try FileSystem.contents(ofDirectory: "\(store)/\(directory)")
-                where !FileSystem.exists("\(objects)/\(directory)/\(name)") {
+                where name.utf8.count == format.hexCount - 2 && name.utf8.allSatisfy(isLowerHexDigit)
+                    && isRegularFile("\(store)/\(directory)/\(name)")
+                    && !FileSystem.exists("\(objects)/\(directory)/\(name)")
+                {
+                    let id = ObjectID(hex: (directory + name).utf8, format: format)!
+                    // Copied only once it is read back as the object it is named as; any other
+                    // file is left where it is, as git's repack leaves what it does not read.
+                    guard (try? loose.object(id)?.id(format)) == id else { continue }
                     if !FileSystem.isDirectory("\(objects)/\(directory)") {
                         try FileSystem.makeDirectory("\(objects)/\(directory)")
                     }
@@ -97,6 +116,11 @@ extension ReferenceRepository {
         }
         // git: `cannot unlink temporary alternates file`.
         try FileSystem.remove(alternatesFile)
+    }
+
+    /// Whether `path` is a regular file once links are followed (git's `S_ISREG` of `stat`).
+    private static func isRegularFile(_ path: String) -> Bool {
+        FileSystem.status(path)?.isRegularFile ?? false
     }
 
     private static func isLowerHexDigit(_ byte: UInt8) -> Bool {

@@ -122,6 +122,29 @@ public struct CommitGraphFile: Sendable {
         }
     }
 
+    /// The number of commits a commit-graph file lists, from its chunk `table` (the
+    /// `chunkCount + 1` entries after the 8-byte header) and the last word of its fan-out,
+    /// fetched by `read` (4 bytes at a file offset; fewer when the file ends first); nil when
+    /// the table names no fan-out chunk of the right size. Lets a reader learn how large the
+    /// file should be before reading it whole.
+    public static func commitCount(
+        table: ArraySlice<UInt8>, chunkCount: Int, read: (UInt64) -> [UInt8]
+    ) -> Int? {
+        guard table.count >= chunkCount * tableEntryLength + 12 else { return nil }
+        let base = table.startIndex
+        for index in 0..<chunkCount {
+            let entry = base + index * tableEntryLength
+            guard bigEndianUInt32(table, at: entry) == chunkID("OIDF") else { continue }
+            let start = bigEndianUInt64(table, at: entry + 4)
+            let end = bigEndianUInt64(table, at: entry + 4 + tableEntryLength)
+            guard start <= end, end - start == 256 * 4 else { return nil }
+            let word = read(start + 255 * 4)
+            guard word.count == 4 else { return nil }
+            return Int(bigEndianUInt32(word[...], at: 0))
+        }
+        return nil
+    }
+
     /// The bytes the trailing checksum covers, and the checksum, for a caller that verifies it.
     public var checksumRange: (covered: ArraySlice<UInt8>, checksum: ObjectID) {
         (bytes[..<(bytes.count - format.byteCount)], checksum)
