@@ -2,7 +2,8 @@
 public enum RepositoryError: GitWireError, Hashable, Sendable {
     /// The directory is not a git repository.
     case notARepository(String)
-    /// A file of the repository does not read as git writes it.
+    /// A file of the repository (its path) does not read as git writes it, at the line given
+    /// (kept for the caller, never shown in ``description``).
     case corrupt(String, String)
     /// A loose ref (named in full) whose file holds neither an object id nor `ref: <name>`. What
     /// it holds is not shown: the file may be a symbolic link to any file of the user's (git's
@@ -30,7 +31,9 @@ public enum RepositoryError: GitWireError, Hashable, Sendable {
     public var description: String {
         switch self {
         case .notARepository(let path): return "not a git repository: '\(path)'"
-        case .corrupt(let path, let line): return "\(path): unexpected content: '\(escapedForDisplay(line.utf8))'"
+        // Nothing of the line is shown: the file may be a symbolic link to any file of the user's
+        // (`packed-refs` to `~/.git-credentials`, say; git 2.39 shows the line).
+        case .corrupt(let path, _): return "\(path): unexpected content (not shown)"
         case .brokenRef(let name):
             return "broken ref '\(escapedForDisplay(name.utf8))': not an object id or a symbolic ref"
         case .badRefName(let name): return "refusing to create ref with bad name '\(escapedForDisplay(name.utf8))'"
