@@ -138,12 +138,15 @@ struct CloneCommand: Subcommand {
             bare: isBare, originName: originName, branch: branch, singleBranch: singleBranch)
         options.cloneConfiguration = (try? newEntries.get()) ?? []
         options.alternates = alternates
+        // The new repository is removed on a signal until the references' objects are copied in.
+        options.keepsRemovalOnSignal = dissociate
         let existed = FileSystem.exists(target)
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
         }
         if dissociate {
+            defer { SignalCleanup.forget(target) }
             do {
                 try ReferenceRepository.dissociate(gitDirectory: isBare ? target : "\(target)/.git")
             } catch {

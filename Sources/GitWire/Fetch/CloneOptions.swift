@@ -79,6 +79,11 @@ public struct RepositoryFetchOptions: Sendable {
     /// (`git clone --reference`, `--shared`), in order, each once: their objects are the clone's,
     /// and their refs' tips complete, so that only what they lack is fetched.
     public var alternates: [String] = []
+    /// Whether a clone's new repository stays registered for removal on a signal once the clone
+    /// has succeeded, for the caller to forget (`SignalCleanup.forget`) when its own work on it is
+    /// done (`clone --dissociate` copies the references' objects afterwards, and git's clone
+    /// removes the repository if it is killed meanwhile).
+    package var keepsRemovalOnSignal = false
     /// The repository's configuration, as git reads it for the fetch; nil: read with
     /// ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` and the process's
     /// environment.

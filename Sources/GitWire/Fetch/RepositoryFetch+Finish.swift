@@ -180,7 +180,7 @@ extension RepositoryFetch {
             Self.mapRefs(outcome.listing, refspecs: cloneSpecs, singleBranch: singleBranch, branch: options.branch)
             .ignored
         indexed = nil  // kept from now on
-        if let clonePath { SignalCleanup.forget(clonePath) }
+        if let clonePath, !options.keepsRemovalOnSignal { SignalCleanup.forget(clonePath) }
         return result
     }
 

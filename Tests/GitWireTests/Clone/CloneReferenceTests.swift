@@ -65,4 +65,22 @@ extension CloneWorkTreeTests {
                     == objectsState("\(base)/git/repo/.git", counted: counted), "\(options)")
         }
     }
+
+    /// A clone whose caller still works on it (`--dissociate` copies the references' objects
+    /// afterwards) stays registered for removal on a signal until the caller forgets it, as git's
+    /// clone removes the repository when killed during its repack; any other clone is forgotten
+    /// when it returns. (The command line's `--dissociate` was unprotected during its copy: a
+    /// signal there left a half-made clone.)
+    @Test func removalOnSignalLastsUntilTheCallerIsDone() throws {
+        let source = try Self.source.get()
+        for keeps in [false, true] {
+            let target = source.directory.appending("clones/signal-\(keeps).git")
+            var options = RepositoryFetchOptions(bare: true)
+            options.keepsRemovalOnSignal = keeps
+            _ = try Remote("file://\(source.path)").cloneBlocking(into: target, options: options)
+            #expect(SignalCleanup.isRegistered(target) == keeps)
+            SignalCleanup.forget(target)
+            #expect(FileManager.default.fileExists(atPath: "\(target)/HEAD"))
+        }
+    }
 }
