@@ -178,6 +178,8 @@ void cgw_cleanup_leave(void) {
     }
 }
 
+void cgw_cleanup_now(void) { cleanup_everything(); }
+
 static void cleanup_handler(int signal_number) {
     int saved = errno;
     int expected = 0;

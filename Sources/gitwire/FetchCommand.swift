@@ -133,7 +133,7 @@ struct FetchCommand: Subcommand {
             if atomic { throw ValidationError("--atomic can only be used when fetching from one remote") }
             if !append && writeFetchHead && !dryRun {
                 try FileSystem.writeAtomically(
-                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
+                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o666,
                     temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             return 0
@@ -194,7 +194,7 @@ struct FetchCommand: Subcommand {
         if let output, !["full", "compact"].contains(output.lowercased()) {
             if !append && writeFetchHead && !dryRun {
                 try FileSystem.writeAtomically(
-                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644,
+                    [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o666,
                     temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             throw UsageError("invalid value for 'fetch.output': '\(output)'")
@@ -308,7 +308,7 @@ struct FetchCommand: Subcommand {
         let location = try RepositoryLocation.discover()
         if !append && writeFetchHead && !dryRun {
             try FileSystem.writeAtomically(
-                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-",
+                [][...], to: "\(location.gitDirectory)/FETCH_HEAD", permissions: 0o666, temporaryPrefix: ".FETCH_HEAD-",
                 shared: false)
         }
         // add_options_to_argv: what the children are told, in git's order.

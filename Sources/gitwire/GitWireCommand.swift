@@ -44,6 +44,13 @@ enum GitWireCommand {
         MallocArenas.limit(to: 1)
         // A signal removes the lock and temporary files (and a clone's new repository) first.
         try? SignalCleanup.install()
+        // A `core.sharedRepository` git refuses: git dies when it first makes a file, its lock
+        // and temporary files removed; so does gitwire.
+        FileSystem.onSharedRepositoryRefusal { message in
+            Console.writeError(message)
+            SignalCleanup.removeAllNow()
+            Console.exit(128)
+        }
         switch CommandConfiguration.applyGlobalOptions(Array(CommandLine.arguments.dropFirst())) {
         case .success(let words): Console.exit(run(words))
         case .failure(let status): Console.exit(status.code)

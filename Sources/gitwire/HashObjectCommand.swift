@@ -64,6 +64,8 @@ struct HashObjectCommand: Subcommand {
                     )
                 }
                 store = LooseObjectStore(objectsDirectory: Self.objectsDirectory(location), format: format)
+                // As git: the objects and directories written follow `core.sharedRepository`.
+                try GitConfiguration.load(gitDirectory: location.gitDirectory).useSharedRepository()
             }
         }
         // Each id is printed as soon as it is known, so the ones before a failure still appear.

@@ -56,6 +56,10 @@ struct IndexPackCommand: Subcommand {
 
     func execute() throws -> Int32 {
         let options = try makeOptions()
+        // As git's index-pack: the pack and index it writes follow `core.sharedRepository` of
+        // the repository it runs in (or the global and command-line configuration outside one).
+        let here = try? RepositoryLocation.discover()
+        try GitConfiguration.load(gitDirectory: here?.gitDirectory).useSharedRepository()
         let display = verbose ? ProgressDisplay(receivingLabel: stdin ? "Receiving objects" : "Indexing objects") : nil
         var handler: PackProgressHandler?
         if let display { handler = { progress in display.show(progress) } }

@@ -38,14 +38,15 @@ extension PushCommand {
     /// without a password; one line per ref listed on its standard input
     /// (`<local ref> <local id> <remote ref> <remote id>`, `(delete)` and zeros for a
     /// deletion); its output on gitwire's; in git's working directory and with the variables
-    /// git sets (see ``hookPlace()``). A non-zero exit ends the push with nothing sent.
+    /// git sets (see ``hookPlace(_:)``). A non-zero exit ends the push with nothing sent.
     /// A hook that cannot be started fails the push as a failing one does, after
     /// `error: cannot run <hook>: <reason>` (git 2.39 says so too, and then hangs).
     static func prePushCheck(
-        _ hook: (path: String, shown: String), remote: String, url: String, format: ObjectFormat
+        _ hook: (path: String, shown: String), remote: String, url: String, format: ObjectFormat,
+        configuration: GitConfiguration
     ) -> PrePushCheck {
         let arguments = [hook.path, withoutPassword(remote), withoutPassword(url)]
-        let place = hookPlace()
+        let place = hookPlace(configuration)
         let zero = ObjectID.zero(format).hex
         return PrePushCheck { updates in
             var input: [UInt8] = []
@@ -66,18 +67,55 @@ extension PushCommand {
         }
     }
 
-    /// Where git runs a hook from and what it adds to its environment: at the top of the work
-    /// tree with `GIT_PREFIX` the way down from it (`sub/`); in a bare repository where the
-    /// command runs, with `GIT_DIR` (`.` at its top) and `GIT_IMPLICIT_WORK_TREE=0`; with
-    /// `GIT_DIR` set, where the command runs. git also sets `GIT_EXEC_PATH`, which gitwire
-    /// has none of.
-    static func hookPlace() -> (directory: String?, environment: [String: String?]) {
-        let here = try? FileSystem.currentDirectory()
-        if let directory = Environment.value("GIT_DIR"), !directory.isEmpty {
-            return (nil, ["GIT_PREFIX": ""])
+    /// Where git runs a hook from and what it adds to its environment, as git's
+    /// `setup_git_directory` leaves them: at the top of the work tree with `GIT_PREFIX` the way
+    /// down from it (`sub/`); in a bare repository where the command runs, with `GIT_DIR` (`.` at
+    /// its top) and `GIT_IMPLICIT_WORK_TREE=0`. With `GIT_DIR`, `GIT_WORK_TREE` or
+    /// `core.worktree` set (git's `setup_explicit_git_dir`): at the top of the work tree when the
+    /// command runs below it, `GIT_DIR` then the git directory's real path; where the command
+    /// runs otherwise, `GIT_DIR` as given (a discovered one: `.git` here, the real path above).
+    /// And as git's `setup_path`: `GIT_EXEC_PATH` (git's, see ``gitExecPath()``) and `PATH`
+    /// with it in front.
+    static func hookPlace(_ configuration: GitConfiguration) -> (directory: String?, environment: [String: String?]) {
+        var place = repositoryPlace(configuration)
+        if let exec = gitExecPath() {
+            place.environment["GIT_EXEC_PATH"] = exec
+            place.environment["PATH"] = exec + ":" + (Environment.value("PATH") ?? "/usr/bin:/bin")
         }
-        guard let location = try? RepositoryLocation.discover() else { return (nil, ["GIT_PREFIX": ""]) }
-        if let top = location.workTree, let here, here == top || here.hasPrefix(top + "/"),
+        return place
+    }
+
+    /// ``hookPlace(_:)`` but for `GIT_EXEC_PATH` and `PATH`.
+    private static func repositoryPlace(_ configuration: GitConfiguration) -> (
+        directory: String?, environment: [String: String?]
+    ) {
+        guard let here = try? FileSystem.currentDirectory(), let location = try? RepositoryLocation.discover()
+        else { return (nil, ["GIT_PREFIX": ""]) }
+        let given = Environment.value("GIT_DIR").flatMap { $0.isEmpty ? nil : $0 }
+        let explicit =
+            given != nil || Environment.value("GIT_WORK_TREE") != nil
+            || (try? configuration.last("core.worktree")) != nil
+        if explicit, !location.isBare || given != nil {
+            // git's `setup_explicit_git_dir`: the `GIT_DIR` it starts from (a `.git` file's
+            // target; a discovered `.git` here as `.git`, one above by its real path).
+            let start: String
+            if let given {
+                start = location.gitFile == nil ? given : location.gitDirectory
+            } else if location.gitFile == nil, location.gitDirectory == here + "/.git" {
+                start = ".git"
+            } else {
+                start = ConfigFiles.realPath(location.gitDirectory) ?? location.gitDirectory
+            }
+            guard let tree = location.workTree else { return (nil, ["GIT_DIR": start, "GIT_PREFIX": ""]) }
+            let top = ConfigFiles.realPath(tree) ?? tree
+            if here != top, here.hasPrefix(top == "/" ? "/" : top + "/") {
+                let prefix = String(here.dropFirst(top == "/" ? 1 : top.count + 1)) + "/"
+                let real = ConfigFiles.realPath(location.gitDirectory) ?? location.gitDirectory
+                return (top, ["GIT_DIR": real, "GIT_PREFIX": prefix])
+            }
+            return (nil, ["GIT_DIR": start, "GIT_PREFIX": ""])
+        }
+        if let top = location.workTree, here == top || here.hasPrefix(top + "/"),
             here != location.gitDirectory, !here.hasPrefix(location.gitDirectory + "/")
         {
             let prefix = here == top ? "" : String(here.dropFirst(top.count + 1)) + "/"
@@ -90,6 +128,19 @@ extension PushCommand {
                 "GIT_DIR": atTop ? "." : location.gitDirectory, "GIT_IMPLICIT_WORK_TREE": "0", "GIT_PREFIX": "",
             ]
         )
+    }
+
+    /// git's exec path, which git gives its hooks as `GIT_EXEC_PATH` (its `setup_path`):
+    /// `GIT_EXEC_PATH` when set, else what the `git` on `PATH` says it is (`git --exec-path`);
+    /// nil when neither (gitwire then sets none: it has no exec path of its own).
+    static func gitExecPath() -> String? {
+        if let set = Environment.value("GIT_EXEC_PATH"), !set.isEmpty { return set }
+        guard let output = try? ChildProcess.run(["git", "--exec-path"], input: []), output.status == 0 else {
+            return nil
+        }
+        var bytes = output.standardOutput[...]
+        while bytes.last == UInt8(ascii: "\n") { bytes = bytes.dropLast() }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// `url` without the password of its `user:password@` (the user stays): a credential goes

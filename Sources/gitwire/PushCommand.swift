@@ -275,7 +275,8 @@ struct PushCommand: Subcommand {
             FetchCommand.announceConnection(pushing)
         }
         if let hook = try Self.prePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify) {
-            options.prePush = Self.prePushCheck(hook, remote: repository, url: pushedURL, format: format)
+            options.prePush = Self.prePushCheck(
+                hook, remote: repository, url: pushedURL, format: format, configuration: configuration)
         }
         let result: PushResult
         do {

@@ -50,6 +50,8 @@ int cgw_cleanup_install(int signal_number);
  * process as it would have), and a section entered while the process is dying never returns. */
 void cgw_cleanup_enter(void);
 void cgw_cleanup_leave(void);
+/* Removes every registered path now (a process about to exit as git's die() exits). */
+void cgw_cleanup_now(void);
 
 /* zlib's init entry points are macros. cgw_inflate_init: a zlib (RFC 1950) stream whose Adler-32
  * zlib neither computes nor checks: the caller must (Inflater does, with libdeflate's). */

@@ -34,7 +34,7 @@ struct ConnectivityCheck {
             guard before?.contains(id) == true else { throw Self.mismatch(id, isA: blob, namedAs: namedAs & ~blob) }
             // One the repository had, named as a commit, tree or tag (a parent, a subtree, a
             // tag's target, few beside the pack): read, as git's check after a fetch reads it.
-            guard let type = try objects.object(id)?.type else { throw Self.missing(id) }
+            guard let type = try objects.objectType(id) else { throw Self.missing(id) }
             let actual = LinkFlags.namedAs(type)
             if namedAs & ~blob & ~actual != 0 {
                 throw Self.mismatch(id, isA: actual, namedAs: namedAs & ~blob & ~actual)

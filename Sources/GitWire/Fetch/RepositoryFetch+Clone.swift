@@ -17,7 +17,7 @@ extension RepositoryFetch {
         else { return }
         try FileSystem.writeAtomically(
             cloneConfig(filter: nil, format: format).text[...], to: "\(repository.gitDirectory)/config",
-            permissions: 0o644, temporaryPrefix: ".config-")
+            permissions: 0o666, temporaryPrefix: ".config-")
         self.repository = try Repository(gitDirectory: repository.gitDirectory)
     }
 
@@ -69,7 +69,7 @@ extension RepositoryFetch {
 
     func writeCloneConfig(_ config: GitConfig, in repository: Repository) throws {
         try FileSystem.writeAtomically(
-            config.text[...], to: "\(repository.gitDirectory)/config", permissions: 0o644, temporaryPrefix: ".config-")
+            config.text[...], to: "\(repository.gitDirectory)/config", permissions: 0o666, temporaryPrefix: ".config-")
     }
 
     /// What git's clone does after the refs are written, for a repository with a work tree

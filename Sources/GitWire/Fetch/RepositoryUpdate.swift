@@ -95,7 +95,7 @@ final class RepositoryUpdate: @unchecked Sendable {
     func truncateFetchHead() throws {
         guard options.writeFetchHead && !options.dryRun && !options.appendFetchHead else { return }
         try FileSystem.writeAtomically(
-            [][...], to: "\(repository.gitDirectory)/FETCH_HEAD", permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-",
+            [][...], to: "\(repository.gitDirectory)/FETCH_HEAD", permissions: 0o666, temporaryPrefix: ".FETCH_HEAD-",
             shared: false)
     }
 
@@ -268,7 +268,7 @@ final class RepositoryUpdate: @unchecked Sendable {
                 try FileSystem.append(bytes, to: path)
             } else {
                 try FileSystem.writeAtomically(
-                    bytes[...], to: path, permissions: 0o644, temporaryPrefix: ".FETCH_HEAD-", shared: false)
+                    bytes[...], to: path, permissions: 0o666, temporaryPrefix: ".FETCH_HEAD-", shared: false)
             }
             outcome.fetchHead = fetchHead
         }
@@ -439,7 +439,7 @@ final class ObjectPresence: @unchecked Sendable {
 
     func contains(_ id: ObjectID) -> Bool { state.withLock { $0.objects.contains(id) } }
 
-    func type(_ id: ObjectID) -> ObjectType? { state.withLock { (try? $0.objects.object(id))?.type } }
+    func type(_ id: ObjectID) -> ObjectType? { state.withLock { try? $0.objects.objectType(id) } }
 
     /// Reads the packs again (after a new one arrived).
     func reload() { state.withLock { try? $0.objects.reloadPacks() } }

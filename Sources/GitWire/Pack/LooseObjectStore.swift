@@ -49,7 +49,7 @@ public struct LooseObjectStore: ObjectSource, Sendable {
                 let start = try file.read(at: 0, count: 1024)
                 var header = try inflater.inflatePrefix(start[...], count: 64)
                 if start.count == 1024 && !header.contains(0) {
-                    header = try inflater.inflatePrefix(FileSystem.read(path)[...], count: 64)
+                    header = try inflater.inflatePrefix(file.read(at: 0, count: 64 << 10)[...], count: 64)
                 }
                 prefix = header
             } catch {

@@ -147,6 +147,20 @@ public final class ObjectDatabase: ObjectSource {
         return nil
     }
 
+    /// The type of the object `id`, nil if the repository does not have it: read from a pack
+    /// entry's header (and its delta bases' headers) or a loose object's inflated header alone,
+    /// so memory stays bounded whatever the object's size.
+    package func objectType(_ id: ObjectID) throws -> ObjectType? {
+        for pack in packs {
+            if let type = try pack.objectType(id) { return type }
+        }
+        if let header = try loose.header(id) { return header.type }
+        for store in alternateLoose {
+            if let header = try store.header(id) { return header.type }
+        }
+        return nil
+    }
+
     /// Whether the repository has the object `id`.
     public func contains(_ id: ObjectID) -> Bool {
         packs.contains { $0.contains(id) } || loose.contains(id) || alternateLoose.contains { $0.contains(id) }

@@ -67,24 +67,22 @@ public final class PackReader: ObjectSource {
         boundaries = offsets + [trailerOffset]
     }
 
-    /// The same pack opened again for another thread: its own file descriptor, inflater and
-    /// place in `baseCache`, the index and the entry boundaries (read, checked and sorted once)
-    /// shared with `other`. The pack file must still be the one `other` checked: its size and
-    /// trailer are compared again.
+    /// The same pack opened again for another thread: its own inflater and place in
+    /// `baseCache`; the file descriptor, the index and the entry boundaries (read, checked and
+    /// sorted once) shared with `other`, so it reads the very file `other` checked whatever has
+    /// happened to the pack's path since.
     init(reopening other: PackReader, baseCache: PackBaseCache) throws {
         self.baseCache = baseCache
         cacheID = baseCache.register()
         index = other.index
         packPath = other.packPath
         boundaries = other.boundaries
-        file = try File.openForReading(packPath)
+        // The descriptor the pack was first opened (and checked) with, not the path again: a
+        // repack between the two (git's `repack -d` removes the old packs; a pack of the same
+        // name may hold other offsets) cannot make this reader read another file. Reads are
+        // positioned (`pread`), so the readers share it safely; as git keeps its packs open.
+        file = other.file
         inflater = try Inflater()
-        let width = index.format.byteCount
-        let size = try file.size()
-        guard UInt64(size) >= UInt64(width), UInt64(size) - UInt64(width) == boundaries.last,
-            ObjectID(bytes: try file.read(at: size - Int64(width), count: width), format: index.format)
-                == index.packChecksum
-        else { throw PackError(offset: UInt64(max(0, size)), .packChangedOnDisk) }
     }
 
     /// The object named `id`, or nil if the pack does not hold it.

@@ -38,8 +38,8 @@ struct ObjectWalk {
     private static let slop = 5
 
     /// The longest chain of tags naming tags followed (git's has no bound; 64, as before, refused
-    /// pushes git makes). Only a damaged object database can make a chain loop.
-    static let longestTagChain = 1 << 20
+    /// pushes git makes): ``TagChain/longest``, the fetch negotiator's too.
+    static let longestTagChain = TagChain.longest
 
     /// How many commits to send make the walk read trees on a thread of its own (see
     /// ``addTreesReadAhead(_:seen:)``); fewer are walked on the calling thread alone.

@@ -13,6 +13,35 @@ extension PackReader {
         guard let position = index.position(of: id) else { return nil }
         let start = index.offset(at: position)
         guard let rank = entryRank(at: start) else { throw PackError(offset: start, .packChangedOnDisk) }
+        let (header, end) = try entryHeader(at: start, rank: rank)
+        return (header, start..<end, rank, position)
+    }
+
+    /// The type of the object `id` (nil when the pack does not hold it), read from entry
+    /// headers alone: a delta's is its base's, the chain followed header by header, so no
+    /// object or delta is inflated whatever its size.
+    func objectType(_ id: ObjectID) throws -> ObjectType? {
+        guard let first = index.offset(of: id) else { return nil }
+        var offset = first
+        for _ in 0..<Self.maximumChainLength {
+            guard let rank = entryRank(at: offset) else {
+                throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
+            }
+            switch try entryHeader(at: offset, rank: rank).header.kind {
+            case .object(let type): return type
+            case .offsetDelta(let base): offset = base
+            case .referenceDelta(let base):
+                guard let baseOffset = index.offset(of: base) else {
+                    throw PackError(offset: offset, .deltaBaseMissing(.id(base)))
+                }
+                offset = baseOffset
+            }
+        }
+        throw PackError(offset: first, .deltaChainLoop)
+    }
+
+    /// The header of the entry that starts at `start` (of rank `rank`) and where the entry ends.
+    private func entryHeader(at start: UInt64, rank: Int) throws -> (header: PackEntryHeader, end: UInt64) {
         let end = boundaries[rank + 1]
         let needed = Int(min(end - start, UInt64(PackEntryHeader.maximumLength)))
         let window = headerWindow
@@ -33,7 +62,7 @@ extension PackReader {
         guard let header = try PackEntryHeader.parse(first, at: start, format: index.format) else {
             throw PackError(offset: start, .packChangedOnDisk)
         }
-        return (header, start..<end, rank, position)
+        return (header, end)
     }
 }
 

@@ -1,6 +1,8 @@
 /// A git lock file: `<path>.lock`, created exclusively, written and closed at once, then renamed
 /// over `<path>` on commit or removed on rollback. While it exists, git (and gitwire) will not
 /// change `<path>`, so a reader never sees a half-written file and two writers never interleave.
+/// Made as git makes its lock files: mode `0666` less the umask, then opened up as
+/// `core.sharedRepository` says.
 ///
 /// A lock holds a path, not a descriptor (as git's lock files do once written), so a transaction
 /// of any number of refs needs no more than one descriptor at a time. Until it is committed or
@@ -23,7 +25,7 @@ final class RefLock {
         let file: File
         do {
             file = try SignalCleanup.deferringSignals {
-                let file = try File.create(lockPath, mode: 0o644)
+                let file = try File.create(lockPath, mode: 0o666)
                 SignalCleanup.removeFileOnSignal(lockPath)
                 // As git's lock files: opened up as `core.sharedRepository` says.
                 do { try FileSystem.adjustSharedPermissions(lockPath) } catch {

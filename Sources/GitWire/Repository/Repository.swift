@@ -81,14 +81,14 @@ public final class Repository {
             try FileSystem.makeDirectory("\(path)/\(directory)")
         }
         try FileSystem.writeAtomically(
-            Array("ref: \(headTarget)\n".utf8)[...], to: "\(path)/HEAD", permissions: 0o644, temporaryPrefix: ".HEAD-")
+            Array("ref: \(headTarget)\n".utf8)[...], to: "\(path)/HEAD", permissions: 0o666, temporaryPrefix: ".HEAD-")
         try FileSystem.writeAtomically(
-            config.text[...], to: "\(path)/config", permissions: 0o644, temporaryPrefix: ".config-")
+            config.text[...], to: "\(path)/config", permissions: 0o666, temporaryPrefix: ".config-")
         try FileSystem.writeAtomically(
             Array("Unnamed repository; edit this file 'description' to name the repository.\n".utf8)[...],
-            to: "\(path)/description", permissions: 0o644, temporaryPrefix: ".description-")
+            to: "\(path)/description", permissions: 0o666, temporaryPrefix: ".description-")
         try FileSystem.writeAtomically(
-            Array(Self.excludeTemplate.utf8)[...], to: "\(path)/info/exclude", permissions: 0o644,
+            Array(Self.excludeTemplate.utf8)[...], to: "\(path)/info/exclude", permissions: 0o666,
             temporaryPrefix: ".exclude-")
         return try Repository(gitDirectory: path)
     }

@@ -162,11 +162,11 @@ struct DefaultNegotiator {
     mutating func addTip(_ id: ObjectID) { push(peel(id).target, marks: .seen) }
 
     /// What `id` peels to through annotated tags (`id` itself when it is no tag), and the tags
-    /// on the way. A chain is followed at most 64 tags deep.
+    /// on the way. A chain is followed at most ``TagChain/longest`` tags deep, as push's.
     private func peel(_ id: ObjectID) -> (tags: [ObjectID], target: ObjectID) {
         var tags: [ObjectID] = []
         var current = id
-        while tags.count < 64, let target = commits.graph.tagTarget(current) {
+        while tags.count < TagChain.longest, let target = commits.graph.tagTarget(current) {
             tags.append(current)
             current = target
         }

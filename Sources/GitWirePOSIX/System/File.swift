@@ -249,7 +249,7 @@ package enum FileSystem {
 
     /// Creates a directory; one that exists already is not an error. A new one is opened up as
     /// `core.sharedRepository` says (``adjustSharedPermissions(_:)``).
-    package static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws {
+    package static func makeDirectory(_ path: String, mode: mode_t = 0o777) throws {
         if mkdir(path, mode) == -1 {
             if Errno.current.rawValue != EEXIST { throw SystemCallError("mkdir \(path)", Errno.current) }
         } else {
@@ -258,7 +258,7 @@ package enum FileSystem {
     }
 
     /// Creates a directory and any missing parents (`mkdir -p`).
-    package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws {
+    package static func makeDirectories(_ path: String, mode: mode_t = 0o777) throws {
         if isDirectory(path) { return }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try makeDirectories(parentDirectory(of: path), mode: mode)

@@ -30,7 +30,7 @@ package enum SharedRepository {
         guard let number = octal(value) else {
             switch value.lowercased() {
             case "true", "yes", "on": return group
-            default: return 0
+            default: return (Int(value) ?? 0) != 0 ? group : 0
             }
         }
         switch number {
@@ -62,6 +62,32 @@ package enum SharedRepository {
         return Int32(truncatingIfNeeded: negative ? -number : number)
     }
 
+    /// What git says when it dies of `value` (its `git_config_perm`, when it first needs the
+    /// setting): an octal mode that does not let the owner read and write
+    /// (`fatal: problem with core.sharedRepository filemode value (0400).` and why), or a value
+    /// that is no name, number or boolean (`fatal: bad boolean config value ...`); nil for a
+    /// value git takes.
+    package static func refusal(_ value: String?) -> String? {
+        guard let value else { return nil }
+        switch value {
+        case "umask", "group", "all", "world", "everybody": return nil
+        default: break
+        }
+        guard let number = octal(value) else {
+            switch value.lowercased() {
+            case "true", "yes", "on", "false", "no", "off": return nil
+            default:
+                if Int(value) != nil { return nil }
+                return "fatal: bad boolean config value '\(value)' for 'core.sharedrepository'\n"
+            }
+        }
+        guard !(0...2).contains(number), number & 0o600 != 0o600 else { return nil }
+        var digits = String(UInt32(bitPattern: number), radix: 8)
+        while digits.count < 3 { digits = "0" + digits }
+        return "fatal: problem with core.sharedRepository filemode value (0\(digits)).\n"
+            + "The owner of files must always have read and write permissions.\n"
+    }
+
     /// git's `calc_shared_perm`: the mode a file of mode `mode` gets with `setting`.
     package static func mode(_ mode: UInt32, setting: Int32) -> UInt32 {
         var tweak = UInt32(setting < 0 ? -setting : setting)
@@ -71,6 +97,20 @@ package enum SharedRepository {
     }
 
     fileprivate static let current = Atomic<Int32>(0)
+    /// Whether ``refused`` holds a message (read on every file made, without a lock).
+    fileprivate static let isRefused = Atomic<Bool>(false)
+    /// git's message for a setting it refuses, until a repository's setting replaces it.
+    fileprivate static let refused = Mutex<String?>(nil)
+    /// What the command line does with a refused setting when a file is first made: git dies.
+    fileprivate static let refusalHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Calls the refusal handler (which does not return on the command line) if the setting
+    /// in use is one git refuses; nothing otherwise, or without a handler (a library user's
+    /// refused setting counts as none).
+    fileprivate static func checkRefusal() {
+        guard isRefused.load(ordering: .relaxed), let message = refused.withLock({ $0 }) else { return }
+        if let handler = refusalHandler.withLock({ $0 }) { handler(message) }
+    }
 }
 
 extension FileSystem {
@@ -78,6 +118,25 @@ extension FileSystem {
     /// returns; 0 for none).
     package static func useSharedRepository(_ setting: Int32) {
         SharedRepository.current.store(setting, ordering: .relaxed)
+        SharedRepository.refused.withLock { $0 = nil }
+        SharedRepository.isRefused.store(false, ordering: .relaxed)
+    }
+
+    /// Makes the process's `core.sharedRepository` one git refuses, with git's `message`
+    /// (``SharedRepository/refusal(_:)``): as git, which reads the setting when it first makes
+    /// a file, the first file or directory made in a repository afterwards calls the handler
+    /// ``onSharedRepositoryRefusal(_:)`` installed (the command line dies as git dies); without
+    /// one the setting counts as none.
+    package static func refuseSharedRepository(_ message: String) {
+        SharedRepository.current.store(0, ordering: .relaxed)
+        SharedRepository.refused.withLock { $0 = message }
+        SharedRepository.isRefused.store(true, ordering: .relaxed)
+    }
+
+    /// Installs what is done with a refused `core.sharedRepository` when a file is first made
+    /// (see ``refuseSharedRepository(_:)``).
+    package static func onSharedRepositoryRefusal(_ handler: @escaping @Sendable (String) -> Void) {
+        SharedRepository.refusalHandler.withLock { $0 = handler }
     }
 
     /// The process's `core.sharedRepository` setting (0: none).
@@ -86,6 +145,7 @@ extension FileSystem {
     /// The permission bits a new file in a repository made with `mode` gets: `mode` less the
     /// umask, opened up as `core.sharedRepository` says (git's `adjust_shared_perm` of a file).
     package static func creationMode(_ mode: UInt32) -> UInt32 {
+        SharedRepository.checkRefusal()
         let masked = mode & ~creationMask
         let setting = sharedRepository
         return setting == 0 ? masked : SharedRepository.mode(masked, setting: setting)
@@ -95,6 +155,7 @@ extension FileSystem {
     /// directory also gets execute bits where it has read bits, and the set-group-id bit);
     /// nothing without the setting.
     package static func adjustSharedPermissions(_ path: String) throws {
+        SharedRepository.checkRefusal()
         let setting = sharedRepository
         guard setting != 0 else { return }
         var info = stat()

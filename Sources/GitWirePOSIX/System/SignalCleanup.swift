@@ -32,6 +32,10 @@ package enum SignalCleanup {
     /// Whether `path` is registered (for tests).
     package static func isRegistered(_ path: String) -> Bool { slots.withLock { $0[path] != nil } }
 
+    /// Removes every registered path now, as the handler would: for a process about to exit
+    /// with paths half-made, as git's `die` removes its lock and temporary files on its way out.
+    package static func removeAllNow() { cgw_cleanup_now() }
+
     /// Installs the handler for `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGQUIT`. `SIGPIPE` stays
     /// ignored: gitwire's writes to a closed pipe fail with `EPIPE`, and that error takes the
     /// ordinary way out, which removes the same files.

@@ -4,7 +4,7 @@ import GitWireTestSupport
 import Testing
 
 /// `core.sharedRepository` against git's: fetch into, and push from, copies of one repository
-/// with the setting, under `umask 022` and `077`, the mode of every file and directory compared
+/// with the setting, under `umask 022`, `077` and `002`, the mode of every file and directory compared
 /// (`find -printf '%m %P'`, object names masked). gitwire ignored the setting: refs and reflogs
 /// `0644`, new directories `0755` (git: `0664`, `2775` with `group`).
 @Suite struct SharedRepositoryTests {
@@ -35,6 +35,9 @@ import Testing
     }
 
     static let values = ["group", "all", "0640", "0660", "umask", "false"]
+    /// `002` too: git makes its lock files (so refs and `packed-refs`), `FETCH_HEAD`, `config`,
+    /// `HEAD` and directories `0666`/`0777` less the umask; gitwire made them `0644`/`0755`.
+    static let umasks = ["022", "077", "002"]
 
     /// Every file and directory below `directory` as `<mode> <path>`, sorted, object and pack
     /// names masked.
@@ -62,7 +65,7 @@ import Testing
 
     /// A fetch of new branches (one in new directories), a tag and a pack (git keeps its pack
     /// with `transfer.unpackLimit=1`, as gitwire keeps every pack), pruning a packed ref.
-    @Test(arguments: values, ["022", "077"])
+    @Test(arguments: values, umasks)
     func fetchMakesWhatGitMakes(value: String, umask: String) throws {
         let scenario = try Self.scenario.get()
         var listings: [[String]] = []
@@ -83,7 +86,7 @@ import Testing
     /// `push -u` over `file://` into a copy of the upstream (receive-pack is git's, so only the
     /// pushing repository is compared): its remote-tracking ref in new directories, its reflog,
     /// the configuration rewritten.
-    @Test(arguments: values, ["022", "077"])
+    @Test(arguments: values, umasks)
     func pushMakesWhatGitMakes(value: String, umask: String) throws {
         let scenario = try Self.scenario.get()
         var listings: [[String]] = []
@@ -103,7 +106,7 @@ import Testing
     /// clone makes follows it) or to the clone (`clone -c`: only the pack, which git's
     /// `index-pack` makes reading the new configuration). The templates' `hooks` and `branches`,
     /// which gitwire does not copy, are left out.
-    @Test(arguments: values, ["022", "077"])
+    @Test(arguments: values, umasks)
     func cloneMakesWhatGitMakes(value: String, umask: String) throws {
         let scenario = try Self.scenario.get()
         for (form, bare) in [("command", false), ("clone", false), ("command", true)] {

@@ -5,7 +5,7 @@ import Testing
 
 /// The `pre-push` hook, run as git 2.39 runs it: `git push` and `gitwire push` from the same
 /// repository to fresh copies of one server, with a hook that logs its arguments, working
-/// directory, `GIT_*` variables (but `GIT_EXEC_PATH`, which only git has) and standard input,
+/// directory, `GIT_*` variables, the first entry of `PATH` and standard input,
 /// prints on its standard output and error, and exits as told: the logs, outputs, exit
 /// statuses and server refs must be git's.
 @Suite(.serialized) struct PushPrePushHookTests {
@@ -28,7 +28,7 @@ import Testing
         let log = logPath(scenario)
         let script = """
             #!/bin/sh
-            { echo "argv: $*"; echo "pwd: $(pwd)"; env | grep '^GIT_' | grep -v '^GIT_EXEC_PATH=' | sort; } >>'\(log)'
+            { echo "argv: $*"; echo "pwd: $(pwd)"; env | grep '^GIT_' | sort; echo "PATH: ${PATH%%:*}"; } >>'\(log)'
             echo "hook output"
             echo "hook error" >&2
             \(reads ? "cat >>'\(log)'" : "")
@@ -166,6 +166,39 @@ import Testing
         ]
         try Self.expectSameHookRun(
             scenario, [scenario.served, "main"], environment: configured, from: "\(scenario.local)/sub")
+    }
+
+    /// `GIT_DIR`, `GIT_WORK_TREE` (absolute and relative) and `core.worktree`, from below the
+    /// work tree's top, at it and outside it: git's `setup_explicit_git_dir` runs the hook at the
+    /// top when the push runs below it (`GIT_DIR` then the real path, `GIT_PREFIX` the way
+    /// down), where the push runs otherwise.
+    @Test("GIT_DIR, GIT_WORK_TREE and core.worktree: the hook's directory and variables as git's")
+    func explicitDirectories() throws {
+        let (scenario, _) = try Self.scenario.get()
+        let hook = try Self.installHook(scenario)
+        defer { try? FileManager.default.removeItem(atPath: hook) }
+        let local = scenario.local
+        let sub = "\(local)/sub"
+        let arguments = [scenario.served, "main"]
+        for (environment, pusher) in [
+            (["GIT_DIR": "\(local)/.git", "GIT_WORK_TREE": local], sub),
+            (["GIT_DIR": "../.git", "GIT_WORK_TREE": ".."], sub),
+            (["GIT_DIR": "\(local)/.git", "GIT_WORK_TREE": local], scenario.served),  // outside the work tree
+            (["GIT_DIR": "\(local)/.git", "GIT_WORK_TREE": local], local),
+            (["GIT_DIR": ".git", "GIT_WORK_TREE": "."], local),
+            (["GIT_DIR": "\(local)/.git"], sub),
+            (["GIT_DIR": "../.git"], sub),
+            (["GIT_WORK_TREE": local], sub),
+            (["GIT_WORK_TREE": local], local),
+            (
+                [
+                    "GIT_DIR": "\(local)/.git", "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.worktree",
+                    "GIT_CONFIG_VALUE_0": local,
+                ], sub
+            ),
+        ] {
+            try Self.expectSameHookRun(scenario, arguments, environment: environment, from: pusher)
+        }
     }
 
     /// A bare repository pushed from, at its top and below it: git runs the hook where it runs,
