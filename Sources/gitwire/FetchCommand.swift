@@ -49,6 +49,10 @@ struct FetchCommand: Subcommand {
                 help: "Refspecs for the opportunistic updates of remote-tracking refs (instead of the configured ones)."
             ),
             .values("o", "server-option", valueName: "option", \.serverOptions, help: "Send this server option (v2)."),
+            .toggle(
+                nil, "write-commit-graph",
+                help: "Write a split commit-graph of the reachable commits after fetching (fetch.writeCommitGraph)."
+            ) { $0.writeCommitGraph = $1 },
         ] + FetchArguments.options(at: \.arguments)
     }
 
@@ -62,6 +66,7 @@ struct FetchCommand: Subcommand {
     }
 
     var verbose = false
+    var writeCommitGraph: Bool?
     var all = false
     var multiple = false
     var append = false
@@ -174,7 +179,14 @@ struct FetchCommand: Subcommand {
             }
             try FileSystem.changeDirectory(top)
         }
-        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
+        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration) { remote in
+            if verbose, var http = remote.transport as? HTTPTransport {
+                // git's remote helper runs at verbosity 2 under `fetch -v`: it announces each
+                // request body (`POST git-upload-pack (<n> bytes)`) on stderr.
+                http.options.postAnnouncement = { Console.writeError("\($0)\n") }
+                remote.transport = http
+            }
+        }
         if verbose { Self.announceConnection(remote) }
         fetchOptions.serverOptions = serverOptions
         if fetchOptions.filter == nil && remoteSettings.promisor {
@@ -240,6 +252,11 @@ struct FetchCommand: Subcommand {
         let failed = result.changes.contains { $0.kind == .rejected || $0.error != nil }
         if setUpstream && !failed && !result.atomicAborted {
             try Self.setUpstream(result, remote: remoteSettings.name, location: location, configuration: configuration)
+        }
+        // git's cmd_fetch, at its end: a split commit-graph of what the refs reach.
+        if try writeCommitGraph ?? configuration.bool("fetch.writeCommitGraph") ?? false, !dryRun {
+            let version = try configuration.int("commitGraph.generationVersion") ?? 2
+            try Repository(location).writeReachableCommitGraph(generationData: version == 2)
         }
         return failed ? 1 : 0
     }
