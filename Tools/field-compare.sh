@@ -452,7 +452,15 @@ s_fetch_atomic_reject() { git branch -f feature-copy local-only && $G fetch --at
 s_fetch_porcelain() { first_line $G fetch --porcelain origin; dumps repo/.git; }
 s_fetch_keep() { $G fetch -k origin; dumps repo/.git; }
 s_fetch_dry_run_prune() { $G fetch --dry-run --prune origin; dumps repo/.git; }
-s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; }
+graph_files() { # the layers (mode, size, name: their checksum), the chain; git's verdict
+    (cd .git/objects/info/commit-graphs && stat -c '%A %s %n' * && cat commit-graph-chain) && git commit-graph verify
+}
+s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files; }
+s_fetch_commit_graph_all() { # the children write none, the fetch one layer at the end
+    $G -c fetch.writeCommitGraph=true fetch --all && GIT_COMMITTER_DATE="1700000000 +0000" GIT_AUTHOR_DATE="1700000000 +0000" \
+        git commit -q --allow-empty -m more && $G fetch --write-commit-graph
+    dumps repo/.git; graph_files
+}
 s_fetch_submodule() {
     # The same commits on both sides.
     export GIT_COMMITTER_DATE='1700000000 +0000' GIT_AUTHOR_DATE='1700000000 +0000'
@@ -668,6 +676,7 @@ scenario fetch/--porcelain s_fetch_porcelain "not in git 2.39"
 scenario fetch/-k s_fetch_keep
 scenario fetch/--dry-run--prune s_fetch_dry_run_prune
 scenario fetch/writeCommitGraph s_fetch_commit_graph
+scenario fetch/writeCommitGraph--all s_fetch_commit_graph_all "then --write-commit-graph: a second layer"
 scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false

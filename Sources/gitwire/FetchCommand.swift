@@ -253,11 +253,7 @@ struct FetchCommand: Subcommand {
         if setUpstream && !failed && !result.atomicAborted {
             try Self.setUpstream(result, remote: remoteSettings.name, location: location, configuration: configuration)
         }
-        // git's cmd_fetch, at its end: a split commit-graph of what the refs reach.
-        if try writeCommitGraph ?? configuration.bool("fetch.writeCommitGraph") ?? false, !dryRun {
-            let version = try configuration.int("commitGraph.generationVersion") ?? 2
-            try Repository(location).writeReachableCommitGraph(generationData: version == 2)
-        }
+        try writeCommitGraphIfAsked(location)
         return failed ? 1 : 0
     }
 
@@ -321,6 +317,15 @@ struct FetchCommand: Subcommand {
     /// --no-auto-gc --no-write-commit-graph <options> <name>` makes (its reflog messages name
     /// that command line); a remote that fails is `error: could not fetch <name>` and exit
     /// status 1, the others are still fetched.
+    /// git's cmd_fetch, at its end: a split commit-graph of what the refs reach, with
+    /// `--write-commit-graph` or `fetch.writeCommitGraph`.
+    private func writeCommitGraphIfAsked(_ location: RepositoryLocation) throws {
+        let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        guard try writeCommitGraph ?? configuration.bool("fetch.writeCommitGraph") ?? false else { return }
+        let version = try configuration.int("commitGraph.generationVersion") ?? 2
+        try Repository(location).writeReachableCommitGraph(generationData: version == 2)
+    }
+
     private func fetchMultiple(_ names: [String]) throws -> Int32 {
         let location = try RepositoryLocation.discover()
         if !append && writeFetchHead && !dryRun {
@@ -349,12 +354,15 @@ struct FetchCommand: Subcommand {
             // git 2.39 does not pass --no-write-fetch-head on: its children write FETCH_HEAD.
             child.writeFetchHead = true
             child.repository = name
+            child.writeCommitGraph = false
             subcommandWords = options + [name]
             if child.runReportingErrors() != 0 {
                 Console.writeError("error: could not fetch \(maskedForTerminal(name))\n")
                 status = 1
             }
         }
+        // The children write none; git's fetch writes it once they are done.
+        try writeCommitGraphIfAsked(location)
         return status
     }
 
