@@ -175,6 +175,18 @@ dump_repo() { # dump_repo <git dir>
     fi
 }
 
+dump_files() { # the files of a git directory but objects, refs, logs: type, mode, bytes
+    local d=$1
+    echo "## files $d"
+    [ -e "$d" ] || { echo "(absent)"; return; }
+    (cd "$d" && find . \( -path ./objects -o -path ./refs -o -path ./logs \) -prune -o -print | sort |
+        while read -r f; do
+            if [ -L "$f" ]; then echo "$f link $(readlink "$f")"
+            elif [ -d "$f" ]; then echo "$f dir $(stat -c %a "$f")"
+            else echo "$f file $(stat -c %a "$f") $(md5sum <"$f" | cut -c1-32)"; fi
+        done)
+}
+
 dump_tree() { # the work tree's state
     echo "## status $1"
     [ -d "$1" ] && git -C "$1" status --porcelain=v1 --untracked-files=all 2>&1
@@ -201,14 +213,15 @@ scenario() { # scenario <name> <function> [<note>]: runs <function> with G=git, 
         sed -i "s|$gw|gitwire|g; s|\bgitwire\b|git|g" "$dir/stderr" "$dir/stdout"
         for d in $(cat "$work/dumps" 2>/dev/null); do dump_repo "$run/$d"; done >"$dir/state" 2>&1
         for d in $(cat "$work/trees" 2>/dev/null); do dump_tree "$run/$d"; done >"$dir/trees" 2>&1
-        rm -f "$work/dumps" "$work/trees"
+        for d in $(cat "$work/gitfiles" 2>/dev/null); do dump_files "$run/$d"; done >"$dir/files" 2>&1
+        rm -f "$work/dumps" "$work/trees" "$work/gitfiles"
         [ -s "$work/http.log" ] && sed -E 's/ agent=.* status=/ status=/' "$work/http.log" >"$dir/http.log"
         : >"$work/http.log"
         [ -f "$run/home/ssh.log" ] && cp "$run/home/ssh.log" "$dir/ssh.log"
         [ -f "$run/home/cred.log" ] && cp "$run/home/cred.log" "$dir/cred.log"
     done
     local differ=() f
-    for f in status stdout stderr state trees ssh.log cred.log http.log; do
+    for f in status stdout stderr state trees files ssh.log cred.log http.log; do
         if ! cmp -s "$out/$name/git/$f" "$out/$name/gitwire/$f" 2>/dev/null; then
             if [ -e "$out/$name/git/$f" ] || [ -e "$out/$name/gitwire/$f" ]; then differ+=("$f"); fi
         fi
@@ -224,6 +237,7 @@ scenario() { # scenario <name> <function> [<note>]: runs <function> with G=git, 
 # Both keep the status of the command before them.
 dumps() { local status=$?; printf '%s\n' "$@" >>"$work/dumps"; return $status; }
 trees() { local status=$?; printf '%s\n' "$@" >>"$work/trees"; return $status; }
+gitfiles() { local status=$?; printf '%s\n' "$@" >>"$work/gitfiles"; return $status; }
 
 # git's clone with a work tree checks files out; gitwire's never does.
 clone_cmd() { if [ "$SIDE" = git ]; then git clone --no-checkout "$@"; else "$G" clone "$@"; fi; }
@@ -319,6 +333,18 @@ s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/hea
 s_http_ls_auth() { $G ls-remote "$HTTP/auth/up.git" HEAD; }
 s_http_clone_auth() { cd .. && clone_cmd -q "$HTTP/auth/up.git" hc; dumps hc/.git; }
 s_http_fetch() { git remote set-url origin "$HTTP/auth/up.git" && $G fetch; dumps repo/.git; }
+# The requests name the same agent (GIT_USER_AGENT), so that their sizes can be the same.
+s_http_fetch_verbose() { git remote set-url origin "$HTTP/git/up.git" && GIT_USER_AGENT=field $G fetch -v; dumps repo/.git; }
+s_http_fetch_verbose_gzip() { # 40 commits of its own: haves enough for a request over 1024 bytes
+    git checkout -q -b many && for i in $(seq 40); do
+        GIT_COMMITTER_DATE="$((1700000000 + i)) +0000" GIT_AUTHOR_DATE="$((1700000000 + i)) +0000" git commit -q --allow-empty -m "many $i"
+    done
+    git remote set-url origin "$HTTP/git/up.git" && GIT_USER_AGENT=field $G fetch -v origin; dumps repo/.git
+}
+s_http_fetch_verbose_v0() {
+    git remote set-url origin "$HTTP/git/up.git" && GIT_USER_AGENT=field $G -c protocol.version=0 fetch -v
+    dumps repo/.git
+}
 s_http_store() {
     printf '%s\n' "${HTTP/http:\/\//http://gitwire:secret@}" >"$HOME/.git-credentials"
     $G -c credential.helper= -c credential.helper=store ls-remote "$HTTP/auth/up.git" HEAD
@@ -426,7 +452,15 @@ s_fetch_atomic_reject() { git branch -f feature-copy local-only && $G fetch --at
 s_fetch_porcelain() { first_line $G fetch --porcelain origin; dumps repo/.git; }
 s_fetch_keep() { $G fetch -k origin; dumps repo/.git; }
 s_fetch_dry_run_prune() { $G fetch --dry-run --prune origin; dumps repo/.git; }
-s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; }
+graph_files() { # the layers (mode, size, name: their checksum), the chain; git's verdict
+    (cd .git/objects/info/commit-graphs && stat -c '%A %s %n' * && cat commit-graph-chain) && git commit-graph verify
+}
+s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files; }
+s_fetch_commit_graph_all() { # the children write none, the fetch one layer at the end
+    $G -c fetch.writeCommitGraph=true fetch --all && GIT_COMMITTER_DATE="1700000000 +0000" GIT_AUTHOR_DATE="1700000000 +0000" \
+        git commit -q --allow-empty -m more && $G fetch --write-commit-graph
+    dumps repo/.git; graph_files
+}
 s_fetch_submodule() {
     # The same commits on both sides.
     export GIT_COMMITTER_DATE='1700000000 +0000' GIT_AUTHOR_DATE='1700000000 +0000'
@@ -478,7 +512,29 @@ s_clone_template() {
     mkdir -p ../tpl/hooks ../tpl/info && printf 'tplx\n' >../tpl/info/exclude && printf '[core]\n\tfromtemplate = yes\n' >../tpl/config
     cd .. && clone_cmd -q --template=tpl up:up.git ct; dumps ct/.git; cat ct/.git/info/exclude
 }
+make_template() { # a template with hooks, a link, a hidden file, and a config git's clone edits
+    mkdir -p "$1/hooks" "$1/info" "$1/empty" "$1/.hidden"
+    printf '#!/bin/sh\nexit 0\n' >"$1/hooks/pre-commit" && chmod 755 "$1/hooks/pre-commit"
+    printf 'x\n' >"$1/hooks/notes" && chmod 600 "$1/hooks/notes"
+    printf '*.o\n' >"$1/info/exclude" && printf 'mine\n' >"$1/description" && printf 'h\n' >"$1/.hidden/f"
+    ln -s description "$1/described"
+    printf '# from the template\n[core]\n\thooksPath = hooks\n\tlogAllRefUpdates = true\n[user]\n\tname = T ; t\n' >"$1/config"
+}
+s_clone_template_full() { make_template ../tpl2 && cd .. && clone_cmd --template=tpl2 -c a.b=c up:up.git ct2; dumps ct2/.git; gitfiles ct2/.git; }
+s_clone_template_bare() { # (git's bare clone logs HEAD with core.logAllRefUpdates=true; gitwire's does not)
+    make_template ../tpl3 && git config -f ../tpl3/config --unset core.logAllRefUpdates && cd .. && $G clone -q --bare --template="$run/tpl3" up:up.git ct3.git; dumps ct3.git; gitfiles ct3.git; }
+s_clone_template_config() { make_template ../tpl4 && git config --global init.templateDir "$run/tpl4" && cd .. && clone_cmd -q up:up.git ct4; gitfiles ct4/.git; }
+s_clone_template_env() { make_template ../tpl5 && cd .. && GIT_TEMPLATE_DIR=$run/tpl5 clone_cmd -q up:up.git ct5; gitfiles ct5/.git; }
+s_clone_template_missing() { cd .. && clone_cmd --template=nowhere up:up.git ct6; gitfiles ct6/.git; }
+s_clone_template_empty() { cd .. && clone_cmd --template= up:up.git ct7; dumps ct7/.git; gitfiles ct7/.git; }
+s_clone_default_template() { cd .. && clone_cmd -q up:up.git ct8; gitfiles ct8/.git; }
 s_clone_separate() { cd .. && clone_cmd -q --separate-git-dir="$run/cs.git" up:up.git cs; dumps cs.git; cat cs/.git; }
+s_clone_separate_relative() {
+    cd .. && clone_cmd --separate-git-dir=cs2.git up:up.git cs2; dumps cs2.git; gitfiles cs2.git; cat cs2/.git; ls -A cs2
+}
+s_clone_separate_bare() { cd .. && $G clone --bare --separate-git-dir=cs3.git up:up.git cs3; ls -d cs3 cs3.git; }
+s_clone_separate_nonempty() { mkdir -p ../cs4.git && touch ../cs4.git/f && cd .. && clone_cmd --separate-git-dir=cs4.git up:up.git cs4; ls -A cs4 cs4.git; }
+s_clone_separate_empty() { mkdir -p ../cs5.git && cd .. && clone_cmd --separate-git-dir=cs5.git up:up.git cs5; ls -A cs5 cs5.git; }
 s_clone_no_checkout() { cd .. && $G clone -q --no-checkout up:up.git cn; dumps cn/.git; trees cn; }
 s_clone_reference() { cd .. && clone_cmd -q --reference up.git up:second.git cr; dumps cr/.git; cat cr/.git/objects/info/alternates; }
 s_clone_reference_if_able() {
@@ -570,6 +626,9 @@ scenario push/pushInsteadOf s_push_pushinsteadof
 scenario http/ls-remote-auth s_http_ls_auth "401, the scripted credential helper, extraHeader"
 scenario http/clone-auth s_http_clone_auth
 scenario http/fetch-auth s_http_fetch
+scenario http/fetch-v s_http_fetch_verbose "POST git-upload-pack (<n> bytes) lines"
+scenario http/fetch-v-gzip s_http_fetch_verbose_gzip "POST git-upload-pack (gzip <n> to <m> bytes)"
+scenario http/fetch-v-v0 s_http_fetch_verbose_v0
 scenario http/credential-store s_http_store
 scenario http/bad-password s_http_bad_password
 scenario http/push-auth s_http_push
@@ -617,6 +676,7 @@ scenario fetch/--porcelain s_fetch_porcelain "not in git 2.39"
 scenario fetch/-k s_fetch_keep
 scenario fetch/--dry-run--prune s_fetch_dry_run_prune
 scenario fetch/writeCommitGraph s_fetch_commit_graph
+scenario fetch/writeCommitGraph--all s_fetch_commit_graph_all "then --write-commit-graph: a second layer"
 scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false
@@ -632,6 +692,17 @@ scenario fetch/dubious-ownership s_fetch_dubious
 scenario fetch/safe.directory=* s_fetch_dubious_global
 scenario clone/--template s_clone_template
 scenario clone/--separate-git-dir s_clone_separate
+scenario clone/--template-full s_clone_template_full "hooks, a link, modes; the template's config edited in place"
+scenario clone/--template--bare s_clone_template_bare
+scenario clone/init.templateDir s_clone_template_config
+scenario clone/GIT_TEMPLATE_DIR s_clone_template_env
+scenario clone/--template-missing s_clone_template_missing "warning: templates not found"
+scenario clone/--template-empty s_clone_template_empty "nothing copied"
+scenario clone/default-template s_clone_default_template "/usr/share/git-core/templates"
+scenario clone/--separate-git-dir-relative s_clone_separate_relative "the .git file names the real path"
+scenario clone/--separate-git-dir--bare s_clone_separate_bare
+scenario clone/--separate-git-dir-non-empty s_clone_separate_nonempty
+scenario clone/--separate-git-dir-exists s_clone_separate_empty "an empty directory: refused after Cloning into"
 scenario clone/--no-checkout s_clone_no_checkout
 scenario clone/--reference s_clone_reference "objects/info/alternates; the reference's refs complete"
 scenario clone/--reference-if-able s_clone_reference_if_able

@@ -44,6 +44,12 @@ struct CloneCommand: Subcommand {
             .flag(
                 nil, "dissociate", \.dissociate,
                 help: "Copy the borrowed objects once cloned, and stop borrowing (the clone stands alone)."),
+            .value(
+                nil, "template", valueName: "template-directory", \.template,
+                help: "Copy this template into the new git directory (default: init.templateDir, as git init)."),
+            .value(
+                nil, "separate-git-dir", valueName: "git-dir", \.separateGitDir,
+                help: "Put the repository here, and a .git file naming it in the work tree."),
             .values(
                 "c", "config", valueName: "key=value", \.config,
                 help: "Set a configuration variable in the new repository, before the fetch (repeatable)."),
@@ -71,6 +77,8 @@ struct CloneCommand: Subcommand {
     var optionalReferences: [String] = []
     var shared = false
     var dissociate = false
+    var template: String?
+    var separateGitDir: String?
     var arguments = FetchArguments()
     var repository: String?
     var directory: String?
@@ -82,6 +90,9 @@ struct CloneCommand: Subcommand {
 
     func execute() throws -> Int32 {
         guard let repository else { return 129 }
+        if (bare || mirror) && separateGitDir != nil {
+            throw UsageError("options '--bare' and '--separate-git-dir' cannot be used together")
+        }
         // git's get_repo_path: a local repository is recorded by its absolute path; any other
         // name needs a `:` and is recorded as given (insteadOf rewrites only the URL used).
         let isLocalPath = LocalCloneSource.isLocalRepository(repository, environment: Environment.all())
@@ -107,6 +118,14 @@ struct CloneCommand: Subcommand {
             let contents = FileSystem.isDirectory(target) ? try FileSystem.contents(ofDirectory: target) : nil
             if contents?.isEmpty != true { throw RepositoryError.destinationExists(target) }
         }
+        if let separateGitDir, FileSystem.exists(separateGitDir) {
+            let contents =
+                FileSystem.isDirectory(separateGitDir) ? try FileSystem.contents(ofDirectory: separateGitDir) : nil
+            if contents?.isEmpty != true {
+                throw UsageError(
+                    "repository path '\(separateGitDir)' already exists and is not an empty directory.")
+            }
+        }
         if !arguments.quiet {
             Console.writeError(
                 isBare ? "Cloning into bare repository '\(target)'...\n" : "Cloning into '\(target)'...\n")
@@ -120,6 +139,12 @@ struct CloneCommand: Subcommand {
             Console.writeError("error: \(maskedForTerminal(message))\n")
             throw UsageError("unable to write parameters to config file")
         }
+        // git's init refuses a separate git directory that is there, even empty, once it has
+        // said `Cloning into`.
+        if let separateGitDir, FileSystem.exists(separateGitDir) || FileSystem.isSymbolicLink(separateGitDir) {
+            throw UsageError("\(separateGitDir) already exists")
+        }
+        let templateDirectory = try Self.templateDirectory(template)
         let alternates = try Self.alternates(
             references: references, optional: optionalReferences,
             shared: shared ? LocalCloneSource.repositoryPath(repository, environment: Environment.all()) : nil)
@@ -140,15 +165,20 @@ struct CloneCommand: Subcommand {
         options.alternates = alternates
         // The new repository is removed on a signal until the references' objects are copied in.
         options.keepsRemovalOnSignal = dissociate
+        options.templateDirectory = templateDirectory
+        options.separateGitDirectory = isBare ? nil : separateGitDir
         let existed = FileSystem.exists(target)
         let result = try recording.saving {
             defer { display.finish() }
             return try remote.cloneBlocking(into: target, options: options, progress: display.handler)
         }
         if dissociate {
-            defer { SignalCleanup.forget(target) }
+            defer {
+                SignalCleanup.forget(target)
+                if let separateGitDir { SignalCleanup.forget(separateGitDir) }
+            }
             do {
-                try ReferenceRepository.dissociate(gitDirectory: isBare ? target : "\(target)/.git")
+                try ReferenceRepository.dissociate(gitDirectory: isBare ? target : separateGitDir ?? "\(target)/.git")
             } catch {
                 // git removes the clone when its repack fails.
                 if existed {
@@ -158,6 +188,7 @@ struct CloneCommand: Subcommand {
                 } else {
                     try? FileSystem.removeTree(target)
                 }
+                if !isBare, let separateGitDir { try? FileSystem.removeTree(separateGitDir) }
                 throw UsageError("cannot repack to clean up")
             }
         }
@@ -206,6 +237,21 @@ struct CloneCommand: Subcommand {
         }
         if let shared { add(shared + "/objects") }
         return result
+    }
+
+    /// The template git's init copies (`copy_templates`): `--template`, else `GIT_TEMPLATE_DIR`,
+    /// else `init.templateDir`, else git's own; "" (nothing) for an empty one, or, with git's
+    /// warning, for one that is not a directory.
+    private static func templateDirectory(_ option: String?) throws -> String {
+        var template = option ?? Environment.value("GIT_TEMPLATE_DIR")
+        if template == nil { template = try CommandConfiguration.load().path("init.templateDir") }
+        let directory = template ?? "/usr/share/git-core/templates"
+        if directory.isEmpty { return "" }
+        guard FileSystem.isDirectory(directory) else {
+            Console.writeError("warning: templates not found in \(directory)\n")
+            return ""
+        }
+        return directory
     }
 
     private static func absolutePath(_ path: String) throws -> String {

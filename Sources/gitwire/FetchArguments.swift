@@ -35,8 +35,10 @@ struct FetchArguments {
     var showsProgress: Bool { !quiet && (progress || Console.errorIsTerminal) }
 
     /// The remote for `repository`, with `--timeout`, `--upload-pack` and `--record` applied.
-    func remote(_ repository: String, configuration: GitConfiguration? = nil) throws -> (Remote, SessionRecording?) {
-        try connection.remote(repository, configuration: configuration)
+    func remote(
+        _ repository: String, configuration: GitConfiguration? = nil, prepare: (inout Remote) throws -> Void = { _ in }
+    ) throws -> (Remote, SessionRecording?) {
+        try connection.remote(repository, configuration: configuration, prepare: prepare)
     }
 
     /// The negotiation options these arguments ask for (`protocol.version` from `configuration`,
@@ -51,9 +53,12 @@ struct FetchArguments {
             }
             depthCount = count
         }
-        return FetchOptions(
+        var options = FetchOptions(
             protocolVersion: version, depth: depthCount, shallowSince: try shallowSince.map(Self.parseDate),
             shallowExclude: shallowExclude, unshallow: unshallow, filter: filter, progress: showsProgress)
+        // git's git_user_agent(): GIT_USER_AGENT is the agent its requests name.
+        if let agent = Environment.value("GIT_USER_AGENT") { options.agent = agent }
+        return options
     }
 
     /// Seconds since 1970 from `text`: a number, or `YYYY-MM-DD[THH:MM[:SS]]` in UTC.

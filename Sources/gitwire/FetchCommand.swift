@@ -49,6 +49,10 @@ struct FetchCommand: Subcommand {
                 help: "Refspecs for the opportunistic updates of remote-tracking refs (instead of the configured ones)."
             ),
             .values("o", "server-option", valueName: "option", \.serverOptions, help: "Send this server option (v2)."),
+            .toggle(
+                nil, "write-commit-graph",
+                help: "Write a split commit-graph of the reachable commits after fetching (fetch.writeCommitGraph)."
+            ) { $0.writeCommitGraph = $1 },
         ] + FetchArguments.options(at: \.arguments)
     }
 
@@ -62,6 +66,7 @@ struct FetchCommand: Subcommand {
     }
 
     var verbose = false
+    var writeCommitGraph: Bool?
     var all = false
     var multiple = false
     var append = false
@@ -174,7 +179,14 @@ struct FetchCommand: Subcommand {
             }
             try FileSystem.changeDirectory(top)
         }
-        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration)
+        let (remote, recording) = try arguments.remote(remoteSettings.name, configuration: configuration) { remote in
+            if verbose, var http = remote.transport as? HTTPTransport {
+                // git's remote helper runs at verbosity 2 under `fetch -v`: it announces each
+                // request body (`POST git-upload-pack (<n> bytes)`) on stderr.
+                http.options.postAnnouncement = { Console.writeError("\($0)\n") }
+                remote.transport = http
+            }
+        }
         if verbose { Self.announceConnection(remote) }
         fetchOptions.serverOptions = serverOptions
         if fetchOptions.filter == nil && remoteSettings.promisor {
@@ -241,6 +253,7 @@ struct FetchCommand: Subcommand {
         if setUpstream && !failed && !result.atomicAborted {
             try Self.setUpstream(result, remote: remoteSettings.name, location: location, configuration: configuration)
         }
+        try writeCommitGraphIfAsked(location)
         return failed ? 1 : 0
     }
 
@@ -304,6 +317,15 @@ struct FetchCommand: Subcommand {
     /// --no-auto-gc --no-write-commit-graph <options> <name>` makes (its reflog messages name
     /// that command line); a remote that fails is `error: could not fetch <name>` and exit
     /// status 1, the others are still fetched.
+    /// git's cmd_fetch, at its end: a split commit-graph of what the refs reach, with
+    /// `--write-commit-graph` or `fetch.writeCommitGraph`.
+    private func writeCommitGraphIfAsked(_ location: RepositoryLocation) throws {
+        let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        guard try writeCommitGraph ?? configuration.bool("fetch.writeCommitGraph") ?? false else { return }
+        let version = try configuration.int("commitGraph.generationVersion") ?? 2
+        try Repository(location).writeReachableCommitGraph(generationData: version == 2)
+    }
+
     private func fetchMultiple(_ names: [String]) throws -> Int32 {
         let location = try RepositoryLocation.discover()
         if !append && writeFetchHead && !dryRun {
@@ -332,12 +354,15 @@ struct FetchCommand: Subcommand {
             // git 2.39 does not pass --no-write-fetch-head on: its children write FETCH_HEAD.
             child.writeFetchHead = true
             child.repository = name
+            child.writeCommitGraph = false
             subcommandWords = options + [name]
             if child.runReportingErrors() != 0 {
                 Console.writeError("error: could not fetch \(maskedForTerminal(name))\n")
                 status = 1
             }
         }
+        // The children write none; git's fetch writes it once they are done.
+        try writeCommitGraphIfAsked(location)
         return status
     }
 

@@ -84,6 +84,19 @@ public struct RepositoryFetchOptions: Sendable {
     /// done (`clone --dissociate` copies the references' objects afterwards, and git's clone
     /// removes the repository if it is killed meanwhile).
     package var keepsRemovalOnSignal = false
+    /// The template a clone copies into its new git directory first, as git's init copies it
+    /// (`git clone --template`; git's own choice, `GIT_TEMPLATE_DIR`, else `init.templateDir`,
+    /// else `/usr/share/git-core/templates`, is the caller's to make): see
+    /// ``Repository/copyTemplate(_:into:)``. Its `config` is where the new configuration starts:
+    /// the clone's entries are set and added in it as git's `git_config_set` edits it. An empty
+    /// string, or a directory that is not there, copies nothing; nil writes gitwire's own
+    /// `description` and `info/exclude` (those of git's default template, without its hooks).
+    public var templateDirectory: String?
+    /// Where a clone with a work tree puts its git directory instead of `<path>/.git`
+    /// (`git clone --separate-git-dir`): the work tree's `.git` is then a file that names it by
+    /// its real path (`gitdir: <path>`), as git writes it. It must not exist (else
+    /// ``RepositoryError/destinationExists(_:)``); a failed clone removes it. Not for a bare clone.
+    public var separateGitDirectory: String?
     /// The repository's configuration, as git reads it for the fetch; nil: read with
     /// ``GitConfiguration/load(gitDirectory:environment:commandLine:)`` and the process's
     /// environment.

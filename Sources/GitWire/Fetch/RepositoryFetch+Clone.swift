@@ -15,9 +15,7 @@ extension RepositoryFetch {
     func adoptRemoteFormat() throws {
         guard isClone, let repository, let format = listedFormat.withLock({ $0 }), format != repository.objectFormat
         else { return }
-        try FileSystem.writeAtomically(
-            cloneConfig(filter: nil, format: format).text[...], to: "\(repository.gitDirectory)/config",
-            permissions: 0o666, temporaryPrefix: ".config-")
+        try writeCloneConfig(cloneConfigText(filter: nil, format: format), in: repository)
         self.repository = try Repository(gitDirectory: repository.gitDirectory)
     }
 
@@ -30,24 +28,45 @@ extension RepositoryFetch {
     func cloneConfig(
         filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
     ) -> GitConfig {
+        var config = GitConfig([])
+        for edit in cloneConfigEdits(filter: filter, fetchRefspec: fetchRefspec, branch: branch, format: format) {
+            config.add(edit.section, edit.subsection, edit.key, edit.value)
+        }
+        return config
+    }
+
+    /// One entry git's init and clone write into the new configuration, in order: `set` ones
+    /// (git's `git_config_set`: `core`'s) replace an entry of the name where a template's
+    /// `config` has one; the others are added as `git config --add` adds them.
+    struct CloneConfigEdit {
+        var set: Bool
+        var section: String
+        var subsection: String?
+        var key: String
+        var value: String
+    }
+
+    /// The entries of ``cloneConfig(filter:fetchRefspec:branch:format:)``, in the order git
+    /// writes them.
+    func cloneConfigEdits(
+        filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
+    ) -> [CloneConfigEdit] {
         let format = format ?? repository?.objectFormat ?? .sha1
         let bare = options.bare || options.mirror
-        var core =
-            bare
-            ? GitConfig.bareCore
-            : GitConfig.Section(
-                "core", nil,
-                [
-                    ("repositoryformatversion", "0"), ("filemode", "true"), ("bare", "false"),
-                    ("logallrefupdates", "true"),
-                ])
-        if filter != nil || format != .sha1 { core.entries[0].value = "1" }
+        var core: [(key: String, value: String)] = [
+            ("repositoryformatversion", filter != nil || format != .sha1 ? "1" : "0"), ("filemode", "true"),
+            ("bare", bare ? "true" : "false"),
+        ]
+        // git's init leaves out `logallrefupdates` when the template's configuration sets it.
+        if !bare && !templateSetsLogAllRefUpdates { core.append(("logallrefupdates", "true")) }
+        var edits = core.map { CloneConfigEdit(set: true, section: "core", key: $0.key, value: $0.value) }
+        func add(_ section: String, _ subsection: String?, _ key: String, _ value: String) {
+            edits.append(CloneConfigEdit(set: false, section: section, subsection: subsection, key: key, value: value))
+        }
         // git's clone: `init`'s core, then the `-c` entries, then the remote's entries and the
         // rest, each added where `git config --add` adds it.
-        var config = GitConfig([core])
         for entry in options.cloneConfiguration {
-            config.add(
-                String(entry.section), entry.subsection.map(String.init), String(entry.key), entry.value ?? "true")
+            add(String(entry.section), entry.subsection.map(String.init), String(entry.key), entry.value ?? "true")
         }
         var origin: [(key: String, value: String)] = [("url", options.configuredURL ?? remoteURL.text)]
         if options.tags == FetchTags.none { origin.append(("tagOpt", "--no-tags")) }
@@ -57,19 +76,46 @@ extension RepositoryFetch {
             origin.append(("fetch", fetchRefspec))
         }
         if let filter { origin += [("promisor", "true"), ("partialclonefilter", filter)] }
-        for (key, value) in origin { config.add("remote", options.originName, key, value) }
+        for (key, value) in origin { add("remote", options.originName, key, value) }
         // git's clone adds the format once it knows the remote's, then the tracking branch.
-        if format != .sha1 { config.add("extensions", nil, "objectformat", format.name) }
+        if format != .sha1 { add("extensions", nil, "objectformat", format.name) }
         if let branch {
-            config.add("branch", branch, "remote", options.originName)
-            config.add("branch", branch, "merge", "refs/heads/\(branch)")
+            add("branch", branch, "remote", options.originName)
+            add("branch", branch, "merge", "refs/heads/\(branch)")
         }
-        return config
+        return edits
     }
 
-    func writeCloneConfig(_ config: GitConfig, in repository: Repository) throws {
+    /// Whether the template's `config` sets `core.logAllRefUpdates`.
+    private var templateSetsLogAllRefUpdates: Bool {
+        guard let templateConfig else { return false }
+        return ConfigParser.parse(templateConfig).entries.contains { $0.name == "core.logallrefupdates" }
+    }
+
+    /// The bytes of the configuration `config` stands for: its text, or, when the clone's
+    /// template has a `config`, that file with the clone's entries set and added in place, as
+    /// git's `git_config_set` edits the copy init made of it.
+    func cloneConfigText(
+        filter: String?, fetchRefspec: String? = nil, branch: String? = nil, format: ObjectFormat? = nil
+    ) throws -> [UInt8] {
+        guard let templateConfig else {
+            return cloneConfig(filter: filter, fetchRefspec: fetchRefspec, branch: branch, format: format).text
+        }
+        var editor = ConfigEditor(templateConfig)
+        for edit in cloneConfigEdits(filter: filter, fetchRefspec: fetchRefspec, branch: branch, format: format) {
+            let name = [edit.section] + (edit.subsection.map { [$0] } ?? []) + [edit.key]
+            if edit.set {
+                try editor.set(name.joined(separator: "."), to: edit.value)
+            } else {
+                try editor.add(name.joined(separator: "."), value: edit.value)
+            }
+        }
+        return editor.text
+    }
+
+    func writeCloneConfig(_ text: [UInt8], in repository: Repository) throws {
         try FileSystem.writeAtomically(
-            config.text[...], to: "\(repository.gitDirectory)/config", permissions: 0o666, temporaryPrefix: ".config-")
+            text[...], to: "\(repository.gitDirectory)/config", permissions: 0o666, temporaryPrefix: ".config-")
     }
 
     /// What git's clone does after the refs are written, for a repository with a work tree
@@ -171,8 +217,8 @@ extension RepositoryFetch {
             head = .symbolic(unborn)
         }
         try writeCloneConfig(
-            cloneConfig(filter: options.fetch.filter, fetchRefspec: fetchRefspec, branch: trackedBranch), in: repository
-        )
+            cloneConfigText(filter: options.fetch.filter, fetchRefspec: fetchRefspec, branch: trackedBranch),
+            in: repository)
         return head
     }
 

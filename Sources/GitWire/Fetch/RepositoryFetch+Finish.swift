@@ -147,7 +147,7 @@ extension RepositoryFetch {
                     head = try repository.refs.head()
                 }
                 if options.fetch.filter != nil || options.tags == FetchTags.none {
-                    try writeCloneConfig(cloneConfig(filter: options.fetch.filter), in: repository)
+                    try writeCloneConfig(cloneConfigText(filter: options.fetch.filter), in: repository)
                 }
             } else {
                 head = try completeWorkTreeClone(
@@ -181,6 +181,7 @@ extension RepositoryFetch {
             .ignored
         indexed = nil  // kept from now on
         if let clonePath, !options.keepsRemovalOnSignal { SignalCleanup.forget(clonePath) }
+        if let separate = options.separateGitDirectory, !options.keepsRemovalOnSignal { SignalCleanup.forget(separate) }
         return result
     }
 
@@ -269,6 +270,10 @@ extension RepositoryFetch {
             try? FileSystem.remove(indexed.packPath)
             try? FileSystem.remove(indexed.indexPath)
             try? FileSystem.remove(String(indexed.packPath.dropLast(5)) + ".promisor")
+        }
+        if createdSeparateGitDirectory, let separate = options.separateGitDirectory {
+            try? FileSystem.removeTree(separate)
+            SignalCleanup.forget(separate)
         }
         indexed = nil
         if let clonePath { SignalCleanup.forget(clonePath) }

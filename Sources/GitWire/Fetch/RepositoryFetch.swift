@@ -31,6 +31,11 @@ final class RepositoryFetch {
     var update: RepositoryUpdate?
     /// The refspecs a clone follows.
     var cloneSpecs: [Refspec] = []
+    /// The `config` of a clone's template (``RepositoryFetchOptions/templateDirectory``), which
+    /// the new configuration starts from.
+    var templateConfig: [UInt8]?
+    /// Whether a clone made its separate git directory (``RepositoryFetchOptions/separateGitDirectory``).
+    var createdSeparateGitDirectory = false
 
     /// A clone into a new repository at `path`.
     init(cloneFrom url: RemoteURL, into path: String, options: RepositoryFetchOptions, progress: FetchProgressHandler?)
@@ -100,17 +105,40 @@ final class RepositoryFetch {
                 let contents = FileSystem.isDirectory(clonePath) ? try FileSystem.contents(ofDirectory: clonePath) : nil
                 if contents?.isEmpty != true { throw RepositoryError.destinationExists(clonePath) }
             }
+            let template = options.templateDirectory
+            if let template, !template.isEmpty, FileSystem.isDirectory(template),
+                FileSystem.isRegularFile("\(template)/config") || FileSystem.isSymbolicLink("\(template)/config")
+            {
+                templateConfig = try? FileSystem.read("\(template)/config")
+            }
             if options.bare || options.mirror {
                 startedWith?.useSharedRepository()
-                repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil))
+                repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil), template: template)
+            } else if let separate = options.separateGitDirectory {
+                // git's init with a separate git directory: the work tree, the repository where
+                // it was asked for, then the work tree's `.git` file naming it by its real path.
+                if FileSystem.exists(separate) || FileSystem.isSymbolicLink(separate) {
+                    throw RepositoryError.destinationExists(separate)
+                }
+                if !existed { try FileSystem.makeDirectories(clonePath) }
+                createdDirectory = !existed
+                SignalCleanup.removeTreeOnSignal(separate, keepDirectory: false)
+                startedWith?.useSharedRepository()
+                createdSeparateGitDirectory = true
+                repository = try Repository.create(at: separate, config: cloneConfig(filter: nil), template: template)
+                let real = ConfigFiles.realPath(separate) ?? separate
+                try FileSystem.writeAtomically(
+                    Array("gitdir: \(real)\n".utf8)[...], to: "\(clonePath)/.git", permissions: 0o666,
+                    temporaryPrefix: ".git-", shared: false)
             } else {
                 // The work tree first, then its `.git` (git's clone makes them in that order).
                 if !existed { try FileSystem.makeDirectories(clonePath) }
                 startedWith?.useSharedRepository()
                 repository = try Repository.create(
-                    at: "\(clonePath)/.git", config: cloneConfig(filter: nil))
+                    at: "\(clonePath)/.git", config: cloneConfig(filter: nil), template: template)
             }
             createdDirectory = !existed
+            if templateConfig != nil { try writeCloneConfig(cloneConfigText(filter: nil), in: repository) }
             cloneSharedRepository = FileSystem.sharedRepository
             if !options.alternates.isEmpty {
                 for objects in options.alternates {

@@ -64,10 +64,13 @@ public final class Repository {
 
     /// Creates a bare repository at `path` (which must not exist, or be an empty directory), as
     /// `git init --bare` does, with `config` as its configuration and `HEAD` pointing at
-    /// `headTarget`.
-    public static func create(at path: String, config: GitConfig, headTarget: String = "refs/heads/master") throws
-        -> Repository
-    {
+    /// `headTarget`. `template` is the template directory copied into it first, as git's init
+    /// copies it (see ``copyTemplate(_:into:)``; an empty string or a directory that is not there
+    /// copies nothing); nil writes gitwire's own `description` and `info/exclude`, those of
+    /// git's default template.
+    public static func create(
+        at path: String, config: GitConfig, headTarget: String = "refs/heads/master", template: String? = nil
+    ) throws -> Repository {
         if FileSystem.exists(path) {
             guard FileSystem.isDirectory(path), try FileSystem.contents(ofDirectory: path).isEmpty else {
                 throw RepositoryError.destinationExists(path)
@@ -77,13 +80,19 @@ public final class Repository {
         } else {
             try FileSystem.makeDirectories(path)
         }
-        for directory in ["refs", "refs/heads", "refs/tags", "objects", "objects/info", "objects/pack", "info"] {
+        if let template {
+            if !template.isEmpty && FileSystem.isDirectory(template) { try copyTemplate(template, into: path) }
+        } else {
+            try FileSystem.makeDirectory("\(path)/info")
+        }
+        for directory in ["refs", "refs/heads", "refs/tags", "objects", "objects/info", "objects/pack"] {
             try FileSystem.makeDirectory("\(path)/\(directory)")
         }
         try FileSystem.writeAtomically(
             Array("ref: \(headTarget)\n".utf8)[...], to: "\(path)/HEAD", permissions: 0o666, temporaryPrefix: ".HEAD-")
         try FileSystem.writeAtomically(
             config.text[...], to: "\(path)/config", permissions: 0o666, temporaryPrefix: ".config-")
+        if template != nil { return try Repository(gitDirectory: path) }
         try FileSystem.writeAtomically(
             Array("Unnamed repository; edit this file 'description' to name the repository.\n".utf8)[...],
             to: "\(path)/description", permissions: 0o666, temporaryPrefix: ".description-")

@@ -226,7 +226,9 @@ extension HTTPConnection {
         handler?.connection(self, didFail: error)
     }
 
+    /// A request body gzip-compressed as git's `post_rpc` compresses it (`Z_BEST_COMPRESSION`),
+    /// so that the size `fetch -v` announces is git's.
     func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-        try Deflater(gzipLevel: -1).deflateWhole(bytes[...])
+        try Deflater(gzipLevel: 9).deflateWhole(bytes[...])
     }
 }

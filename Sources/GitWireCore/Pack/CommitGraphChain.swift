@@ -103,6 +103,15 @@ public struct CommitGraphChain: Sendable {
         return Commit(tree: record.tree, parents: parents, committerTime: record.date, generation: generation)
     }
 
+    /// The topological level and the corrected commit date (nil without generation data) the
+    /// graph stores for the commit at `position`, or nil past the chain's commits: what a layer
+    /// written on top of this chain computes its own commits' from.
+    public func generations(at position: Int) -> (level: Int64, correctedDate: Int64?)? {
+        guard let (index, local) = locate(position) else { return nil }
+        let record = layers[index].record(at: local)
+        return (Int64(record.level), layers[index].correctedDate(at: local, date: record.date))
+    }
+
     /// The layer holding `position` and the position within it.
     private func locate(_ position: Int) -> (Int, Int)? {
         guard position >= 0, position < count else { return nil }

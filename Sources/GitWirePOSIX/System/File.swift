@@ -241,6 +241,17 @@ package enum FileSystem {
         return String(decoding: buffer[..<count], as: UTF8.self)
     }
 
+    /// Makes a symbolic link at `path` that holds `target` as written; fails if `path` exists.
+    package static func makeSymbolicLink(_ target: String, at path: String) throws {
+        guard symlink(target, path) == 0 else { throw SystemCallError("symlink \(path)", Errno.current) }
+    }
+
+    /// Whether `path` itself is a regular file (a link is not followed).
+    package static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Whether `path` is a directory.
     package static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -1,0 +1,113 @@
+extension Repository {
+    /// Writes a split commit-graph layer for the commits reachable from the refs, as git 2.39's
+    /// `write_commit_graph_reachable` with `COMMIT_GRAPH_WRITE_SPLIT` does after a fetch
+    /// (`fetch.writeCommitGraph`): the commits not yet in the chain of
+    /// `objects/info/commit-graphs/` go into a new layer, which takes in the layers on top of
+    /// the chain as long as each holds at most twice as many commits as the new layer has so far
+    /// (git's default `size_mult` 2); the layer is written as `graph-<checksum>.graph` (mode
+    /// 0444) through a temporary file, then `commit-graph-chain` under its lock, and the layers
+    /// no longer in the chain are removed. Nothing is written when no commit is new, in a shallow
+    /// repository, one whose `info/grafts` grafts, one with replace refs, or one with a graph of
+    /// one file (`objects/info/commit-graph`, which gitwire does not turn into a chain). Without
+    /// `generationData` (`commitGraph.generationVersion` 1) the layer has no `GDA2` chunk.
+    /// Returns whether a layer was written.
+    @discardableResult
+    public func writeReachableCommitGraph(generationData: Bool = true) throws -> Bool {
+        let objectsDirectory = "\(commonDirectory)/objects"
+        let graphs = "\(objectsDirectory)/info/commit-graphs"
+        let grafts = (try? ConfigFiles.read("\(commonDirectory)/info/grafts", limit: 1 << 20)) ?? []
+        let refs = try self.refs.all()
+        guard !FileSystem.exists("\(commonDirectory)/shallow"),
+            !grafts.split(separator: 0x0a).contains(where: { !$0.isEmpty && $0.first != UInt8(ascii: "#") }),
+            !refs.contains(where: { $0.name.hasPrefix("refs/replace/") }),
+            !FileSystem.exists("\(objectsDirectory)/info/commit-graph")
+        else { return false }
+        var chain = CommitGraphChain.load(objectsDirectory: objectsDirectory, alternates: [], format: objectFormat)
+        if let loaded = chain, !FileSystem.exists("\(graphs)/commit-graph-chain") || loaded.layers.isEmpty {
+            chain = nil
+        }
+        // The commits reachable from the refs (tags peeled) that the chain does not hold.
+        var commits: [CommitGraphWriter.Commit] = []
+        var seen = Set<ObjectID>()
+        var stack: [ObjectID] = []
+        for ref in refs {
+            var id = ref.id
+            while let object = try? objects.object(id), object.type == .tag,
+                let target = try? ObjectLinks.links(of: .tag, data: object.data, format: objectFormat).first?.id
+            {
+                id = target
+            }
+            stack.append(id)
+        }
+        while let id = stack.popLast() {
+            guard seen.insert(id).inserted, chain?.position(of: id) == nil,
+                let object = try? objects.object(id), object.type == .commit,
+                let summary = CommitSummary(commitData: object.data, format: objectFormat),
+                let tree = try ObjectLinks.links(of: .commit, data: object.data, format: objectFormat).first?.id
+            else { continue }
+            commits.append(
+                CommitGraphWriter.Commit(id: id, tree: tree, parents: summary.parents, date: summary.committerTime))
+            stack += summary.parents
+        }
+        guard !commits.isEmpty else { return false }
+        // git's split_graph_merge_strategy: the layers on top that are small next to the new
+        // one are merged into it.
+        var kept = chain?.layers ?? []
+        var total = commits.count
+        var merged: [CommitGraphFile] = []
+        while let top = kept.last, top.count <= 2 * total {
+            total += top.count
+            merged.append(kept.removeLast())
+        }
+        let base = kept.isEmpty ? nil : try CommitGraphChain(layers: kept)
+        if let chain, !merged.isEmpty {
+            let start = kept.reduce(0) { $0 + $1.count }
+            for position in start..<chain.count {
+                guard let id = chain.id(at: position), let commit = chain.commit(at: position) else { continue }
+                commits.append(
+                    CommitGraphWriter.Commit(
+                        id: id, tree: commit.tree, parents: commit.parents, date: commit.committerTime))
+            }
+        }
+        let generationData = generationData && kept.allSatisfy(\.hasGenerationData)
+        var bytes = try CommitGraphWriter.layer(
+            commits: commits, base: base, format: objectFormat, generationData: generationData)
+        let checksum = objectFormat == .sha1 ? UncheckedSHA1.hash(bytes[...]) : SHA256.hash(bytes[...])
+        bytes += checksum.bytes
+        try FileSystem.makeDirectory("\(objectsDirectory)/info", mode: 0o777)
+        try FileSystem.makeDirectory(graphs, mode: 0o777)
+        let name = "graph-\(checksum.hex).graph"
+        try FileSystem.writeAtomically(
+            bytes[...], to: "\(graphs)/\(name)", permissions: 0o444, temporaryPrefix: "tmp_graph_")
+        let layers = kept.map(\.checksum.hex) + [checksum.hex]
+        try writeChain(layers.map { "\($0)\n" }.joined(), in: graphs)
+        for file in try FileSystem.contents(ofDirectory: graphs)
+        where file.hasPrefix("graph-") && file.hasSuffix(".graph")
+            && !layers.contains(String(file.dropFirst(6).dropLast(6)))
+        {
+            try? FileSystem.remove("\(graphs)/\(file)")
+        }
+        return true
+    }
+
+    /// Writes `commit-graph-chain` as git does: `commit-graph-chain.lock` made exclusively
+    /// (mode 0444), written, renamed over the file.
+    private func writeChain(_ text: String, in graphs: String) throws {
+        let lockPath = "\(graphs)/commit-graph-chain.lock"
+        let lock = try SignalCleanup.deferringSignals {
+            let file = try File.create(lockPath, mode: 0o444)
+            SignalCleanup.removeFileOnSignal(lockPath)
+            return file
+        }
+        do {
+            try lock.write(Array(text.utf8)[...])
+            try lock.close()
+            try FileSystem.adjustSharedPermissions(lockPath)
+            try FileSystem.rename(lockPath, to: "\(graphs)/commit-graph-chain")
+        } catch {
+            try? lock.close()
+            try? FileSystem.remove(lockPath)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,35 @@
+extension Repository {
+    /// Copies the template directory `template` into the git directory `gitDirectory` as git's
+    /// `copy_templates` copies it: every entry whose name does not start with `.`, directories
+    /// followed (made with mode 0777 less the umask), symbolic links made again with what they
+    /// hold, regular files copied with mode 0777 when any execute bit is set and 0666 otherwise
+    /// (less the umask, opened up as `core.sharedRepository` says); an entry already there is
+    /// left as it is, and anything else (a FIFO, a socket) is passed over. The template's `config`
+    /// is copied too: git's init then sets its own entries in it.
+    public static func copyTemplate(_ template: String, into gitDirectory: String) throws {
+        try FileSystem.makeDirectory(gitDirectory, mode: 0o777)
+        for name in try FileSystem.contents(ofDirectory: template) where !name.hasPrefix(".") {
+            let source = "\(template)/\(name)"
+            let target = "\(gitDirectory)/\(name)"
+            let exists = FileSystem.exists(target) || FileSystem.isSymbolicLink(target)
+            if FileSystem.isSymbolicLink(source) {
+                guard !exists, let link = FileSystem.symbolicLinkTarget(source) else { continue }
+                try FileSystem.makeSymbolicLink(link, at: target)
+            } else if FileSystem.isDirectory(source) {
+                try copyTemplate(source, into: target)
+            } else if !exists && FileSystem.isRegularFile(source) {
+                let executable = (FileSystem.permissions(of: source) ?? 0) & 0o111 != 0
+                let bytes = try FileSystem.read(source)
+                let file = try File.create(target, mode: executable ? 0o777 : 0o666)
+                do {
+                    try file.write(bytes[...])
+                    try file.close()
+                } catch {
+                    try? FileSystem.remove(target)
+                    throw error
+                }
+                try FileSystem.adjustSharedPermissions(target)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import GitWire
+import GitWireTestSupport
+import Testing
+
+/// `clone --template` (and `GIT_TEMPLATE_DIR`) and `--separate-git-dir` against git's: the same
+/// messages and exit status, and the same git directory, every path of it but the objects, with
+/// its type, mode and bytes (the template's hooks, link and `config` as git's init copies and
+/// edits them). gitwire refused both options as unknown.
+extension CloneWorkTreeTests {
+    /// Every path under `directory` but `objects/`, with its type, permission bits and bytes
+    /// (a link's target), `base` in a file's bytes written `<base>`.
+    func tree(_ directory: String, base: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let manager = FileManager.default
+        guard let enumerator = manager.enumerator(atPath: directory) else { return result }
+        for case let path as String in enumerator where path != "objects" && !path.hasPrefix("objects/") {
+            let full = "\(directory)/\(path)"
+            let attributes = try manager.attributesOfItem(atPath: full)
+            let mode = String((attributes[.posixPermissions] as? Int) ?? 0, radix: 8)
+            switch attributes[.type] as? FileAttributeType {
+            case .typeSymbolicLink?:
+                result[path] = "link \(try manager.destinationOfSymbolicLink(atPath: full))"
+            case .typeDirectory?:
+                result[path] = "directory \(mode)"
+            default:
+                let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: full)), as: UTF8.self)
+                result[path] = "file \(mode) " + text.replacingOccurrences(of: base, with: "<base>")
+            }
+        }
+        return result
+    }
+
+    /// A template with hooks (one executable, one private), a link, a hidden entry (not
+    /// copied), an empty directory and a `config` with a comment and a `core` entry git's init
+    /// keeps (`logAllRefUpdates`).
+    static let template = Result { () throws -> String in
+        let source = try CloneWorkTreeTests.source.get()
+        let template = source.directory.appending("template")
+        for directory in ["hooks", "info", "empty", ".hidden"] {
+            try FileManager.default.createDirectory(
+                atPath: "\(template)/\(directory)", withIntermediateDirectories: true)
+        }
+        let files: [(String, String, Int)] = [
+            ("hooks/pre-commit", "#!/bin/sh\nexit 0\n", 0o755), ("hooks/notes", "x\n", 0o600),
+            ("info/exclude", "*.o\n", 0o644), ("description", "mine\n", 0o644), (".hidden/f", "h\n", 0o644),
+            (
+                "config",
+                "# from the template\n[core]\n\thooksPath = hooks\n\tlogAllRefUpdates = true\n[user]\n"
+                    + "\tname = T ; t\n", 0o644
+            ),
+        ]
+        for (name, text, mode) in files {
+            try text.write(toFile: "\(template)/\(name)", atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: "\(template)/\(name)")
+        }
+        try FileManager.default.createSymbolicLink(atPath: "\(template)/described", withDestinationPath: "description")
+        // For a bare clone, one without `logAllRefUpdates`: git's bare clone then logs `HEAD`,
+        // which gitwire's does not (as with `clone --bare -c core.logAllRefUpdates=true`).
+        try run(["cp", "-a", template, "\(template)-bare"])
+        try git(["config", "-f", "\(template)-bare/config", "--unset", "core.logAllRefUpdates"])
+        return template
+    }
+
+    @Test(arguments: [0, 2])
+    func templatesAreCopiedAsGitCopiesThem(version: Int) throws {
+        let source = try Self.source.get()
+        let template = try Self.template.get()
+        let url = source.daemon.url("source")
+        for (index, (options, environment)) in [
+            (["--template", template], [String: String]()), (["--template=\(template)-bare", "--bare"], [:]),
+            (["--template=\(template)", "-c", "a.b=c", "--single-branch"], [:]),
+            (["--template=\(source.directory.appending("nowhere"))"], [:]), (["--template="], [:]),
+            ([], ["GIT_TEMPLATE_DIR": template]),
+        ].enumerated() {
+            let base = source.directory.appending("clones/template-\(version)-\(index)")
+            var results: [String: (status: Int32, errorText: String, tree: [String: String])] = [:]
+            for side in ["git", "ours"] {
+                try FileManager.default.createDirectory(atPath: "\(base)/\(side)", withIntermediateDirectories: true)
+                var environment = reproducibleGitEnvironment.merging(environment) { $1 }
+                environment["GIT_CONFIG_NOSYSTEM"] = "1"
+                let arguments = ["clone", "--no-checkout"] + options + [url, "repo"]
+                let result =
+                    side == "git"
+                    ? try git(
+                        ["-c", "protocol.version=\(version)"] + arguments, in: "\(base)/git", environment: environment,
+                        check: false)
+                    : try gitwire(
+                        ["clone", "--protocol-version=\(version)"] + options + [url, "repo"], in: "\(base)/ours",
+                        environment: environment)
+                let gitDirectory = options.contains("--bare") ? "\(base)/\(side)/repo" : "\(base)/\(side)/repo/.git"
+                results[side] = (result.status, result.errorText, try tree(gitDirectory, base: "\(base)/\(side)"))
+            }
+            let context = "clone \(options) \(environment) (v\(version))"
+            let (ours, theirs) = (results["ours"]!, results["git"]!)
+            #expect(ours.status == theirs.status, "\(context)")
+            #expect(ours.errorText == theirs.errorText, "\(context)")
+            for key in Set(theirs.tree.keys).union(ours.tree.keys).sorted() {
+                #expect(ours.tree[key] == theirs.tree[key], "\(context): \(key)")
+            }
+        }
+    }
+
+    @Test(arguments: [0, 2])
+    func separateGitDirectoriesAreMadeAsGitMakesThem(version: Int) throws {
+        let source = try Self.source.get()
+        let url = source.daemon.url("source")
+        for (index, (options, before)) in [
+            (["--separate-git-dir", "sep.git"], ""), (["--separate-git-dir=sub/../sep.git", "-q"], "sub"),
+            (["--separate-git-dir=sep.git", "--bare"], ""), (["--separate-git-dir=sep.git", "--mirror"], ""),
+            (["--separate-git-dir=sep.git"], "sep.git"), (["--separate-git-dir=sep.git"], "sep.git/file"),
+        ].enumerated() {
+            let base = source.directory.appending("clones/separate-\(version)-\(index)")
+            var results: [String: (status: Int32, errorText: String, tree: [String: String], link: String?)] = [:]
+            for side in ["git", "ours"] {
+                let here = "\(base)/\(side)"
+                try FileManager.default.createDirectory(atPath: here, withIntermediateDirectories: true)
+                if before.hasSuffix("/file") {
+                    try FileManager.default.createDirectory(
+                        atPath: "\(here)/\(before.dropLast(5))", withIntermediateDirectories: true)
+                    try "x\n".write(toFile: "\(here)/\(before)", atomically: true, encoding: .utf8)
+                } else if !before.isEmpty {
+                    try FileManager.default.createDirectory(
+                        atPath: "\(here)/\(before)", withIntermediateDirectories: true)
+                }
+                let result =
+                    side == "git"
+                    ? try git(
+                        ["-c", "protocol.version=\(version)", "clone", "--no-checkout"] + options + [url, "repo"],
+                        in: here, check: false)
+                    : try gitwire(
+                        ["clone", "--protocol-version=\(version)"] + options + [url, "repo"], in: here,
+                        environment: reproducibleGitEnvironment)
+                let link = try? String(contentsOfFile: "\(here)/repo/.git", encoding: .utf8)
+                results[side] = (
+                    result.status, result.errorText, try tree("\(here)/sep.git", base: here),
+                    link?.replacingOccurrences(of: here, with: "<base>")
+                )
+            }
+            let context = "clone \(options) (v\(version))"
+            let (ours, theirs) = (results["ours"]!, results["git"]!)
+            #expect(ours.status == theirs.status, "\(context)")
+            #expect(ours.errorText == theirs.errorText, "\(context)")
+            #expect(ours.link == theirs.link, "\(context)")
+            #expect(
+                FileManager.default.fileExists(atPath: "\(base)/ours/repo")
+                    == FileManager.default.fileExists(atPath: "\(base)/git/repo"), "\(context)")
+            for key in Set(theirs.tree.keys).union(ours.tree.keys).sorted() {
+                #expect(ours.tree[key] == theirs.tree[key], "\(context): \(key)")
+            }
+        }
+    }
+}
