@@ -345,9 +345,9 @@ package func crc32(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UI
 ///
 /// Two libdeflate decompressors: one for streams whose first block is a fixed-Huffman block and
 /// one for the rest. libdeflate keeps the fixed code's decode tables until it decodes a dynamic
-/// block, and pack entries mix the two kinds (small ones are mostly fixed), so one decompressor
-/// rebuilt the fixed tables for most fixed streams; with two, the fixed one seldom sees a
-/// dynamic block and builds them about once.
+/// block, and pack entries mix the two kinds, so one decompressor built the fixed tables again
+/// after each run of dynamic streams (2,247 times on swift-nio's clone pack); the fixed one
+/// seldom sees a dynamic block.
 package final class WholeInflater {
     private let decompressor: OpaquePointer
     private let fixedDecompressor: OpaquePointer
