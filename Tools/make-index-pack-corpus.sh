@@ -12,6 +12,8 @@
 # Usage: Tools/make-index-pack-corpus.sh [output folder=/tmp/idxpacks] [<name>=<bare repository>...]
 # Without repositories: git=, libgit2=, swift-nio= and dulwich= from /work/.mirror (bare mirrors
 # made by the `fetch` tool), or MIRRORS=<folder> where <owner>+<name>/repo lies.
+# CLONE_ONLY=1 makes only the <name>-clone.pack of each (git.git's repack and reference-delta
+# packs cost most of the script's CPU time).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 corpus=${1:-/tmp/idxpacks}
@@ -44,6 +46,10 @@ for entry in "${repositories[@]}"; do
     packs=("$work/clone-$name.git"/objects/pack/pack-*.pack)
     [ ${#packs[@]} -eq 1 ] || { echo "expected one pack in the clone of $name" >&2; exit 1; }
     cp "${packs[0]}" "$corpus/$name-clone.pack"
+    if [ "${CLONE_ONLY:-0}" = 1 ]; then
+        rm -rf "$work/clone-$name.git"
+        continue
+    fi
     # Reference deltas: the clone's objects, deltas reused but naming their bases by id.
     git -C "$work/clone-$name.git" pack-objects --all --revs --stdout -q </dev/null >"$corpus/$name-ref.pack"
     # Different delta choices: every delta searched again (git's default window and depth), on one
