@@ -24,6 +24,8 @@ struct ObjectWalk {
     private var baseTreeEntries: [ObjectID: [ArraySlice<UInt8>: ObjectLinks.Link]] = [:]
     private var basePathsDone: Set<[UInt8]> = []
     private var preferredSeen: Set<ObjectID> = []
+    /// The walk on one thread's last tree at each path (see ``TreeReferences``).
+    private var treeReferences = TreeReferences()
     /// How many boundary trees serve as preferred bases (git's default window).
     private static let maximumBaseTrees = 10
 
@@ -160,6 +162,7 @@ struct ObjectWalk {
         }
         var prefixes: [[UInt8]] = []
         var subtreePaths: [[UInt8]] = []
+        var references = TreeReferences()
         while let batch = queue.take() {
             for read in batch.value {
                 switch read {
@@ -176,7 +179,9 @@ struct ObjectWalk {
                     guard let prefix = prefixes.popLast() else { throw PushPackError.malformed(tree) }
                     var next = 0
                     subtreePaths.removeAll(keepingCapacity: true)
-                    try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+                    let reference = references.swap(data, at: prefix)
+                    try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) {
+                        name, link in
                         if link.type == .tree {
                             // The reader's set says which trees are new; a tree named twice in one
                             // tree is new at its first entry only.
@@ -394,7 +399,8 @@ struct ObjectWalk {
             let data = object.data
             subtrees.removeAll(keepingCapacity: true)
             // Entries are read in place; a path is made only for an object not seen before.
-            try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+            let reference = treeReferences.swap(data, at: prefix)
+            try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) { name, link in
                 guard seen.insert(link.id).inserted else { return }
                 let path = Self.childPath(prefix, data[name])
                 try addPreferredBases(path: path)
