@@ -74,9 +74,12 @@ public enum ObjectLinks {
         let count = data.count
         let width = format.byteCount
         var start = 0
-        // Where the next entry of `reference` starts (always at an entry's start).
-        var referenceAt = 0
-        let referenceCount = reference.count
+        // `data` up to `runEnd` is `reference` shifted by `shift` bytes, from entries starting
+        // at the same place in both (each entry ending there is one of `reference`'s); entries
+        // from `start + shift` on in `reference` are those not yet compared.
+        var usesReference = !reference.isEmpty
+        var runEnd = usesReference ? commonPrefixCount(data, 0, reference, 0) : 0
+        var shift = 0
         while start < count {
             var space = start
             while space < count && data[space] != 0x20 { space += 1 }
@@ -85,9 +88,20 @@ public enum ObjectLinks {
             guard nul < count, width <= count - nul - 1 else {
                 throw ProtocolError("malformed tree entry at byte \(start)")
             }
-            if referenceAt < referenceCount {
+            if usesReference {
                 let next = nul + 1 + width
-                if Self.skipsEntry(data, start..<next, space, reference, &referenceAt, width) {
+                if next <= runEnd {
+                    start = next
+                    continue
+                }
+                // The run of equal bytes ends in this entry: it is compared with the entries of
+                // `reference` at its place in git's order, then a new run starts after both.
+                var referenceAt = start + shift
+                let skips = Self.skipsEntry(data, start..<next, space, reference, &referenceAt, width)
+                shift = referenceAt - next
+                runEnd = next + commonPrefixCount(data, next, reference, referenceAt)
+                usesReference = referenceAt < reference.count
+                if skips {
                     start = next
                     continue
                 }
@@ -143,21 +157,9 @@ public enum ObjectLinks {
         let referenceCount = reference.count
         while referenceAt < referenceCount {
             let at = referenceAt
-            if length <= referenceCount - at {
-                var same = true
-                // The id (its end first: what differs in an entry changed in place), then the rest.
-                var index = length - 1
-                while index >= 0 {
-                    if data[entry.lowerBound + index] != reference[at + index] {
-                        same = false
-                        break
-                    }
-                    index -= 1
-                }
-                if same {
-                    referenceAt = at + length
-                    return true
-                }
+            if commonPrefixCount(data, entry.lowerBound, reference, at) >= length {
+                referenceAt = at + length
+                return true
             }
             var referenceSpace = at
             while referenceSpace < referenceCount && reference[referenceSpace] != 0x20 { referenceSpace += 1 }
@@ -175,6 +177,28 @@ public enum ObjectLinks {
             if order == 0 { return false }
         }
         return false
+    }
+
+    /// How many bytes of `a` from `aStart` and of `b` from `bStart` are the same before the
+    /// first that differs (or either ends), compared eight at a time.
+    @inline(__always)
+    static func commonPrefixCount(_ a: [UInt8], _ aStart: Int, _ b: [UInt8], _ bStart: Int) -> Int {
+        precondition(aStart >= 0 && aStart <= a.count && bStart >= 0 && bStart <= b.count)
+        let limit = min(a.count - aStart, b.count - bStart)
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                var offset = 0
+                while limit - offset >= 8 {
+                    let difference =
+                        UInt64(littleEndian: a.loadUnaligned(fromByteOffset: aStart + offset, as: UInt64.self))
+                        ^ UInt64(littleEndian: b.loadUnaligned(fromByteOffset: bStart + offset, as: UInt64.self))
+                    if difference != 0 { return offset + difference.trailingZeroBitCount / 8 }
+                    offset += 8
+                }
+                while offset < limit && a[aStart + offset] == b[bStart + offset] { offset += 1 }
+                return offset
+            }
+        }
     }
 
     /// Whether the mode at `mode` reads `40000` or `040000` (a tree, as far as the order of
