@@ -39,19 +39,23 @@ public final class ObjectDatabase: ObjectSource {
 
     /// The same objects opened again for another thread (readers are used by one thread at a
     /// time): the packs' indexes are shared, not read and checked again, and the new database
-    /// has a delta base cache of its own of at most `baseCacheLimit` bytes.
-    package func reopened(baseCacheLimit: Int = PackBaseCache.defaultLimit) throws -> ObjectDatabase {
-        try ObjectDatabase(reopening: self, baseCacheLimit: baseCacheLimit)
+    /// has a delta base cache of its own of at most `baseCacheLimit` bytes. `readWindows`: each
+    /// pack's entries are read through a ``PackReadWindow`` (for a reader going mostly in pack
+    /// order).
+    package func reopened(baseCacheLimit: Int = PackBaseCache.defaultLimit, readWindows: Bool = false) throws
+        -> ObjectDatabase
+    {
+        try ObjectDatabase(reopening: self, baseCacheLimit: baseCacheLimit, readWindows: readWindows)
     }
 
-    private init(reopening other: ObjectDatabase, baseCacheLimit: Int) throws {
+    private init(reopening other: ObjectDatabase, baseCacheLimit: Int, readWindows: Bool) throws {
         objectsDirectory = other.objectsDirectory
         format = other.format
         loose = LooseObjectStore(objectsDirectory: objectsDirectory, format: format)
         alternateDirectories = other.alternateDirectories
         alternateLoose = other.alternateLoose
         baseCache = PackBaseCache(limit: baseCacheLimit)
-        packs = try other.packs.map { try PackReader(reopening: $0, baseCache: baseCache) }
+        packs = try other.packs.map { try PackReader(reopening: $0, baseCache: baseCache, readWindow: readWindows) }
     }
 
     /// Looks again for packs in `objects/pack` (and the alternates'), as after a fetch added one.

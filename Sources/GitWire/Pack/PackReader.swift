@@ -16,6 +16,10 @@ public final class PackReader: ObjectSource {
     /// Bytes of the pack read ahead for entry headers (the push's plan reads the header of every
     /// object sent, mostly in pack order): where they start, and the bytes.
     var headerWindow: (start: UInt64, bytes: [UInt8]) = (0, [])
+    /// When set, entries that fit it are read through it (``PackReadWindow``): for a reader
+    /// whose next entry mostly lies just after the last (the push's tree reader, which reads
+    /// trees in the order git wrote them), one `pread` serves several entries.
+    var readWindow: PackReadWindow?
 
     /// The longest delta chain followed before assuming a loop.
     static let maximumChainLength = 1 << 16
@@ -71,7 +75,7 @@ public final class PackReader: ObjectSource {
     /// `baseCache`; the file descriptor, the index and the entry boundaries (read, checked and
     /// sorted once) shared with `other`, so it reads the very file `other` checked whatever has
     /// happened to the pack's path since.
-    init(reopening other: PackReader, baseCache: PackBaseCache) throws {
+    init(reopening other: PackReader, baseCache: PackBaseCache, readWindow: Bool = false) throws {
         self.baseCache = baseCache
         cacheID = baseCache.register()
         index = other.index
@@ -83,6 +87,7 @@ public final class PackReader: ObjectSource {
         // positioned (`pread`), so the readers share it safely; as git keeps its packs open.
         file = other.file
         inflater = try Inflater()
+        if readWindow { self.readWindow = PackReadWindow(file: file, end: boundaries.last ?? 0) }
     }
 
     /// The object named `id`, or nil if the pack does not hold it.
@@ -142,7 +147,8 @@ public final class PackReader: ObjectSource {
         guard let end = entryEnd(startingAt: offset) else {
             throw PackError(offset: offset, .deltaBaseNotAnEntry(baseOffset: offset))
         }
-        return try PackEntryReading.read(offset..<end, of: file, format: index.format, with: inflater)
+        return try PackEntryReading.read(
+            offset..<end, of: file, format: index.format, with: inflater, window: readWindow)
     }
 
     /// Where the entry that starts at `offset` ends (the next entry's offset, or the trailer's);

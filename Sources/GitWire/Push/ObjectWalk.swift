@@ -24,6 +24,8 @@ struct ObjectWalk {
     private var baseTreeEntries: [ObjectID: [ArraySlice<UInt8>: ObjectLinks.Link]] = [:]
     private var basePathsDone: Set<[UInt8]> = []
     private var preferredSeen: Set<ObjectID> = []
+    /// The walk on one thread's last tree at each path (see ``TreeReferences``).
+    private var treeReferences = TreeReferences<[UInt8]>()
     /// How many boundary trees serve as preferred bases (git's default window).
     private static let maximumBaseTrees = 10
 
@@ -148,7 +150,7 @@ struct ObjectWalk {
     private mutating func addTreesReadAhead(_ roots: [ObjectID], seen: inout ObjectIDTable) throws -> Bool {
         // At most this many bytes of trees read ahead.
         let queue = BlockingQueue<Transferred<[TreeRead]>>(capacity: 16 << 20)
-        let reader = Transferred((try database.reopened(), seen))
+        let reader = Transferred((try database.reopened(readWindows: true), seen))
         guard
             let thread = try? JoinableThread({
                 Self.readTrees(roots, database: reader.value.0, seen: reader.value.1, into: queue)
@@ -160,6 +162,7 @@ struct ObjectWalk {
         }
         var prefixes: [[UInt8]] = []
         var subtreePaths: [[UInt8]] = []
+        var references = TreeReferences<[UInt8]>()
         while let batch = queue.take() {
             for read in batch.value {
                 switch read {
@@ -176,7 +179,9 @@ struct ObjectWalk {
                     guard let prefix = prefixes.popLast() else { throw PushPackError.malformed(tree) }
                     var next = 0
                     subtreePaths.removeAll(keepingCapacity: true)
-                    try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+                    let reference = references.swap(data, at: prefix)
+                    try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) {
+                        name, link in
                         if link.type == .tree {
                             // The reader's set says which trees are new; a tree named twice in one
                             // tree is new at its first entry only.
@@ -199,45 +204,11 @@ struct ObjectWalk {
         return true
     }
 
-    /// The longest path the walk keeps whole (Linux's `PATH_MAX`); a longer one is kept only as
-    /// what its hash reads (see ``childPath(_:_:)``).
-    static let longestPath = 4096
-
-    /// The path of a tree entry named `name` in the tree at `prefix` (`prefix/name`, or `name`
-    /// at the root), as the walk hashes it for delta search. A path longer than ``longestPath``
-    /// (or one below such a path) is kept cut: a NUL, which no tree entry name holds, then the
-    /// last sixteen bytes of it that are not white space, all that ``ObjectLinks/nameHash(_:)``
-    /// reads (the NUL adds nothing to the hash). So a tree nested 100,000 deep costs the walk
-    /// time and memory in proportion to its size, not to the square of its depth, and such
-    /// paths get no preferred bases.
-    @inline(__always)
-    static func childPath<Name: Collection<UInt8>>(_ prefix: [UInt8], _ name: Name) -> [UInt8] {
-        var path: [UInt8] = []
-        path.reserveCapacity(prefix.count + 1 + name.count)
-        if !prefix.isEmpty {
-            path += prefix
-            path.append(0x2f)
-        }
-        path += name
-        guard prefix.first == 0 || path.count > longestPath else { return path }
-        return hashedEnd(of: path)
-    }
-
-    /// The cut form of `path` (see ``childPath(_:_:)``).
-    static func hashedEnd(of path: [UInt8]) -> [UInt8] {
-        var kept: [UInt8] = []
-        var position = path.endIndex
-        while position > path.startIndex && kept.count < 16 {
-            position -= 1
-            let byte = path[position]
-            if !(byte == 0x20 || (0x09...0x0d).contains(byte)) { kept.append(byte) }
-        }
-        return [0] + kept.reversed()
-    }
-
     /// The tree reader of ``addTreesReadAhead(_:seen:)``: walks the trees of `roots` depth first
     /// in entry order, skipping the trees in `seen`, and puts each with its new subtrees into
-    /// `queue` (in batches), then closes it; stops early if the queue is closed.
+    /// `queue` (in batches), then closes it; stops early if the queue is closed. Entries the
+    /// last tree read at the same path holds are not looked up (``TreeReferences``), and the packs
+    /// are read through windows (the trees lie in the pack mostly in the order they are read).
     private static func readTrees(
         _ roots: [ObjectID], database: ObjectDatabase, seen: ObjectIDTable,
         into queue: BlockingQueue<Transferred<[TreeRead]>>
@@ -254,19 +225,30 @@ struct ObjectWalk {
         }
         defer { queue.close() }
         do {
-            var stack: [ObjectID] = []
+            // Each tree with a hash of its path, for the trees to compare with (`TreeReferences`).
+            var stack: [(ObjectID, UInt64)] = []
+            var references = TreeReferences<UInt64>()
             for root in roots where seen.insert(root).inserted {
                 batch.append(.root(root))
-                stack.append(root)
-                while let tree = stack.popLast() {
+                stack.append((root, 0))
+                while let (tree, pathHash) = stack.popLast() {
                     guard let object = try database.object(tree) else { throw PushPackError.missingObject(tree) }
                     guard object.type == .tree else { throw PushPackError.malformed(tree) }
                     var found: [ObjectID] = []
-                    try ObjectLinks.forEachTreeEntry(object.data, format: database.format, treesOnly: true) {
-                        _, link in
-                        if seen.insert(link.id).inserted { found.append(link.id) }
+                    var foundPaths: [UInt64] = []
+                    let data = object.data
+                    let reference = references.swap(data, at: pathHash)
+                    try ObjectLinks.forEachTreeEntry(
+                        data, format: database.format, treesOnly: true, skipping: reference
+                    ) { name, link in
+                        guard seen.insert(link.id).inserted else { return }
+                        found.append(link.id)
+                        // FNV-1a over the name, from the parent's hash.
+                        var hash = (pathHash ^ 0x2f) &* 0x100_0000_01b3
+                        for index in name { hash = (hash ^ UInt64(data[index])) &* 0x100_0000_01b3 }
+                        foundPaths.append(hash)
                     }
-                    stack += found.reversed()
+                    for (id, path) in zip(found, foundPaths).reversed() { stack.append((id, path)) }
                     batch.append(.tree(id: tree, data: object.data, newSubtrees: found))
                     batchBytes += object.data.count
                     if batch.count >= 512 || batchBytes >= 1 << 20 {
@@ -394,7 +376,8 @@ struct ObjectWalk {
             let data = object.data
             subtrees.removeAll(keepingCapacity: true)
             // Entries are read in place; a path is made only for an object not seen before.
-            try ObjectLinks.forEachTreeEntry(data, format: database.format) { name, link in
+            let reference = treeReferences.swap(data, at: prefix)
+            try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) { name, link in
                 guard seen.insert(link.id).inserted else { return }
                 let path = Self.childPath(prefix, data[name])
                 try addPreferredBases(path: path)

@@ -60,13 +60,26 @@ public enum ObjectLinks {
     /// Throws ``ProtocolError`` for a malformed tree.
     /// `treesOnly` leaves out every entry that is not a tree (blobs are still read past and
     /// checked the same way, so a malformed tree fails at the same entry either way).
+    /// `skipping`: another tree (or nothing); an entry byte for byte the same as one of its
+    /// entries (mode, name and id) is left out. The two are read side by side in git's order
+    /// (names sorted as git sorts tree entries, a tree's name as if it ended in `/`), so each
+    /// entry is compared with the one of `skipping` at its place in that order: a tree out of
+    /// that order only leaves out fewer entries, never one that `skipping` does not hold.
+    /// The push's walk passes a tree whose entries it has already looked up, so that it looks
+    /// up only what changed (a tree and its neighbour in history differ in a few entries).
     package static func forEachTreeEntry(
-        _ data: [UInt8], format: ObjectFormat, treesOnly: Bool = false,
+        _ data: [UInt8], format: ObjectFormat, treesOnly: Bool = false, skipping reference: [UInt8] = [],
         _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
     ) throws {
         let count = data.count
         let width = format.byteCount
         var start = 0
+        // `data` up to `runEnd` is `reference` shifted by `shift` bytes, from entries starting
+        // at the same place in both (each entry ending there is one of `reference`'s); entries
+        // from `start + shift` on in `reference` are those not yet compared.
+        var usesReference = !reference.isEmpty
+        var runEnd = usesReference ? commonPrefixCount(data, 0, reference, 0) : 0
+        var shift = 0
         while start < count {
             var space = start
             while space < count && data[space] != 0x20 { space += 1 }
@@ -74,6 +87,24 @@ public enum ObjectLinks {
             while nul < count && data[nul] != 0 { nul += 1 }
             guard nul < count, width <= count - nul - 1 else {
                 throw ProtocolError("malformed tree entry at byte \(start)")
+            }
+            if usesReference {
+                let next = nul + 1 + width
+                if next <= runEnd {
+                    start = next
+                    continue
+                }
+                // The run of equal bytes ends in this entry: it is compared with the entries of
+                // `reference` at its place in git's order, then a new run starts after both.
+                var referenceAt = start + shift
+                let skips = Self.skipsEntry(data, start..<next, space, reference, &referenceAt, width)
+                shift = referenceAt - next
+                runEnd = next + commonPrefixCount(data, next, reference, referenceAt)
+                usesReference = referenceAt < reference.count
+                if skips {
+                    start = next
+                    continue
+                }
             }
             // The mode's file-type bits decide, as git's `canon_mode` does: a directory is a
             // tree (`40000`, and the zero-padded `040000` of old repositories), a regular file
@@ -110,6 +141,86 @@ public enum ObjectLinks {
                     format: .sha256)
             try body((space + 1)..<nul, Link(id: id, type: isTree ? .tree : .blob))
         }
+    }
+
+    /// Whether the entry of `data` at `entry` (its name after `space`) is one of `reference`'s,
+    /// byte for byte, moving `referenceAt` past the entries of `reference` that sort before it
+    /// (and past the one it matches or that has its name). An entry of `reference` starting at
+    /// `referenceAt` with the same bytes is that entry whole: the entry's NUL ends its name there
+    /// too, and the id's width is fixed.
+    @inline(__always)
+    private static func skipsEntry(
+        _ data: [UInt8], _ entry: Range<Int>, _ space: Int, _ reference: [UInt8], _ referenceAt: inout Int,
+        _ width: Int
+    ) -> Bool {
+        let length = entry.count
+        let referenceCount = reference.count
+        while referenceAt < referenceCount {
+            let at = referenceAt
+            if commonPrefixCount(data, entry.lowerBound, reference, at) >= length {
+                referenceAt = at + length
+                return true
+            }
+            var referenceSpace = at
+            while referenceSpace < referenceCount && reference[referenceSpace] != 0x20 { referenceSpace += 1 }
+            var referenceNul = referenceSpace
+            while referenceNul < referenceCount && reference[referenceNul] != 0 { referenceNul += 1 }
+            guard referenceNul < referenceCount, width <= referenceCount - referenceNul - 1 else {
+                referenceAt = referenceCount
+                return false
+            }
+            let order = gitNameOrder(
+                reference, (referenceSpace + 1)..<referenceNul, isTreeMode(reference, at..<referenceSpace),
+                data, (space + 1)..<(entry.upperBound - width - 1), isTreeMode(data, entry.lowerBound..<space))
+            if order > 0 { return false }
+            referenceAt = referenceNul + 1 + width
+            if order == 0 { return false }
+        }
+        return false
+    }
+
+    /// How many bytes of `a` from `aStart` and of `b` from `bStart` are the same before the
+    /// first that differs (or either ends), compared eight at a time.
+    @inline(__always)
+    static func commonPrefixCount(_ a: [UInt8], _ aStart: Int, _ b: [UInt8], _ bStart: Int) -> Int {
+        precondition(aStart >= 0 && aStart <= a.count && bStart >= 0 && bStart <= b.count)
+        let limit = min(a.count - aStart, b.count - bStart)
+        return a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                var offset = 0
+                while limit - offset >= 8 {
+                    let difference =
+                        UInt64(littleEndian: a.loadUnaligned(fromByteOffset: aStart + offset, as: UInt64.self))
+                        ^ UInt64(littleEndian: b.loadUnaligned(fromByteOffset: bStart + offset, as: UInt64.self))
+                    if difference != 0 { return offset + difference.trailingZeroBitCount / 8 }
+                    offset += 8
+                }
+                while offset < limit && a[aStart + offset] == b[bStart + offset] { offset += 1 }
+                return offset
+            }
+        }
+    }
+
+    /// Whether the mode at `mode` reads `40000` or `040000` (a tree, as far as the order of
+    /// entries goes).
+    @inline(__always)
+    private static func isTreeMode(_ data: [UInt8], _ mode: Range<Int>) -> Bool {
+        (mode.count == 5 && data[mode.lowerBound] == 0x34)
+            || (mode.count == 6 && data[mode.lowerBound] == 0x30 && data[mode.lowerBound + 1] == 0x34)
+    }
+
+    /// git's `base_name_compare`: the sign of the order of two entry names, a tree's name
+    /// compared as if it ended in `/`.
+    private static func gitNameOrder(
+        _ a: [UInt8], _ aName: Range<Int>, _ aTree: Bool, _ b: [UInt8], _ bName: Range<Int>, _ bTree: Bool
+    ) -> Int {
+        let common = min(aName.count, bName.count)
+        for offset in 0..<common where a[aName.lowerBound + offset] != b[bName.lowerBound + offset] {
+            return Int(a[aName.lowerBound + offset]) - Int(b[bName.lowerBound + offset])
+        }
+        let aNext = aName.count > common ? Int(a[aName.lowerBound + common]) : (aTree ? 0x2f : 0)
+        let bNext = bName.count > common ? Int(b[bName.lowerBound + common]) : (bTree ? 0x2f : 0)
+        return aNext - bNext
     }
 
     /// A tree's entries with their names, in the tree's order; gitlinks (submodule commits)
