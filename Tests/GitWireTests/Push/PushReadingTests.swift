@@ -105,17 +105,24 @@ struct PushReadingTests {
         }
     }
 
-    @Test("a pack replaced on disk after the first opening is refused when opened again")
+    /// A reopened database shares the descriptors its packs were first opened (and checked)
+    /// with, as git keeps its packs open: a pack replaced on disk since (a repack) is not read.
+    @Test("a pack replaced on disk after the first opening is not read when opened again")
     func reopenedPackChanged() throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-push-reading")
         let gitDirectory = try makeRepository(directory)
         let database = try ObjectDatabase(gitDirectory: gitDirectory)
         let packPath = try #require(database.packs.first?.packPath)
+        let objects = try gitObjects(gitDirectory)
         var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: packPath)))
         bytes[bytes.count - 1] ^= 0xff
         try FileManager.default.removeItem(atPath: packPath)
         try Data(bytes).write(to: URL(fileURLWithPath: packPath))
-        #expect(throws: PackError.self) { try database.reopened() }
+        let again = try database.reopened()
+        for (id, type, size) in objects {
+            let object = try #require(try again.object(id))
+            #expect(object.type.name == type && object.data.count == size)
+        }
     }
 
     @Test("the planning's map of names answers as Dictionary does, through growth, replaced values and collisions")
