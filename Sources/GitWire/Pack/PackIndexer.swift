@@ -75,9 +75,10 @@ public final class PackIndexer {
     ) throws -> PackIndexResult {
         let indexer = try PackIndexer(existing: path, options: options, progress: progress)
         let file = try File.openForReading(path)
+        let chunkBytes = PackMemorySizing.readChunkBytes(packBytes: UInt64(max(0, try file.size())))
         var offset: Int64 = 0
         while true {
-            let chunk = try file.read(at: offset, count: 1 << 20)
+            let chunk = try file.read(at: offset, count: chunkBytes)
             if chunk.isEmpty { break }
             try indexer.append(chunk[...])
             offset += Int64(chunk.count)

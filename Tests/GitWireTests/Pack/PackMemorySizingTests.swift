@@ -33,6 +33,15 @@ import Testing
         #expect(PackMemorySizing.hashBatchBytes(packBytes: .max, deferringChildren: false) == 4 << 20)
     }
 
+    /// `index-pack` of a file reads a small pack 256 KiB at a time (the first pass's slices keep
+    /// their chunks alive), a pack of 32 MiB or more 1 MiB at a time, as before.
+    @Test func smallPacksAreReadInSmallerChunks() {
+        #expect(PackMemorySizing.readChunkBytes(packBytes: 13 << 20) == 256 << 10)
+        #expect(PackMemorySizing.readChunkBytes(packBytes: (32 << 20) - 1) == 256 << 10)
+        #expect(PackMemorySizing.readChunkBytes(packBytes: 32 << 20) == 1 << 20)
+        #expect(PackMemorySizing.readChunkBytes(packBytes: 304 << 20) == 1 << 20)
+    }
+
     @Test func queueCapacityChangesWhatFits() {
         let queue = BlockingQueue<Int>(capacity: 1)
         #expect(queue.offer(1, weight: 1))
