@@ -241,11 +241,15 @@ struct CloneCommand: Subcommand {
 
     /// The template git's init copies (`copy_templates`): `--template`, else `GIT_TEMPLATE_DIR`,
     /// else `init.templateDir`, else git's own; "" (nothing) for an empty one, or, with git's
-    /// warning, for one that is not a directory.
-    private static func templateDirectory(_ option: String?) throws -> String {
+    /// warning, for one that is not a directory. Without git installed (no template named and
+    /// git's own missing) nil: gitwire's own `description` and `info/exclude`, and no warning
+    /// about a directory the user never chose.
+    private static func templateDirectory(_ option: String?) throws -> String? {
         var template = option ?? Environment.value("GIT_TEMPLATE_DIR")
         if template == nil { template = try CommandConfiguration.load().path("init.templateDir") }
-        let directory = template ?? "/usr/share/git-core/templates"
+        let gitsOwn = "/usr/share/git-core/templates"
+        if template == nil && !FileSystem.isDirectory(gitsOwn) { return nil }
+        let directory = template ?? gitsOwn
         if directory.isEmpty { return "" }
         guard FileSystem.isDirectory(directory) else {
             Console.writeError("warning: templates not found in \(directory)\n")

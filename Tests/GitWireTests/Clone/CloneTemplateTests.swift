@@ -150,4 +150,23 @@ extension CloneWorkTreeTests {
             }
         }
     }
+
+    /// Without git installed (git's own template directory missing and none named), a clone
+    /// writes gitwire's own `description` and `info/exclude` and warns about nothing: the
+    /// directory is git's, not one the user chose. It printed `warning: templates not found in
+    /// /usr/share/git-core/templates` on every clone. A mount namespace (a tmpfs over
+    /// `/usr/share/git-core`) stands for a machine without git.
+    @Test func aMachineWithoutGitsTemplates() throws {
+        let source = try Self.source.get()
+        let target = source.directory.appending("clones/without-git-templates")
+        let script = "mount -t tmpfs none /usr/share/git-core && exec \"$0\" clone -q \"$1\" \"$2\""
+        let output = try run(
+            ["unshare", "-rm", "sh", "-c", script, gitwireExecutable, source.path, target],
+            environment: reproducibleGitEnvironment, check: false)
+        #expect(output.status == 0, "\(output.errorText)")
+        #expect(output.errorText.isEmpty, "\(output.errorText)")
+        #expect(FileManager.default.fileExists(atPath: "\(target)/.git/description"))
+        #expect(FileManager.default.fileExists(atPath: "\(target)/.git/info/exclude"))
+        #expect(!FileManager.default.fileExists(atPath: "\(target)/.git/hooks"))
+    }
 }
