@@ -545,12 +545,16 @@ struct CredentialOriginTests {
 /// shows, password included).
 @Suite("http URLs with a newline", .serialized)
 struct CredentialURLNewlineTests {
+    /// Servers of this suite's own: it asserts that no request at all reaches them, which other
+    /// suites' requests to shared ones (run at the same time) made fail now and then.
+    static let servers = Result { try HTTPCredentialTests.Servers() }
+
     @Test(arguments: [
         ("u%0Ahost=evil@", "/auth/small.git", "username"), ("u:pw%0a@", "/auth/small.git", "password"),
         ("u@", "/auth/sm%0aall.git", "path"), ("", "/auth/small.git?x=%0A", "path"),
     ])
     func refusedAsGitRefusesThem(userInfo: String, path: String, component: String) throws {
-        let servers = try HTTPCredentialTests.servers.get()
+        let servers = try Self.servers.get()
         let home = try HTTPCredentialTests.CredentialHome(answeringFor: "http://\(servers.a.authority)")
         let prompts = home.directory.appending("askpass.log")
         let askpass = home.directory.appending("askpass.sh")
