@@ -106,8 +106,10 @@ final class RepositoryFetch {
                 if contents?.isEmpty != true { throw RepositoryError.destinationExists(clonePath) }
             }
             let template = options.templateDirectory
+            // Only a regular file (a link followed) is read: a FIFO there (git 2.39 waits on it
+            // for ever) is passed over.
             if let template, !template.isEmpty, FileSystem.isDirectory(template),
-                FileSystem.isRegularFile("\(template)/config") || FileSystem.isSymbolicLink("\(template)/config")
+                FileSystem.status("\(template)/config")?.isRegularFile == true
             {
                 templateConfig = try? FileSystem.read("\(template)/config")
             }

@@ -114,20 +114,25 @@ extension ObjectDatabase {
         let grafts = (try? ConfigFiles.read("\(gitDirectory)/info/grafts", limit: 1 << 20)) ?? []
         let grafting = grafts.split(separator: 0x0a).contains { !$0.isEmpty && $0.first != UInt8(ascii: "#") }
         if !FileSystem.exists("\(gitDirectory)/shallow"), !grafting {
-            // A graph lists commits the repository has: no more than its objects (the loose
-            // ones counted only when the packs' are too few).
-            let packed = packedObjectCount
-            var loose: Int?
             chain = CommitGraphChain.load(
                 objectsDirectory: objectsDirectory, alternates: alternateDirectories, format: format,
-                allowsCommits: { commits in
-                    if commits <= packed { return true }
-                    if loose == nil { loose = self.looseObjectCount() }
-                    return commits <= packed + loose!
-                })
+                allowsCommits: commitGraphAllowance())
         }
         loadedCommitGraph = .some(chain)
         return chain
+    }
+
+    /// Whether a commit-graph file may list a number of commits: a graph lists commits the
+    /// repository has, so no more than its objects (the loose ones counted only when the
+    /// packs' are too few). What bounds how much of a planted graph is read.
+    package func commitGraphAllowance() -> (Int) -> Bool {
+        let packed = packedObjectCount
+        var loose: Int?
+        return { commits in
+            if commits <= packed { return true }
+            if loose == nil { loose = self.looseObjectCount() }
+            return commits <= packed + loose!
+        }
     }
 }
 

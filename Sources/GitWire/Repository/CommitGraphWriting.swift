@@ -8,7 +8,8 @@ extension Repository {
     /// 0444) through a temporary file, then `commit-graph-chain` under its lock, and the layers
     /// no longer in the chain are removed. Nothing is written when no commit is new, in a shallow
     /// repository, one whose `info/grafts` grafts, one with replace refs, or one with a graph of
-    /// one file (`objects/info/commit-graph`, which gitwire does not turn into a chain). Without
+    /// one file (`objects/info/commit-graph`, which gitwire does not turn into a chain), or when
+    /// `objects/info` or `objects/info/commit-graphs` is a symbolic link. Without
     /// `generationData` (`commitGraph.generationVersion` 1) the layer has no `GDA2` chunk.
     /// Returns whether a layer was written.
     @discardableResult
@@ -20,9 +21,17 @@ extension Repository {
         guard !FileSystem.exists("\(commonDirectory)/shallow"),
             !grafts.split(separator: 0x0a).contains(where: { !$0.isEmpty && $0.first != UInt8(ascii: "#") }),
             !refs.contains(where: { $0.name.hasPrefix("refs/replace/") }),
-            !FileSystem.exists("\(objectsDirectory)/info/commit-graph")
+            !FileSystem.exists("\(objectsDirectory)/info/commit-graph"),
+            // A directory that is a symbolic link leads outside the repository: nothing is
+            // written or removed there (git 2.39 follows it and removes every `*.graph` file
+            // it finds, its own or not).
+            !FileSystem.isSymbolicLink("\(objectsDirectory)/info"), !FileSystem.isSymbolicLink(graphs)
         else { return false }
-        var chain = CommitGraphChain.load(objectsDirectory: objectsDirectory, alternates: [], format: objectFormat)
+        // A planted layer claiming more commits than the repository has objects is not read
+        // (it could be a sparse file of many gigabytes), as the reader does not read it.
+        var chain = CommitGraphChain.load(
+            objectsDirectory: objectsDirectory, alternates: [], format: objectFormat,
+            allowsCommits: objects.commitGraphAllowance())
         if let loaded = chain, !FileSystem.exists("\(graphs)/commit-graph-chain") || loaded.layers.isEmpty {
             chain = nil
         }
@@ -81,9 +90,13 @@ extension Repository {
             bytes[...], to: "\(graphs)/\(name)", permissions: 0o444, temporaryPrefix: "tmp_graph_")
         let layers = kept.map(\.checksum.hex) + [checksum.hex]
         try writeChain(layers.map { "\($0)\n" }.joined(), in: graphs)
+        // Only a layer's name (`graph-<checksum>.graph`, a regular file) is removed: git removes
+        // any `*.graph` there.
         for file in try FileSystem.contents(ofDirectory: graphs)
         where file.hasPrefix("graph-") && file.hasSuffix(".graph")
+            && ObjectID(hex: file.utf8.dropFirst(6).dropLast(6), format: objectFormat) != nil
             && !layers.contains(String(file.dropFirst(6).dropLast(6)))
+            && FileSystem.isRegularFile("\(graphs)/\(file)")
         {
             try? FileSystem.remove("\(graphs)/\(file)")
         }

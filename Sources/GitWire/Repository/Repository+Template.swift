@@ -19,17 +19,29 @@ extension Repository {
                 try copyTemplate(source, into: target)
             } else if !exists && FileSystem.isRegularFile(source) {
                 let executable = (FileSystem.permissions(of: source) ?? 0) & 0o111 != 0
-                let bytes = try FileSystem.read(source)
-                let file = try File.create(target, mode: executable ? 0o777 : 0o666)
-                do {
-                    try file.write(bytes[...])
-                    try file.close()
-                } catch {
-                    try? FileSystem.remove(target)
-                    throw error
-                }
+                try copyFile(source, to: target, mode: executable ? 0o777 : 0o666)
                 try FileSystem.adjustSharedPermissions(target)
             }
+        }
+    }
+
+    /// Copies the file `source` to the new file `target` a block at a time, as git's `copy_file`
+    /// does: a template file of many gigabytes is not held in memory.
+    private static func copyFile(_ source: String, to target: String, mode: UInt32) throws {
+        let input = try File.openForReading(source)
+        defer { try? input.close() }
+        let output = try File.create(target, mode: mode)
+        do {
+            while true {
+                let block = try input.read(upTo: 1 << 16)
+                if block.isEmpty { break }
+                try output.write(block[...])
+            }
+            try output.close()
+        } catch {
+            try? output.close()
+            try? FileSystem.remove(target)
+            throw error
         }
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import GitWireTestSupport
+import Testing
+
+/// `clone --template` with a hostile template directory: what is copied is copied as git's
+/// `copy_templates` copies it, a block at a time, and nothing there makes the clone wait.
+@Suite struct HostileTemplateTests {
+    /// An upstream repository of one commit.
+    func upstream(_ directory: TemporaryDirectory) throws -> String {
+        let upstream = directory.appending("up")
+        try git(["init", "-q", "-b", "main", upstream])
+        try git(["commit", "-q", "--allow-empty", "-m", "one"], in: upstream)
+        return upstream
+    }
+
+    /// A template file of 192 MiB (a sparse hole): gitwire read it whole before writing its
+    /// copy (peak memory over 192 MiB; one of many gigabytes would have exhausted memory). git
+    /// 2.39 copies it a block at a time (4.5 MiB for a file of 300 MiB); so does gitwire now.
+    @Test("a huge template file is copied without being held in memory")
+    func hugeFileStreamed() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-hostile-template")
+        let upstream = try upstream(directory)
+        let template = directory.appending("template")
+        try FileManager.default.createDirectory(atPath: "\(template)/info", withIntermediateDirectories: true)
+        try run(["truncate", "-s", "192M", "\(template)/info/big"])
+        try "tail\n".write(toFile: "\(template)/info/small", atomically: false, encoding: .utf8)
+        let clone = directory.appending("clone")
+        let measured = try measuringPeakMemory(
+            [gitwireExecutable, "clone", "-q", "--template=\(template)", upstream, clone], killAfter: 120)
+        #expect(measured.output.status == 0, "\(measured.output.errorText)")
+        #expect(measured.peakMemory < peakMemoryBound(96 << 20), "peak \(mebibytes(measured.peakMemory))")
+        let size = try FileManager.default.attributesOfItem(atPath: "\(clone)/.git/info/big")[.size] as? Int
+        #expect(size == 192 << 20)
+        #expect(try String(contentsOfFile: "\(clone)/.git/info/small", encoding: .utf8) == "tail\n")
+    }
+
+    /// A template whose `config` is a symbolic link to a FIFO: gitwire opened it to read the
+    /// configuration the clone starts from and waited for a writer for ever (git 2.39 waits
+    /// too, in `read_repository_format`). Now only a regular file is read; the link is copied
+    /// as git's `copy_templates` copies links, and replaced by the clone's own `config`.
+    @Test("a template config that is a FIFO does not make the clone wait")
+    func fifoConfigNotRead() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-hostile-template")
+        let upstream = try upstream(directory)
+        let template = directory.appending("template")
+        try FileManager.default.createDirectory(atPath: template, withIntermediateDirectories: true)
+        try run(["mkfifo", "\(template)/fifo"])
+        try FileManager.default.createSymbolicLink(atPath: "\(template)/config", withDestinationPath: "fifo")
+        let clone = directory.appending("clone")
+        let measured = try measuringPeakMemory(
+            [gitwireExecutable, "clone", "-q", "--template=\(template)", upstream, clone], killAfter: 60)
+        #expect(measured.output.status == 0, "\(measured.output.errorText)")
+        #expect(try gitText(["rev-parse", "HEAD"], in: clone) == gitText(["rev-parse", "HEAD"], in: upstream))
+        let config = try FileManager.default.attributesOfItem(atPath: "\(clone)/.git/config")[.type]
+        #expect(config as? FileAttributeType == .typeRegular)
+    }
+}
