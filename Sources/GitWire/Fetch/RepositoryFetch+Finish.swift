@@ -260,7 +260,7 @@ extension RepositoryFetch {
     /// Removes everything this fetch created: the new repository, or the new pack.
     func abandon() {
         indexer = nil  // its temporary files go with it
-        if let clonePath, createdDirectory || repository != nil {
+        if let clonePath, createdDirectory || creatingRepository || repository != nil {
             if createdDirectory {
                 try? FileSystem.removeTree(clonePath)
             } else if let names = try? FileSystem.contents(ofDirectory: clonePath) {

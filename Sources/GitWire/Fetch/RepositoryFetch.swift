@@ -11,6 +11,9 @@ final class RepositoryFetch {
     let existingPath: String?
     var repository: Repository?
     var createdDirectory = false
+    /// Whether a clone has begun to make its repository (in a directory it made, or one that
+    /// was there empty): what ``abandon()`` removes from then on.
+    var creatingRepository = false
     /// A clone's `core.sharedRepository`: the one it started with, for all but its pack.
     var cloneSharedRepository: Int32 = 0
     var indexer: PackIndexer?
@@ -113,7 +116,17 @@ final class RepositoryFetch {
             {
                 templateConfig = try? FileSystem.read("\(template)/config")
             }
+            // From here a failure removes what was made (the directory when the clone made it,
+            // else what it put in it): a template git's init cannot copy, say. A directory that
+            // was there and not empty is refused first, so nothing of the user's is removed.
             if options.bare || options.mirror {
+                if FileSystem.exists(clonePath),
+                    try !FileSystem.isDirectory(clonePath) || !FileSystem.contents(ofDirectory: clonePath).isEmpty
+                {
+                    throw RepositoryError.destinationExists(clonePath)
+                }
+                createdDirectory = !existed
+                creatingRepository = true
                 startedWith?.useSharedRepository()
                 repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil), template: template)
             } else if let separate = options.separateGitDirectory {
@@ -127,6 +140,7 @@ final class RepositoryFetch {
                 SignalCleanup.removeTreeOnSignal(separate, keepDirectory: false)
                 startedWith?.useSharedRepository()
                 createdSeparateGitDirectory = true
+                creatingRepository = true
                 repository = try Repository.create(at: separate, config: cloneConfig(filter: nil), template: template)
                 let real = ConfigFiles.realPath(separate) ?? separate
                 try FileSystem.writeAtomically(
@@ -135,6 +149,8 @@ final class RepositoryFetch {
             } else {
                 // The work tree first, then its `.git` (git's clone makes them in that order).
                 if !existed { try FileSystem.makeDirectories(clonePath) }
+                createdDirectory = !existed
+                creatingRepository = true
                 startedWith?.useSharedRepository()
                 repository = try Repository.create(
                     at: "\(clonePath)/.git", config: cloneConfig(filter: nil), template: template)

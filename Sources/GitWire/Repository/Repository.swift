@@ -88,6 +88,9 @@ public final class Repository {
         for directory in ["refs", "refs/heads", "refs/tags", "objects", "objects/info", "objects/pack"] {
             try FileSystem.makeDirectory("\(path)/\(directory)")
         }
+        // An empty directory there (from the template) gives way, as git's refs backend makes
+        // one give way to a ref.
+        FileSystem.removeDirectoryIfEmpty("\(path)/HEAD")
         try FileSystem.writeAtomically(
             Array("ref: \(headTarget)\n".utf8)[...], to: "\(path)/HEAD", permissions: 0o666, temporaryPrefix: ".HEAD-")
         try FileSystem.writeAtomically(

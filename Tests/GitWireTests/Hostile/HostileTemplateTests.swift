@@ -54,4 +54,36 @@ import Testing
         let config = try FileManager.default.attributesOfItem(atPath: "\(clone)/.git/config")[.type]
         #expect(config as? FileAttributeType == .typeRegular)
     }
+
+    /// A template git's init cannot use (`config` a directory): gitwire failed as git fails,
+    /// but left the half-made clone behind (`.git` with `HEAD`, `objects`, `refs`; in a
+    /// directory that was there empty, the same), where git removes it (or empties the
+    /// directory it did not make). A template `HEAD` that is an empty directory gives way to the
+    /// clone's `HEAD`, as in git; gitwire failed (`rename …: Is a directory`) and left the clone.
+    @Test("a template the clone cannot use leaves nothing behind")
+    func unusableTemplateLeavesNothing() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-hostile-template")
+        let upstream = try upstream(directory)
+        let template = directory.appending("template")
+        try FileManager.default.createDirectory(atPath: "\(template)/config", withIntermediateDirectories: true)
+        let clone = directory.appending("clone")
+        let failed = try gitwire(["clone", "-q", "--template=\(template)", upstream, clone])
+        #expect(failed.status == 128, "\(failed.errorText)")
+        #expect(!FileManager.default.fileExists(atPath: clone))
+        let bare = directory.appending("bare.git")
+        let failedBare = try gitwire(["clone", "-q", "--bare", "--template=\(template)", upstream, bare])
+        #expect(failedBare.status == 128, "\(failedBare.errorText)")
+        #expect(!FileManager.default.fileExists(atPath: bare))
+        let empty = directory.appending("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let failedEmpty = try gitwire(["clone", "-q", "--template=\(template)", upstream, empty])
+        #expect(failedEmpty.status == 128, "\(failedEmpty.errorText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty) == [])
+
+        try FileManager.default.removeItem(atPath: "\(template)/config")
+        try FileManager.default.createDirectory(atPath: "\(template)/HEAD", withIntermediateDirectories: true)
+        let cloned = try gitwire(["clone", "-q", "--template=\(template)", upstream, clone])
+        #expect(cloned.status == 0, "\(cloned.errorText)")
+        #expect(try String(contentsOfFile: "\(clone)/.git/HEAD", encoding: .utf8) == "ref: refs/heads/main\n")
+    }
 }
