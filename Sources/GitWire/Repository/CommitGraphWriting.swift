@@ -5,7 +5,8 @@ extension Repository {
     /// `objects/info/commit-graphs/` go into a new layer, which takes in the layers on top of
     /// the chain as long as each holds at most twice as many commits as the new layer has so far
     /// (git's default `size_mult` 2); the layer is written as `graph-<checksum>.graph` (mode
-    /// 0444) through a temporary file, then `commit-graph-chain` under its lock, and the layers
+    /// 0444) through a temporary file under the lock of `commit-graph-chain` (taken first, as
+    /// git takes it: a lock that is there stops the write), then the chain, and the layers
     /// no longer in the chain are removed. Nothing is written when no commit is new, in a shallow
     /// repository, one whose `info/grafts` grafts, one with replace refs, or one with a graph of
     /// one file (`objects/info/commit-graph`, which gitwire does not turn into a chain), or when
@@ -85,11 +86,23 @@ extension Repository {
         bytes += checksum.bytes
         try FileSystem.makeDirectory("\(objectsDirectory)/info", mode: 0o777)
         try FileSystem.makeDirectory(graphs, mode: 0o777)
+        // The chain's lock first, as git takes it: a lock that is there stops the write before
+        // any layer is written, in git's words.
+        let lock = try lockChain(in: graphs)
         let name = "graph-\(checksum.hex).graph"
-        try FileSystem.writeAtomically(
-            bytes[...], to: "\(graphs)/\(name)", permissions: 0o444, temporaryPrefix: "tmp_graph_")
         let layers = kept.map(\.checksum.hex) + [checksum.hex]
-        try writeChain(layers.map { "\($0)\n" }.joined(), in: graphs)
+        do {
+            try FileSystem.writeAtomically(
+                bytes[...], to: "\(graphs)/\(name)", permissions: 0o444, temporaryPrefix: "tmp_graph_")
+            try lock.write(Array(layers.map { "\($0)\n" }.joined().utf8)[...])
+            try lock.close()
+            try FileSystem.adjustSharedPermissions("\(graphs)/commit-graph-chain.lock")
+            try FileSystem.rename("\(graphs)/commit-graph-chain.lock", to: "\(graphs)/commit-graph-chain")
+        } catch {
+            try? lock.close()
+            try? FileSystem.remove("\(graphs)/commit-graph-chain.lock")
+            throw error
+        }
         // Only a layer's name (`graph-<checksum>.graph`, a regular file) is removed: git removes
         // any `*.graph` there.
         for file in try FileSystem.contents(ofDirectory: graphs)
@@ -103,24 +116,18 @@ extension Repository {
         return true
     }
 
-    /// Writes `commit-graph-chain` as git does: `commit-graph-chain.lock` made exclusively
-    /// (mode 0444), written, renamed over the file.
-    private func writeChain(_ text: String, in graphs: String) throws {
+    /// Takes `commit-graph-chain.lock` as git does: made exclusively (mode 0444), removed if a
+    /// signal ends the process; one that is there is git's `Unable to create …: File exists.`
+    private func lockChain(in graphs: String) throws -> File {
         let lockPath = "\(graphs)/commit-graph-chain.lock"
-        let lock = try SignalCleanup.deferringSignals {
-            let file = try File.create(lockPath, mode: 0o444)
-            SignalCleanup.removeFileOnSignal(lockPath)
-            return file
-        }
         do {
-            try lock.write(Array(text.utf8)[...])
-            try lock.close()
-            try FileSystem.adjustSharedPermissions(lockPath)
-            try FileSystem.rename(lockPath, to: "\(graphs)/commit-graph-chain")
-        } catch {
-            try? lock.close()
-            try? FileSystem.remove(lockPath)
-            throw error
+            return try SignalCleanup.deferringSignals {
+                let file = try File.create(lockPath, mode: 0o444)
+                SignalCleanup.removeFileOnSignal(lockPath)
+                return file
+            }
+        } catch let error as SystemCallError where error.errno == .fileExists {
+            throw LockHeldError(lockPath: lockPath)
         }
     }
 }

@@ -92,4 +92,31 @@ import Testing
         #expect(left.count == 4 && left.contains("graph-0000.graph") && left.contains("notes.graph"), "\(left)")
         try git(["commit-graph", "verify"], in: local)
     }
+
+    /// A `commit-graph-chain.lock` left behind: gitwire wrote its layer first, then failed on the
+    /// lock in words of its own (`fatal: open …: File exists`), the layer left out of any chain.
+    /// git takes the lock first: nothing written, its `Unable to create …: File exists.` message.
+    /// Now as git.
+    @Test("a stale chain lock stops the write before any layer, in git's words")
+    func staleLockStopsFirst() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-hostile-graph-writer")
+        let (upstream, _) = try repositories(directory)
+        var errors: [String] = []
+        for side in ["git", "ours"] {
+            let local = directory.appending(side)
+            try git(["clone", "-q", upstream, local])
+            try git(["commit", "-q", "--allow-empty", "-m", side], in: upstream)
+            let graphs = "\(local)/.git/objects/info/commit-graphs"
+            try FileManager.default.createDirectory(atPath: graphs, withIntermediateDirectories: true)
+            try "".write(toFile: "\(graphs)/commit-graph-chain.lock", atomically: false, encoding: .utf8)
+            let result =
+                side == "git"
+                ? try git(["fetch", "-q", "--write-commit-graph"], in: local, check: false)
+                : try gitwire(["fetch", "-q", "--write-commit-graph"], in: local)
+            #expect(result.status == 128, "\(side): \(result.errorText)")
+            errors.append(result.errorText.replacingOccurrences(of: local, with: "<local>"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: graphs) == ["commit-graph-chain.lock"])
+        }
+        #expect(errors[1] == errors[0])
+    }
 }
