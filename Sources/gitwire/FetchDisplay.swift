@@ -51,6 +51,7 @@ final class FetchDisplay: Sendable {
             case .pack(let pack): if showsProgress { show(pack) }
             case .packing(let packing): if showsProgress { show(packing) }
             case .warning(let text): Console.writeError("warning: \(maskedForTerminal(text))\n")
+            case .error(let text): Console.writeError("error: \(maskedForTerminal(text))\n")
             }
         }
     }

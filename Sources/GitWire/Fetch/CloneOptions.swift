@@ -87,7 +87,7 @@ public struct RepositoryFetchOptions: Sendable {
     /// The template a clone copies into its new git directory first, as git's init copies it
     /// (`git clone --template`; git's own choice, `GIT_TEMPLATE_DIR`, else `init.templateDir`,
     /// else `/usr/share/git-core/templates`, is the caller's to make): see
-    /// ``Repository/copyTemplate(_:into:)``. Its `config` is where the new configuration starts:
+    /// ``Repository/copyTemplate(_:into:ignored:)``. Its `config` is where the new configuration starts:
     /// the clone's entries are set and added in it as git's `git_config_set` edits it. An empty
     /// string, or a directory that is not there, copies nothing; nil writes gitwire's own
     /// `description` and `info/exclude` (those of git's default template, without its hooks).

@@ -11,6 +11,9 @@ public enum FetchProgress: Sendable, Equatable {
     case packing(PackingProgress)
     /// What git prints as `warning: <text>` while it fetches (a filter the server ignores).
     case warning(String)
+    /// What git prints as `error: <text>` and goes on (a clone's template entry git's init does
+    /// not copy, a FIFO or a device: `ignoring template <path>`).
+    case error(String)
 }
 
 /// One line the server sent on side-band 2, as git shows it: the text up to a `\r` or `\n`,

@@ -119,6 +119,8 @@ final class RepositoryFetch {
             // From here a failure removes what was made (the directory when the clone made it,
             // else what it put in it): a template git's init cannot copy, say. A directory that
             // was there and not empty is refused first, so nothing of the user's is removed.
+            let progress = progress
+            let ignored: (String) -> Void = { path in progress?(.error("ignoring template \(path)")) }
             if options.bare || options.mirror {
                 if FileSystem.exists(clonePath),
                     try !FileSystem.isDirectory(clonePath) || !FileSystem.contents(ofDirectory: clonePath).isEmpty
@@ -128,7 +130,9 @@ final class RepositoryFetch {
                 createdDirectory = !existed
                 creatingRepository = true
                 startedWith?.useSharedRepository()
-                repository = try Repository.create(at: clonePath, config: cloneConfig(filter: nil), template: template)
+                repository = try Repository.create(
+                    at: clonePath, config: cloneConfig(filter: nil), template: template,
+                    templateIgnored: ignored)
             } else if let separate = options.separateGitDirectory {
                 // git's init with a separate git directory: the work tree, the repository where
                 // it was asked for, then the work tree's `.git` file naming it by its real path.
@@ -141,7 +145,9 @@ final class RepositoryFetch {
                 startedWith?.useSharedRepository()
                 createdSeparateGitDirectory = true
                 creatingRepository = true
-                repository = try Repository.create(at: separate, config: cloneConfig(filter: nil), template: template)
+                repository = try Repository.create(
+                    at: separate, config: cloneConfig(filter: nil), template: template,
+                    templateIgnored: ignored)
                 let real = ConfigFiles.realPath(separate) ?? separate
                 try FileSystem.writeAtomically(
                     Array("gitdir: \(real)\n".utf8)[...], to: "\(clonePath)/.git", permissions: 0o666,
@@ -153,7 +159,8 @@ final class RepositoryFetch {
                 creatingRepository = true
                 startedWith?.useSharedRepository()
                 repository = try Repository.create(
-                    at: "\(clonePath)/.git", config: cloneConfig(filter: nil), template: template)
+                    at: "\(clonePath)/.git", config: cloneConfig(filter: nil), template: template,
+                    templateIgnored: ignored)
             }
             createdDirectory = !existed
             if templateConfig != nil { try writeCloneConfig(cloneConfigText(filter: nil), in: repository) }

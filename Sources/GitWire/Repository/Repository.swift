@@ -65,11 +65,13 @@ public final class Repository {
     /// Creates a bare repository at `path` (which must not exist, or be an empty directory), as
     /// `git init --bare` does, with `config` as its configuration and `HEAD` pointing at
     /// `headTarget`. `template` is the template directory copied into it first, as git's init
-    /// copies it (see ``copyTemplate(_:into:)``; an empty string or a directory that is not there
+    /// copies it (see ``copyTemplate(_:into:ignored:)``; an empty string or a directory that is not there
     /// copies nothing); nil writes gitwire's own `description` and `info/exclude`, those of
-    /// git's default template.
+    /// git's default template. `templateIgnored` hears the template entries passed over (see
+    /// ``copyTemplate(_:into:ignored:)``).
     public static func create(
-        at path: String, config: GitConfig, headTarget: String = "refs/heads/master", template: String? = nil
+        at path: String, config: GitConfig, headTarget: String = "refs/heads/master", template: String? = nil,
+        templateIgnored: (String) -> Void = { _ in }
     ) throws -> Repository {
         if FileSystem.exists(path) {
             guard FileSystem.isDirectory(path), try FileSystem.contents(ofDirectory: path).isEmpty else {
@@ -81,7 +83,9 @@ public final class Repository {
             try FileSystem.makeDirectories(path)
         }
         if let template {
-            if !template.isEmpty && FileSystem.isDirectory(template) { try copyTemplate(template, into: path) }
+            if !template.isEmpty && FileSystem.isDirectory(template) {
+                try copyTemplate(template, into: path, ignored: templateIgnored)
+            }
         } else {
             try FileSystem.makeDirectory("\(path)/info")
         }

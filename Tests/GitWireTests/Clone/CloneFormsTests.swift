@@ -23,6 +23,7 @@ struct CloneFormsTests {
                 case .pack(let pack): phases.insert(pack.phase == .receiving ? "receiving" : "resolving")
                 case .packing: phases.insert("packing")
                 case .warning: phases.insert("warning")
+                case .error: phases.insert("error")
                 }
             }
         }

@@ -86,4 +86,26 @@ import Testing
         #expect(cloned.status == 0, "\(cloned.errorText)")
         #expect(try String(contentsOfFile: "\(clone)/.git/HEAD", encoding: .utf8) == "ref: refs/heads/main\n")
     }
+
+    /// A FIFO in the template (and one in a subdirectory): git's init passes it over with
+    /// `error: ignoring template <path>` (the template as given, then the entry) and clones;
+    /// gitwire passed it over without a word. Now the same lines as git, with `--template` given
+    /// with and without a trailing `/`.
+    @Test("a FIFO in the template is ignored in git's words")
+    func fifoIgnoredInGitsWords() throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-hostile-template")
+        let upstream = try upstream(directory)
+        let template = directory.appending("template")
+        try FileManager.default.createDirectory(atPath: "\(template)/hooks", withIntermediateDirectories: true)
+        try run(["mkfifo", "\(template)/fifo", "\(template)/hooks/fifo"])
+        for (index, given) in [template, template + "/"].enumerated() {
+            let theirs = try git(
+                ["clone", "-q", "--template=\(given)", upstream, directory.appending("git\(index)")], check: false)
+            let ours = try gitwire(["clone", "-q", "--template=\(given)", upstream, directory.appending("ours\(index)")])
+            #expect(ours.status == theirs.status && ours.status == 0, "\(ours.errorText)")
+            let sorted = { (text: String) in text.split(separator: "\n").sorted() }
+            #expect(sorted(ours.errorText) == sorted(theirs.errorText))
+            #expect(sorted(theirs.errorText).count == 2, "\(theirs.errorText)")
+        }
+    }
 }
