@@ -101,7 +101,9 @@ import Testing
         for (index, given) in [template, template + "/"].enumerated() {
             let theirs = try git(
                 ["clone", "-q", "--template=\(given)", upstream, directory.appending("git\(index)")], check: false)
-            let ours = try gitwire(["clone", "-q", "--template=\(given)", upstream, directory.appending("ours\(index)")])
+            let ours = try gitwire([
+                "clone", "-q", "--template=\(given)", upstream, directory.appending("ours\(index)"),
+            ])
             #expect(ours.status == theirs.status && ours.status == 0, "\(ours.errorText)")
             let sorted = { (text: String) in text.split(separator: "\n").sorted() }
             #expect(sorted(ours.errorText) == sorted(theirs.errorText))
