@@ -140,8 +140,8 @@ struct CloneCommand: Subcommand {
             throw UsageError("unable to write parameters to config file")
         }
         // git's init refuses a separate git directory that is there, even empty, once it has
-        // said `Cloning into`.
-        if let separateGitDir, FileSystem.exists(separateGitDir) || FileSystem.isSymbolicLink(separateGitDir) {
+        // said `Cloning into` (a dangling link is followed: the directory is made where it points).
+        if let separateGitDir, FileSystem.exists(separateGitDir) {
             throw UsageError("\(separateGitDir) already exists")
         }
         let templateDirectory = try Self.templateDirectory(template)

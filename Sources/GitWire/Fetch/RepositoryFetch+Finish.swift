@@ -272,8 +272,18 @@ extension RepositoryFetch {
             try? FileSystem.remove(String(indexed.packPath.dropLast(5)) + ".promisor")
         }
         if createdSeparateGitDirectory, let separate = options.separateGitDirectory {
-            try? FileSystem.removeTree(separate)
-            SignalCleanup.forget(separate)
+            if FileSystem.isSymbolicLink(separate) {
+                // Made through a dangling link: emptied, the link and the directory left (git's).
+                if let made = ConfigFiles.realPath(separate) {
+                    for name in (try? FileSystem.contents(ofDirectory: made)) ?? [] {
+                        try? FileSystem.removeTree("\(made)/\(name)")
+                    }
+                    SignalCleanup.forget(made)
+                }
+            } else {
+                try? FileSystem.removeTree(separate)
+                SignalCleanup.forget(separate)
+            }
         }
         indexed = nil
         if let clonePath { SignalCleanup.forget(clonePath) }

@@ -136,12 +136,13 @@ final class RepositoryFetch {
             } else if let separate = options.separateGitDirectory {
                 // git's init with a separate git directory: the work tree, the repository where
                 // it was asked for, then the work tree's `.git` file naming it by its real path.
-                if FileSystem.exists(separate) || FileSystem.isSymbolicLink(separate) {
-                    throw RepositoryError.destinationExists(separate)
-                }
+                // A dangling symbolic link is followed, as git follows it: the directory is made
+                // where it points, and a failed clone empties it and leaves the link, as git does.
+                if FileSystem.exists(separate) { throw RepositoryError.destinationExists(separate) }
+                let throughLink = FileSystem.isSymbolicLink(separate)
                 if !existed { try FileSystem.makeDirectories(clonePath) }
                 createdDirectory = !existed
-                SignalCleanup.removeTreeOnSignal(separate, keepDirectory: false)
+                if !throughLink { SignalCleanup.removeTreeOnSignal(separate, keepDirectory: false) }
                 startedWith?.useSharedRepository()
                 createdSeparateGitDirectory = true
                 creatingRepository = true
@@ -149,6 +150,7 @@ final class RepositoryFetch {
                     at: separate, config: cloneConfig(filter: nil), template: template,
                     templateIgnored: ignored)
                 let real = ConfigFiles.realPath(separate) ?? separate
+                if throughLink { SignalCleanup.removeTreeOnSignal(real, keepDirectory: true) }
                 try FileSystem.writeAtomically(
                     Array("gitdir: \(real)\n".utf8)[...], to: "\(clonePath)/.git", permissions: 0o666,
                     temporaryPrefix: ".git-", shared: false)
