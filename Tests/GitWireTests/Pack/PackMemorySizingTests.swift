@@ -1,3 +1,5 @@
+import Foundation
+import GitWireCore
 import GitWireTestSupport
 import Testing
 
@@ -83,5 +85,49 @@ import Testing
         #expect(table.count == count)
         #expect(table.ids.capacity < count + 64)
         #expect(table.offsets.capacity < count + 64)
+    }
+
+    /// A resolver holds the names it resolved in a list of fixed room, handed over every
+    /// ``DeltaTreeResolver/handOffCount`` (1,024) names, within a tree too: one chain of 3,000
+    /// deltas here. The list grew by doubling before, to 4,096 names a thread (8,192 once a batch
+    /// was named past the count: 0.47 MB a thread on swift-nio's pack).
+    @Test func resolverHoldsFewResolvedNamesAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        var builder = TestPackBuilder()
+        var previous = try builder.addObject(.blob, [UInt8](repeating: 0x61, count: 100))
+        let count = 3_000
+        for index in 0..<count {
+            // The base's last 99 bytes, then one byte more: 100 bytes each.
+            let delta: [UInt8] = [100, 100, 0x91, 1, 99, 1, UInt8(truncatingIfNeeded: index)]
+            previous = try builder.addOffsetDelta(baseOffset: previous, delta)
+        }
+        let pack = builder.bytes()
+        let packPath = directory.appending("chain.pack")
+        try Data(pack).write(to: URL(fileURLWithPath: packPath))
+        let parser = try PackStreamParser(format: .sha1)
+        try parser.append(pack[...])
+        _ = try parser.finish()
+        var table = parser.takeTable()
+        let plan = DeltaResolutionPlan(packPath: packPath, table: &table, cacheLimitPerThread: 16 << 20)
+        let resolver = try DeltaTreeResolver(plan: plan, claims: OnceFlags(count: table.count), progress: nil)
+        var handed: [Int] = []
+        var largestRoom = 0
+        resolver.handOff = { names in
+            handed.append(names.count)
+            largestRoom = max(largestRoom, names.capacity)
+        }
+        #expect(plan.roots.count == 1)
+        for next in plan.roots.indices {
+            try resolver.resolveTree(
+                root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
+                range: plan.range(of: Int(plan.roots[next])), data: nil)
+            largestRoom = max(largestRoom, resolver.resolved.capacity)
+        }
+        let rest = try resolver.takeResolved()
+        #expect(handed.reduce(0, +) + rest.count == count)
+        #expect(handed.count >= 2)
+        #expect(handed.allSatisfy { $0 >= DeltaTreeResolver.handOffCount })
+        #expect(largestRoom <= DeltaTreeResolver.handOffCount + 128)
+        #expect(largestRoom * MemoryLayout<ResolvedDelta>.stride <= 96 << 10)
     }
 }
