@@ -216,7 +216,7 @@ public final class PackIndexer {
                 objectsAdded = completion.objectsAdded
                 statistics.add(completion.statistics)
             }
-            if resolving.count < deltaCount { throw Self.unresolvedError(table) }
+            if resolving.count < deltaCount { throw Self.unresolvedError(table, plan: plan) }
         }
         let order = try PackIndexWriter.sortedOrder(ids: table.ids, offsets: table.offsets)
         var result = try writeFinalFiles(
@@ -340,9 +340,9 @@ public final class PackIndexer {
 
     /// The error for a pack whose deltas did not all resolve: the first reference delta whose base
     /// is nowhere, or a loop.
-    private static func unresolvedError(_ table: PackEntryTable) -> PackError {
+    private static func unresolvedError(_ table: PackEntryTable, plan: DeltaResolutionPlan) -> PackError {
         let known = Set(table.ids)
-        for link in table.referenceDeltas where !known.contains(link.base) {
+        for link in plan.referenceChildren.inPackOrder() where !known.contains(link.base) {
             return PackError(offset: table.offsets[Int(link.delta)], .deltaBaseMissing(.id(link.base)))
         }
         let first = table.ids.indices.first { table.isDelta($0) && table.ids[$0].isZero } ?? 0

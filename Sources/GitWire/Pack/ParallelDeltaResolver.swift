@@ -27,7 +27,9 @@ enum ParallelDeltaResolver {
                     try resolver.resolveTree(
                         root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
                         range: plan.range(of: Int(plan.roots[next])), data: nil)
-                    if resolver.resolved.count >= 4096 { shared.record(try resolver.takeResolved()) }
+                    if resolver.resolved.count >= DeltaTreeResolver.handOffCount {
+                        shared.record(try resolver.takeResolved())
+                    }
                 }
                 if !shared.stopped.load(ordering: .relaxed) { try resolver.finishPending() }
                 shared.record(try resolver.takeResolved())
@@ -60,7 +62,7 @@ enum ParallelDeltaResolver {
                 try resolver.resolveTree(
                     root: plan.roots[next], type: plan.rootTypes[next], id: plan.rootIDs[next],
                     range: plan.range(of: Int(plan.roots[next])), data: nil)
-                if resolver.resolved.count >= 4096 { _ = try resolver.takeResolved() }
+                if resolver.resolved.count >= DeltaTreeResolver.handOffCount { _ = try resolver.takeResolved() }
             }
             _ = try resolver.takeResolved()
             return nil

@@ -46,7 +46,7 @@ final class ThinPackCompletion {
             resolver.flushLinks()
             statistics = resolver.statistics
         }
-        for link in table.referenceDeltas where table.ids[Int(link.delta)].isZero {
+        for link in plan.referenceChildren.inPackOrder() where table.ids[Int(link.delta)].isZero {
             guard let base = try bases.object(link.base) else { continue }
             let baseID: ObjectID
             do { baseID = try base.id(checksum.format) } catch {

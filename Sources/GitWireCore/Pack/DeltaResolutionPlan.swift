@@ -24,8 +24,9 @@ package final class DeltaResolutionPlan: Sendable {
     /// The format of the pack's object names.
     package let format: ObjectFormat
 
-    /// Makes the plan for `table`, taking its offset deltas (the table's list is left empty, so the
-    /// largest list is sorted in place rather than copied).
+    /// Makes the plan for `table`, taking its offset and reference deltas (the table's lists are
+    /// left empty, so the largest lists are sorted in place rather than copied; the reference
+    /// deltas in the pack's order are ``ReferenceDeltaLinks/inPackOrder()`` of ``referenceChildren``).
     package init(packPath: String, table: inout PackEntryTable, cacheLimitPerThread: Int) {
         self.packPath = packPath
         self.cacheLimitPerThread = cacheLimitPerThread
@@ -42,7 +43,12 @@ package final class DeltaResolutionPlan: Sendable {
             ($0.base, subtreeSizes[Int($0.delta)], $0.delta) < ($1.base, subtreeSizes[Int($1.delta)], $1.delta)
         }
         offsetChildren = offsetLinks
-        referenceChildren = table.referenceDeltas.sortedByBase()
+        // Taken from the table too and sorted in place: a sorted copy beside the first pass's list
+        // held both through resolution (1.4 MB of dulwich's 9.6 MB heap peak with reference deltas).
+        var referenceLinks = ReferenceDeltaLinks(format: table.format)
+        swap(&referenceLinks, &table.referenceDeltas)
+        referenceLinks.sortByBase()
+        referenceChildren = referenceLinks
         var hasOffsetChild = [Bool](repeating: false, count: table.count)
         for link in offsetChildren { hasOffsetChild[Int(link.base)] = true }
         var roots: [Int32] = []

@@ -166,22 +166,30 @@ package struct ReferenceDeltaLinks: RandomAccessCollection, Sendable {
     /// The links sorted by base name, then by delta.
     package func sortedByBase() -> ReferenceDeltaLinks {
         var sorted = self
+        sorted.sortByBase()
+        return sorted
+    }
+
+    /// Sorts the links by base name, then by delta, in place when nothing else holds them.
+    package mutating func sortByBase() {
         switch storage {
         case .narrow(var links):
-            sorted.storage = .narrow([])
+            storage = .narrow([])
             links.sort { ($0.w0, $0.w1, $0.w2) < ($1.w0, $1.w1, $1.w2) }
-            sorted.storage = .narrow(links)
+            storage = .narrow(links)
         case .wide(var links):
-            sorted.storage = .wide([])
+            storage = .wide([])
             links.sort {
                 ($0.base.0, $0.base.1, $0.base.2, $0.base.3, $0.delta) < (
                     $1.base.0, $1.base.1, $1.base.2, $1.base.3, $1.delta
                 )
             }
-            sorted.storage = .wide(links)
+            storage = .wide(links)
         }
-        return sorted
     }
+
+    /// The links in the order of their deltas in the pack, the order the first pass found them.
+    package func inPackOrder() -> [ReferenceDeltaLink] { sorted { $0.delta < $1.delta } }
 
     /// The positions of the links based on `id`, in links sorted by ``sortedByBase()``.
     package func range(ofBase id: ObjectID) -> Range<Int> {

@@ -19,7 +19,9 @@ package struct InflateProgress: Sendable {
 /// point of the stream.
 package final class Inflater {
     private var stream = z_stream()
-    private var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The output of ``inflate(_:sink:)``'s steps, 64 KiB, made on its first use: the resolving
+    /// threads' inflaters never use it.
+    private var scratch: [UInt8] = []
     /// The Adler-32 of what the stream has produced so far (``Inflater/inflate(_:sink:)``'s path).
     private var outputCheck: UInt32 = 1
     /// The last four input bytes the stream took, the first in the high byte: once the stream
@@ -150,6 +152,7 @@ package final class Inflater {
     ) throws -> InflateProgress {
         var progress = InflateProgress(consumed: 0, produced: 0, finished: false)
         if input.isEmpty { return progress }
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 64 * 1024) }
         try input.withUnsafeBufferPointer { source in
             stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
             stream.avail_in = UInt32(source.count)
