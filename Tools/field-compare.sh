@@ -164,7 +164,7 @@ dump_repo() { # dump_repo <git dir>
     echo "## reflogs"
     (cd "$d" && find logs -type f 2>/dev/null | sort | while read -r f; do
         echo "# $f"
-        sed -E 's/> [0-9]+ [+-][0-9]{4}	/> T	/' "$f"
+        sed -E 's/> [0-9]+ [+-][0-9]{4}(	|$)/> T\1/' "$f"
     done)
     echo "## leftovers"; (cd "$d" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' \) | sort)
     echo "## objects"; git --git-dir="$d" rev-list --objects --all 2>&1 | sort | md5sum
@@ -522,6 +522,9 @@ graph_files() { # the layers (mode, size, name: their checksum), the chain; git'
     (cd .git/objects/info/commit-graphs && stat -c '%A %s %n' * && cat commit-graph-chain) && git commit-graph verify
 }
 s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files; }
+s_fetch_commit_graph_one_file() { # a graph of one file: the base of the new chain, or merged into it
+    git commit-graph write --reachable && $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files
+}
 s_fetch_commit_graph_all() { # the children write none, the fetch one layer at the end
     $G -c fetch.writeCommitGraph=true fetch --all && GIT_COMMITTER_DATE="1700000000 +0000" GIT_AUTHOR_DATE="1700000000 +0000" \
         git commit -q --allow-empty -m more && $G fetch --write-commit-graph
@@ -587,8 +590,16 @@ make_template() { # a template with hooks, a link, a hidden file, and a config g
     printf '# from the template\n[core]\n\thooksPath = hooks\n\tlogAllRefUpdates = true\n[user]\n\tname = T ; t\n' >"$1/config"
 }
 s_clone_template_full() { make_template ../tpl2 && cd .. && clone_cmd --template=tpl2 -c a.b=c up:up.git ct2; dumps ct2/.git; gitfiles ct2/.git; }
-s_clone_template_bare() { # (git's bare clone logs HEAD with core.logAllRefUpdates=true; gitwire's does not)
-    make_template ../tpl3 && git config -f ../tpl3/config --unset core.logAllRefUpdates && cd .. && $G clone -q --bare --template="$run/tpl3" up:up.git ct3.git; dumps ct3.git; gitfiles ct3.git; }
+s_clone_template_bare() { # the template's core.logAllRefUpdates=true: git's bare clone logs HEAD
+    make_template ../tpl3 && cd .. && $G clone -q --bare --template="$run/tpl3" up:up.git ct3.git; dumps ct3.git; gitfiles ct3.git; }
+s_clone_bare_logall() { cd .. && $G clone -q --bare -c core.logAllRefUpdates=true up:up.git cb.git; dumps cb.git; }
+s_clone_bare_logall_tag() { cd .. && $G clone -q --bare -b v1.0 -c core.logAllRefUpdates=always up:up.git cb2.git; dumps cb2.git; }
+s_clone_mirror_logall_global() { cd .. && git config --global core.logAllRefUpdates true && $G clone -q --mirror up:up.git cb3.git; dumps cb3.git; }
+s_clone_template_format() {
+    make_template ../tpl9 && printf '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tfoo = x\n' >../tpl9/config
+    make_template ../tpl10 && printf '[core]\n\trepositoryformatversion = 99\n' >../tpl10/config
+    cd .. && clone_cmd --template=tpl9 up:up.git ct9; gitfiles ct9/.git; clone_cmd --bare --template="$run/tpl10" up:up.git ct10.git; gitfiles ct10.git
+}
 s_clone_template_config() { make_template ../tpl4 && git config --global init.templateDir "$run/tpl4" && cd .. && clone_cmd -q up:up.git ct4; gitfiles ct4/.git; }
 s_clone_template_env() { make_template ../tpl5 && cd .. && GIT_TEMPLATE_DIR=$run/tpl5 clone_cmd -q up:up.git ct5; gitfiles ct5/.git; }
 s_clone_template_missing() { cd .. && clone_cmd --template=nowhere up:up.git ct6; gitfiles ct6/.git; }
@@ -784,6 +795,7 @@ scenario fetch/--porcelain s_fetch_porcelain "not in git 2.39"
 scenario fetch/-k s_fetch_keep
 scenario fetch/--dry-run--prune s_fetch_dry_run_prune
 scenario fetch/writeCommitGraph s_fetch_commit_graph
+scenario fetch/writeCommitGraph-one-file s_fetch_commit_graph_one_file "objects/info/commit-graph made a chain"
 scenario fetch/writeCommitGraph--all s_fetch_commit_graph_all "then --write-commit-graph: a second layer"
 scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
@@ -801,7 +813,11 @@ scenario fetch/safe.directory=* s_fetch_dubious_global
 scenario clone/--template s_clone_template
 scenario clone/--separate-git-dir s_clone_separate
 scenario clone/--template-full s_clone_template_full "hooks, a link, modes; the template's config edited in place"
-scenario clone/--template--bare s_clone_template_bare
+scenario clone/--template--bare s_clone_template_bare "the template's logAllRefUpdates: HEAD's reflog"
+scenario clone/--bare-logAllRefUpdates s_clone_bare_logall "HEAD's reflog"
+scenario clone/--bare-b-tag-logAllRefUpdates s_clone_bare_logall_tag "a detached HEAD's reflog"
+scenario clone/--mirror-global-logAllRefUpdates s_clone_mirror_logall_global
+scenario clone/--template-other-format s_clone_template_format "not copied: warning"
 scenario clone/init.templateDir s_clone_template_config
 scenario clone/GIT_TEMPLATE_DIR s_clone_template_env
 scenario clone/--template-missing s_clone_template_missing "warning: templates not found"

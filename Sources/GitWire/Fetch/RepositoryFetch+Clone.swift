@@ -126,12 +126,15 @@ extension RepositoryFetch {
 
     /// The `HEAD` reflog entry git's bare clone writes (its `update_head`) when
     /// `core.logAllRefUpdates` logs `HEAD` (`true` or `always`, from `-c`, the template's or the
-    /// user's configuration): for `HEAD` made to name a branch that exists, a line from the zero
-    /// id without a message (`create_symref`); for a detached `HEAD`, a line from the commit of
-    /// the branch `HEAD` named until then, if any, with `message`. `new` nil: nothing written.
-    func logBareCloneHead(old: ObjectID?, new: ObjectID?, message: String, in repository: Repository) throws {
+    /// user's configuration): for `HEAD` made to name a branch that exists, a line without a
+    /// message (`create_symref`); for a detached `HEAD`, a line with `message`. Either starts from
+    /// the commit of the branch git's init pointed `HEAD` at (`init.defaultBranch`, else
+    /// `master`), now one of the clone's refs, or the zero id. `new` nil: nothing written.
+    func logBareCloneHead(new: ObjectID?, message: String, in repository: Repository) throws {
         guard let new else { return }
         let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
+        let initial = ((try? configuration.string("init.defaultBranch")) ?? nil) ?? "master"
+        let old = try? repository.refs.resolve("refs/heads/\(initial)")
         let reflog = Reflog(
             gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory,
             policy: Reflog.policy(configuration, bare: true),

@@ -138,17 +138,12 @@ extension RepositoryFetch {
                 switch bareHead {
                 case .symbolic(let target)?:
                     try repository.refs.setSymbolicRef(to: target)
-                    try logBareCloneHead(
-                        old: nil, new: try? repository.refs.resolve(target), message: "", in: repository)
+                    try logBareCloneHead(new: try? repository.refs.resolve(target), message: "", in: repository)
                     head = .symbolic(target)
                 case .detached(let id)?:
                     try Self.checkDetachedHead(id, in: repository.objects)
-                    // git's init pointed HEAD at init.defaultBranch (gitwire's at master).
-                    let configuration = try? GitConfiguration.load(gitDirectory: repository.gitDirectory)
-                    let initial = ((try? configuration?.string("init.defaultBranch")) ?? nil) ?? "master"
-                    let before = try? repository.refs.resolve("refs/heads/\(initial)")
                     try repository.refs.setDetachedHead(id)
-                    try logBareCloneHead(old: before, new: id, message: cloneReflogMessage, in: repository)
+                    try logBareCloneHead(new: id, message: cloneReflogMessage, in: repository)
                     head = .detached(id)
                 case nil:
                     head = try repository.refs.head()
