@@ -544,6 +544,8 @@ s_fetch_submodule() {
 s_fetch_non_ascii() {
     git --git-dir=../up.git branch 'brañch/ü' main && $G fetch && $G ls-remote origin 'refs/heads/bra*'; dumps repo/.git
 }
+s_fetch_bad_push_default() { git config push.default bogus && $G fetch; cd sub && $G -c push.default=simple fetch origin; dumps repo/.git; }
+s_fetch_bad_push_default_c() { $G -c push.default=bogus fetch origin; dumps repo/.git; }
 s_fetch_logall_false() { git config core.logAllRefUpdates false && rm -rf .git/logs/refs/remotes && $G fetch; dumps repo/.git; }
 s_fetch_logall_always() { git config core.logAllRefUpdates always && $G fetch origin +refs/heads/*:refs/foo/*; dumps repo/.git; }
 stamp() { touch "$run/stamp" && (cd "$run/$1" && find . -type d | sort >"$run/dirs-before"); }
@@ -799,6 +801,8 @@ scenario fetch/writeCommitGraph-one-file s_fetch_commit_graph_one_file "objects/
 scenario fetch/writeCommitGraph--all s_fetch_commit_graph_all "then --write-commit-graph: a second layer"
 scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
+scenario fetch/bad-push.default s_fetch_bad_push_default "git's default configuration checked"
+scenario fetch/bad-push.default-c s_fetch_bad_push_default_c
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false
 scenario fetch/logAllRefUpdates=always s_fetch_logall_always
 scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes"
