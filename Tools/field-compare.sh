@@ -164,7 +164,7 @@ dump_repo() { # dump_repo <git dir>
     echo "## reflogs"
     (cd "$d" && find logs -type f 2>/dev/null | sort | while read -r f; do
         echo "# $f"
-        sed -E 's/> [0-9]+ [+-][0-9]{4}	/> T	/' "$f"
+        sed -E 's/> [0-9]+ [+-][0-9]{4}(	|$)/> T\1/' "$f"
     done)
     echo "## leftovers"; (cd "$d" && find . \( -name '*.lock' -o -name 'tmp_*' -o -name '*.tmp' \) | sort)
     echo "## objects"; git --git-dir="$d" rev-list --objects --all 2>&1 | sort | md5sum
@@ -276,6 +276,23 @@ s_fetch_notags_opt() { git config remote.origin.tagOpt --no-tags && $G fetch ori
 s_fetch_force_refspec() { $G fetch --force origin 'refs/heads/feature:refs/heads/feature-copy'; dumps repo/.git; }
 s_fetch_into_head() { $G fetch origin main:main; dumps repo/.git; trees repo; }
 s_fetch_into_wt_branch() { $G fetch origin +feature:feature; dumps repo/.git; trees wt-feature; }
+s_fetch_into_wt_update_head_ok() { $G fetch --update-head-ok origin +main:main +feature:feature; dumps repo/.git; trees repo wt-feature; }
+s_fetch_into_wt_configured() { git config --add remote.origin.fetch '+refs/heads/feature:refs/heads/feature' && $G fetch origin; dumps repo/.git; }
+s_fetch_into_wt_from_wt() { cd ../wt-feature && $G fetch origin +main:main; dumps repo/.git; trees repo; }
+s_fetch_into_wt_detached() { $G fetch origin +main:refs/heads/other; cd ../wt-detached && $G fetch origin +feature:feature; dumps repo/.git; }
+bare_worktrees() { # a bare repository (HEAD: main) with linked work trees on feature and on main
+    cd .. && git clone -q --bare up.git bw.git && git -C bw.git config remote.origin.fetch '+refs/heads/*:refs/heads/*'
+    git -C bw.git worktree add -q "$run/bw-feature" feature && git -C bw.git worktree add -q -f "$run/bw-main" main
+    git -C bw.git worktree add -q "$run/bw-wip" wip/x
+}
+s_fetch_bare_worktrees() { bare_worktrees && cd bw.git && $G fetch origin; dumps bw.git; trees bw-feature; }
+s_fetch_bare_worktrees_head() { bare_worktrees && cd bw.git && $G fetch origin +main:main; dumps bw.git; }
+s_fetch_bare_worktrees_head_only() {
+    bare_worktrees && git -C bw.git worktree remove --force "$run/bw-main" && cd bw.git && $G fetch origin +main:main
+    dumps bw.git
+}
+s_fetch_bare_worktrees_from_wt() { bare_worktrees && cd bw-wip && $G fetch origin +newbranch:wip/x; dumps bw.git; }
+s_fetch_bare_worktrees_update_head_ok() { bare_worktrees && cd bw.git && $G fetch -u origin; dumps bw.git; trees bw-feature; }
 s_fetch_update_head_ok() { $G fetch --update-head-ok origin +feature:feature; dumps repo/.git; trees wt-feature; }
 s_fetch_cmdline_refspecs() { $G fetch origin newbranch 'refs/tags/v2.0:refs/tags/v2.0' wip/x:refs/remotes/w; dumps repo/.git; }
 s_fetch_url() { $G fetch up:up.git; dumps repo/.git; }
@@ -328,6 +345,55 @@ s_push_default_nothing() { $G -c push.default=nothing push; }
 s_push_pushurl() { git config remote.origin.pushurl "file://$run/nonbare" && $G push origin local-only; dumps up.git nonbare/.git; }
 s_push_rejected() { $G push origin main; dumps up.git repo/.git; }
 s_push_pushinsteadof() { git remote add nb nb: && $G push nb local-only:refs/heads/via; dumps nonbare/.git; }
+# push configuration: push.default with and without an upstream, and with one of another name;
+# where a push goes (remote.pushDefault, branch.<name>.pushRemote, pushurl, (push)insteadOf);
+# what it adds (followTags, -u, autoSetupRemote); from a linked work tree and a detached HEAD.
+pushed() { dumps up.git second.git repo/.git; }
+same_dates() { export GIT_COMMITTER_DATE='1700000000 +0000' GIT_AUTHOR_DATE='1700000000 +0000'; } # commits and tags made alike
+s_push_simple_no_upstream() { git checkout -q local-only && $G push; pushed; }
+s_push_simple_no_upstream_named() { git checkout -q local-only && $G push origin; pushed; }
+s_push_simple_other_name() { git checkout -q -b topic && git branch -q --set-upstream-to=origin/wip/x && $G push; pushed; }
+s_push_simple_other_name_named() { git checkout -q -b topic && git branch -q --set-upstream-to=origin/wip/x && $G push origin; pushed; }
+s_push_simple_other_remote() { git checkout -q -b topic origin/main && git branch -q --set-upstream-to=second/main && $G push origin; pushed; }
+s_push_simple_upstream() { same_dates; git checkout -q -b topic origin/main && git branch -q --set-upstream-to=origin/main && commit . t.txt t && $G push; pushed; }
+s_push_current_no_upstream() { git checkout -q local-only && $G -c push.default=current push; pushed; }
+s_push_current_other_name() { git checkout -q -b topic && git branch -q --set-upstream-to=origin/wip/x && $G -c push.default=current push; pushed; }
+s_push_upstream_none() { git checkout -q local-only && $G -c push.default=upstream push; pushed; }
+s_push_upstream_other_remote() {
+    git checkout -q -b topic origin/main && git branch -q --set-upstream-to=second/main && $G -c push.default=upstream push origin; pushed
+}
+s_push_matching_explicit() { git branch -f feature origin/main && $G -c push.default=simple push origin :; pushed; }
+s_push_nothing_named() { $G -c push.default=nothing push origin; pushed; }
+s_push_default_bad() { $G -c push.default=bogus push; pushed; }
+s_push_default_bad_file() { git config push.default bogus && $G push; cd sub && $G push origin main; pushed; }
+s_push_default_bad_bare() { cd ../up.git && git config push.default bogus && $G push ../second.git main; cd refs && $G push ../../second.git main; pushed; }
+s_push_remote_pushdefault() { git checkout -q local-only && git config remote.pushDefault second && $G -c push.default=current push; pushed; }
+s_push_branch_pushremote() {
+    git checkout -q local-only && git config remote.pushDefault origin && git config branch.local-only.pushRemote second
+    $G -c push.default=current push; pushed
+}
+s_push_pushremote_simple() { git config branch.main.pushRemote second && $G push; pushed; }
+s_push_pushurl_several() {
+    git config --add remote.origin.pushurl "file://$run/second.git" && git config --add remote.origin.pushurl "file://$run/nonbare"
+    $G push origin local-only; dumps up.git second.git nonbare/.git repo/.git
+}
+s_push_insteadof() { git remote add io up:second.git && $G push io local-only; pushed; }
+s_push_url_pushinsteadof() { $G push nb: local-only:refs/heads/via; dumps nonbare/.git; }
+s_push_follow_tags() { same_dates;
+    git checkout -q local-only && git tag -a -m t1 t-annotated && git tag t-light && git tag -a -m old t-old origin/main
+    $G -c push.followTags=true push origin local-only; pushed
+}
+s_push_follow_tags_opt() { same_dates; git checkout -q local-only && git tag -a -m t1 t-annotated && $G push --follow-tags origin local-only; pushed; }
+s_push_u() { git checkout -q local-only && $G push -u origin local-only; pushed; }
+s_push_u_head() { git checkout -q local-only && $G push -u second HEAD; pushed; }
+s_push_u_other_name() { git checkout -q local-only && $G push --set-upstream origin local-only:elsewhere; pushed; }
+s_push_autosetupremote() { git checkout -q local-only && $G -c push.autoSetupRemote=true push; pushed; }
+s_push_autosetupremote_upstream() { git checkout -q local-only && $G -c push.autoSetupRemote=true -c push.default=upstream push; pushed; }
+s_push_worktree() { same_dates; cd ../wt-feature && commit . wt.txt wt && $G -c push.default=current push; pushed; }
+s_push_worktree_simple() { same_dates; cd ../wt-feature && commit . wt.txt wt && $G push; pushed; }
+s_push_detached() { git checkout -q --detach && $G push; pushed; }
+s_push_detached_worktree() { cd ../wt-detached && $G -c push.default=current push origin; pushed; }
+s_push_detached_head() { git checkout -q --detach && $G push origin HEAD:refs/heads/from-detached; pushed; }
 
 # smart HTTP: the scripted credential helper, credential.helper=store, http.<url>.extraHeader --
 s_http_ls_auth() { $G ls-remote "$HTTP/auth/up.git" HEAD; }
@@ -456,6 +522,9 @@ graph_files() { # the layers (mode, size, name: their checksum), the chain; git'
     (cd .git/objects/info/commit-graphs && stat -c '%A %s %n' * && cat commit-graph-chain) && git commit-graph verify
 }
 s_fetch_commit_graph() { $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files; }
+s_fetch_commit_graph_one_file() { # a graph of one file: the base of the new chain, or merged into it
+    git commit-graph write --reachable && $G -c fetch.writeCommitGraph=true fetch; dumps repo/.git; ls .git/objects/info; graph_files
+}
 s_fetch_commit_graph_all() { # the children write none, the fetch one layer at the end
     $G -c fetch.writeCommitGraph=true fetch --all && GIT_COMMITTER_DATE="1700000000 +0000" GIT_AUTHOR_DATE="1700000000 +0000" \
         git commit -q --allow-empty -m more && $G fetch --write-commit-graph
@@ -475,6 +544,8 @@ s_fetch_submodule() {
 s_fetch_non_ascii() {
     git --git-dir=../up.git branch 'brañch/ü' main && $G fetch && $G ls-remote origin 'refs/heads/bra*'; dumps repo/.git
 }
+s_fetch_bad_push_default() { git config push.default bogus && $G fetch; cd sub && $G -c push.default=simple fetch origin; dumps repo/.git; }
+s_fetch_bad_push_default_c() { $G -c push.default=bogus fetch origin; dumps repo/.git; }
 s_fetch_logall_false() { git config core.logAllRefUpdates false && rm -rf .git/logs/refs/remotes && $G fetch; dumps repo/.git; }
 s_fetch_logall_always() { git config core.logAllRefUpdates always && $G fetch origin +refs/heads/*:refs/foo/*; dumps repo/.git; }
 stamp() { touch "$run/stamp" && (cd "$run/$1" && find . -type d | sort >"$run/dirs-before"); }
@@ -521,8 +592,16 @@ make_template() { # a template with hooks, a link, a hidden file, and a config g
     printf '# from the template\n[core]\n\thooksPath = hooks\n\tlogAllRefUpdates = true\n[user]\n\tname = T ; t\n' >"$1/config"
 }
 s_clone_template_full() { make_template ../tpl2 && cd .. && clone_cmd --template=tpl2 -c a.b=c up:up.git ct2; dumps ct2/.git; gitfiles ct2/.git; }
-s_clone_template_bare() { # (git's bare clone logs HEAD with core.logAllRefUpdates=true; gitwire's does not)
-    make_template ../tpl3 && git config -f ../tpl3/config --unset core.logAllRefUpdates && cd .. && $G clone -q --bare --template="$run/tpl3" up:up.git ct3.git; dumps ct3.git; gitfiles ct3.git; }
+s_clone_template_bare() { # the template's core.logAllRefUpdates=true: git's bare clone logs HEAD
+    make_template ../tpl3 && cd .. && $G clone -q --bare --template="$run/tpl3" up:up.git ct3.git; dumps ct3.git; gitfiles ct3.git; }
+s_clone_bare_logall() { cd .. && $G clone -q --bare -c core.logAllRefUpdates=true up:up.git cb.git; dumps cb.git; }
+s_clone_bare_logall_tag() { cd .. && $G clone -q --bare -b v1.0 -c core.logAllRefUpdates=always up:up.git cb2.git; dumps cb2.git; }
+s_clone_mirror_logall_global() { cd .. && git config --global core.logAllRefUpdates true && $G clone -q --mirror up:up.git cb3.git; dumps cb3.git; }
+s_clone_template_format() {
+    make_template ../tpl9 && printf '[core]\n\trepositoryformatversion = 1\n[extensions]\n\tfoo = x\n' >../tpl9/config
+    make_template ../tpl10 && printf '[core]\n\trepositoryformatversion = 99\n' >../tpl10/config
+    cd .. && clone_cmd --template=tpl9 up:up.git ct9; gitfiles ct9/.git; clone_cmd --bare --template="$run/tpl10" up:up.git ct10.git; gitfiles ct10.git
+}
 s_clone_template_config() { make_template ../tpl4 && git config --global init.templateDir "$run/tpl4" && cd .. && clone_cmd -q up:up.git ct4; gitfiles ct4/.git; }
 s_clone_template_env() { make_template ../tpl5 && cd .. && GIT_TEMPLATE_DIR=$run/tpl5 clone_cmd -q up:up.git ct5; gitfiles ct5/.git; }
 s_clone_template_missing() { cd .. && clone_cmd --template=nowhere up:up.git ct6; gitfiles ct6/.git; }
@@ -588,6 +667,15 @@ scenario fetch/--force-refspec s_fetch_force_refspec
 scenario fetch/into-HEAD s_fetch_into_head "git refuses"
 scenario fetch/into-worktree-branch s_fetch_into_wt_branch "branch checked out in a linked work tree"
 scenario fetch/--update-head-ok s_fetch_update_head_ok
+scenario fetch/--update-head-ok-worktrees s_fetch_into_wt_update_head_ok "HEAD's branch and a linked work tree's"
+scenario fetch/into-worktree-branch-configured s_fetch_into_wt_configured "a configured refspec"
+scenario fetch/into-main-branch-from-worktree s_fetch_into_wt_from_wt "the main work tree's branch, fetched from a linked one"
+scenario fetch/worktree-detached s_fetch_into_wt_detached
+scenario fetch/bare-worktrees s_fetch_bare_worktrees "a bare repository with work trees"
+scenario fetch/bare-worktrees-HEAD s_fetch_bare_worktrees_head "the bare HEAD's branch, checked out in a work tree too"
+scenario fetch/bare-HEAD-branch s_fetch_bare_worktrees_head_only "the bare HEAD's branch alone"
+scenario fetch/bare-worktrees-from-worktree s_fetch_bare_worktrees_from_wt
+scenario fetch/bare-worktrees-update-head-ok s_fetch_bare_worktrees_update_head_ok
 scenario fetch/cmdline-refspecs s_fetch_cmdline_refspecs
 scenario fetch/url s_fetch_url "FETCH_HEAD from a URL via insteadOf"
 scenario fetch/--all s_fetch_all
@@ -623,6 +711,39 @@ scenario push/default-current s_push_default_current
 scenario push/default-upstream s_push_default_upstream
 scenario push/rejected s_push_rejected
 scenario push/pushInsteadOf s_push_pushinsteadof
+scenario push/simple-no-upstream s_push_simple_no_upstream "fatal: no upstream branch, and its hint"
+scenario push/simple-no-upstream-named s_push_simple_no_upstream_named
+scenario push/simple-upstream-other-name s_push_simple_other_name "fatal: does not match"
+scenario push/simple-upstream-other-name-named s_push_simple_other_name_named
+scenario push/simple-upstream-other-remote s_push_simple_other_remote "upstream on second, pushing to origin"
+scenario push/simple-upstream s_push_simple_upstream
+scenario push/current-no-upstream s_push_current_no_upstream
+scenario push/current-upstream-other-name s_push_current_other_name
+scenario push/upstream-none s_push_upstream_none
+scenario push/upstream-other-remote s_push_upstream_other_remote
+scenario push/colon-matching s_push_matching_explicit "push origin :"
+scenario push/nothing-named s_push_nothing_named
+scenario push/default-bad s_push_default_bad "from -c"
+scenario push/default-bad-file s_push_default_bad_file "from .git/config: its path and line"
+scenario push/default-bad-bare s_push_default_bad_bare "from a bare repository's config"
+scenario push/remote.pushDefault s_push_remote_pushdefault
+scenario push/branch.pushRemote s_push_branch_pushremote "over remote.pushDefault"
+scenario push/pushRemote-simple s_push_pushremote_simple "simple to another remote: the current branch"
+scenario push/pushurl-several s_push_pushurl_several
+scenario push/insteadOf s_push_insteadof
+scenario push/pushInsteadOf-url s_push_url_pushinsteadof
+scenario push/push.followTags s_push_follow_tags
+scenario push/--follow-tags s_push_follow_tags_opt
+scenario push/-u s_push_u
+scenario push/-u-HEAD s_push_u_head
+scenario push/-u-other-name s_push_u_other_name
+scenario push/autoSetupRemote s_push_autosetupremote
+scenario push/autoSetupRemote-upstream s_push_autosetupremote_upstream
+scenario push/linked-worktree s_push_worktree "its own HEAD"
+scenario push/linked-worktree-simple s_push_worktree_simple
+scenario push/detached s_push_detached "fatal: You are not currently on a branch."
+scenario push/detached-worktree s_push_detached_worktree
+scenario push/detached-HEAD-refspec s_push_detached_head
 scenario http/ls-remote-auth s_http_ls_auth "401, the scripted credential helper, extraHeader"
 scenario http/clone-auth s_http_clone_auth
 scenario http/fetch-auth s_http_fetch
@@ -676,9 +797,12 @@ scenario fetch/--porcelain s_fetch_porcelain "not in git 2.39"
 scenario fetch/-k s_fetch_keep
 scenario fetch/--dry-run--prune s_fetch_dry_run_prune
 scenario fetch/writeCommitGraph s_fetch_commit_graph
+scenario fetch/writeCommitGraph-one-file s_fetch_commit_graph_one_file "objects/info/commit-graph made a chain"
 scenario fetch/writeCommitGraph--all s_fetch_commit_graph_all "then --write-commit-graph: a second layer"
 scenario fetch/submodule s_fetch_submodule
 scenario fetch/non-ASCII s_fetch_non_ascii
+scenario fetch/bad-push.default s_fetch_bad_push_default "git's default configuration checked"
+scenario fetch/bad-push.default-c s_fetch_bad_push_default_c
 scenario fetch/logAllRefUpdates=false s_fetch_logall_false
 scenario fetch/logAllRefUpdates=always s_fetch_logall_always
 scenario fetch/sharedRepository=group s_fetch_shared_group "file modes of what fetch makes"
@@ -693,7 +817,11 @@ scenario fetch/safe.directory=* s_fetch_dubious_global
 scenario clone/--template s_clone_template
 scenario clone/--separate-git-dir s_clone_separate
 scenario clone/--template-full s_clone_template_full "hooks, a link, modes; the template's config edited in place"
-scenario clone/--template--bare s_clone_template_bare
+scenario clone/--template--bare s_clone_template_bare "the template's logAllRefUpdates: HEAD's reflog"
+scenario clone/--bare-logAllRefUpdates s_clone_bare_logall "HEAD's reflog"
+scenario clone/--bare-b-tag-logAllRefUpdates s_clone_bare_logall_tag "a detached HEAD's reflog"
+scenario clone/--mirror-global-logAllRefUpdates s_clone_mirror_logall_global
+scenario clone/--template-other-format s_clone_template_format "not copied: warning"
 scenario clone/init.templateDir s_clone_template_config
 scenario clone/GIT_TEMPLATE_DIR s_clone_template_env
 scenario clone/--template-missing s_clone_template_missing "warning: templates not found"

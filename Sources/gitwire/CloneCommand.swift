@@ -255,7 +255,49 @@ struct CloneCommand: Subcommand {
             Console.writeError("warning: templates not found in \(directory)\n")
             return ""
         }
+        if let problem = unsupportedFormat(ofTemplate: directory) {
+            Console.writeError("warning: not copying templates from '\(directory)': \(problem)\n")
+            return ""
+        }
         return directory
+    }
+
+    /// Why git 2.39 copies nothing from the template `directory` (`copy_templates`: its
+    /// `config` names a `core.repositoryformatversion` git does not read, or, in version 1, an
+    /// unknown `extensions.*`, or, in version 0, an extension of version 1), in git's words
+    /// (`verify_repository_format`); nil when it copies the template.
+    static func unsupportedFormat(ofTemplate directory: String) -> String? {
+        guard let text = try? FileSystem.read("\(directory)/config") else { return nil }
+        var version = -1
+        var unknown: [String] = []
+        var versionOne: [String] = []
+        for entry in ConfigParser.parse(text).entries {
+            if entry.name == "core.repositoryformatversion" {
+                guard let value = entry.value.flatMap({ Int($0) }) else { return nil }
+                version = value
+            } else if entry.name.hasPrefix("extensions.") {
+                let name = String(entry.name.dropFirst("extensions.".count))
+                switch name {
+                case "noop", "preciousobjects", "partialclone", "worktreeconfig": break
+                case "noop-v1", "objectformat": versionOne.append(name)
+                default: unknown.append(name)
+                }
+            }
+        }
+        guard version >= 0 else { return nil }
+        if version > 1 { return "Expected git repo version <= 1, found \(version)" }
+        if version == 1, !unknown.isEmpty {
+            let title =
+                unknown.count == 1 ? "unknown repository extension found:" : "unknown repository extensions found:"
+            return title + unknown.map { "\n\t\($0)" }.joined()
+        }
+        if version == 0, !versionOne.isEmpty {
+            let title =
+                versionOne.count == 1
+                ? "repo version is 0, but v1-only extension found:" : "repo version is 0, but v1-only extensions found:"
+            return title + versionOne.map { "\n\t\($0)" }.joined()
+        }
+        return nil
     }
 
     private static func absolutePath(_ path: String) throws -> String {

@@ -120,6 +120,8 @@ struct FetchCommand: Subcommand {
             location = try RepositoryLocation.discover()
         }
         let configuration = try GitConfiguration.load(gitDirectory: location.gitDirectory)
+        // git's fetch reads its default configuration, push.default included, and dies on it.
+        try PushCommand.checkPushDefault(configuration, gitDirectory: location.gitDirectory)
         var currentBranch: String?
         if case .symbolic(let target)? = try? RefStore(
             gitDirectory: location.gitDirectory, commonDirectory: location.commonDirectory

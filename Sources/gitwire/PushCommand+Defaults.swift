@@ -83,6 +83,37 @@ extension PushCommand {
         case refspec(PushRefspec)
     }
 
+    /// git's check of `push.default` as it reads the configuration (`git_default_push_config`):
+    /// the first value it does not know ends the command, whatever is pushed, naming where it
+    /// was set (`in file '<path>' at line <n>`, or the command line).
+    /// The repository's own `config` is named as git names it from where it runs (the top of
+    /// the work tree, or a bare repository's directory): `.git/config` or `config` when git
+    /// found the repository there itself, else the absolute path.
+    static func checkPushDefault(_ configuration: GitConfiguration, gitDirectory: String) throws {
+        let known: Set<String> = ["nothing", "matching", "simple", "upstream", "tracking", "current"]
+        guard
+            var entry = configuration.entries.first(where: {
+                $0.name == "push.default" && $0.value.map { !known.contains($0) } ?? false
+            })
+        else { return }
+        if entry.origin?.path == "\(gitDirectory)/config", Environment.value("GIT_DIR") == nil {
+            if (try? FileSystem.currentDirectory()) == gitDirectory {
+                entry.origin = .file("config")
+            } else if gitDirectory.hasSuffix("/.git"), FileSystem.isDirectory(gitDirectory) {
+                entry.origin = .file(".git/config")
+            }
+        }
+        let located = ConfigError.badVariable(name: entry.name, origin: entry.origin, line: entry.line, reason: nil)
+        throw ReportedFailure(
+            text: Array(
+                """
+                error: malformed value for push.default: \(entry.value ?? "")
+                error: must be one of nothing, matching, simple, upstream or current
+                fatal: \(located.description)
+
+                """.utf8))
+    }
+
     /// git's `setup_default_push_refspecs`: `push.default` (`simple` when unset), the current
     /// branch and its upstream (`branch.<name>.remote`, `branch.<name>.merge`).
     static func defaultRefspec(
@@ -97,15 +128,7 @@ extension PushCommand {
                 text: Array(
                     "fatal: You didn't specify any refspecs to push, and push.default is \"nothing\".\n".utf8))
         case "simple", "upstream", "tracking", "current": break
-        default:
-            throw ReportedFailure(
-                text: Array(
-                    """
-                    error: malformed value for push.default: \(mode)
-                    error: must be one of nothing, matching, simple, upstream or current
-                    fatal: bad config variable 'push.default'
-
-                    """.utf8))
+        default: break  // refused when the configuration was read (checkPushDefault)
         }
         guard case .symbolic(let target) = try refs.head(), target.hasPrefix("refs/heads/") else {
             throw ReportedFailure(

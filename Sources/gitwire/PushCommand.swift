@@ -123,6 +123,7 @@ struct PushCommand: Subcommand {
         try Self.checkRecurseSubmodules(recurseSubmodules)
         let gitDirectory = try PackObjectsCommand.gitDirectory()
         let configuration = try GitConfiguration.load(gitDirectory: gitDirectory)
+        try Self.checkPushDefault(configuration, gitDirectory: gitDirectory)
         // Refspecs are read in the repository's format (a negative one may not be an object id).
         let format = try Repository.objectFormat(ofGitDirectory: gitDirectory)
         if delete && refspecs.isEmpty { throw UsageError("--delete doesn't make sense without any refs") }
@@ -133,6 +134,7 @@ struct PushCommand: Subcommand {
         // git's transport URL, shown and given to the hook: insteadOf applies too (the remote
         // made from `url` applies it itself).
         var pushedURL = rewrites.rewrittenForPush(repository) ?? rewrites.rewritten(repository)
+        var urls = [url]
         var tracking: [Refspec] = []
         var configuredPushes: [String] = []
         // git's push: `remote.<name>.mirror` of the remote pushed to (by name) is --mirror.
@@ -146,7 +148,8 @@ struct PushCommand: Subcommand {
         if !repository.contains("/") && !repository.contains(":"),
             let configured = try configuration.remoteURLs(named: repository)
         {
-            url = configured.pushURLs.first ?? configured.urls.first ?? repository
+            urls = configured.pushURLs.isEmpty ? [configured.urls.first ?? repository] : configured.pushURLs
+            url = urls[0]
             pushedURL = url
             tracking = try configuration.all("remote.\(repository).fetch").compactMap { $0 }.map { try Refspec($0) }
             configuredPushes = try configuration.all("remote.\(repository).push").compactMap { $0 }
@@ -229,196 +232,167 @@ struct PushCommand: Subcommand {
                 }
             }
         }
-        // --receive-pack names the program of the live connection, recorded or not; a replay
-        // runs no program, so there it changes nothing (the recorded command line replays as it is).
-        let command = try receivePack ?? Self.configuredReceivePack(configuration, remote: repository)
-        // What receive-pack (or ssh) says once the connection closes comes after what git prints
-        // before closing it (send-pack's errors, or its death): held until those are printed.
-        let programOutput = HeldErrorOutput()
-        defer { programOutput.release() }
-        let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
-            remote.programErrorOutput = programOutput.output
-            if verbose, var http = remote.transport as? HTTPTransport {
-                // git's remote helper runs at verbosity 2 under `push -v`.
-                http.options.postAnnouncement = { Console.writeError("\($0)\n") }
-                remote.transport = http
-            }
-            guard let command else { return }
-            if var local = remote.transport as? LocalTransport {
-                local.receivePack = command
-                remote.transport = local
-            } else if var ssh = remote.transport as? SSHTransport {
-                ssh.receivePack = command
-                remote.transport = ssh
-            }
-        }
-        // git's rule: --progress or --no-progress decides; otherwise a terminal and no -q.
-        let showsProgress = noProgress ? false : progress || (!quiet && Console.errorIsTerminal)
-        let display = FetchDisplay(showsProgress: showsProgress)
-        var options = RepositoryPushOptions(
-            protocolVersion: try connection.version(), force: force, atomic: atomic, dryRun: dryRun,
-            pushOptions: pushOptions, all: all, tags: tags, progress: showsProgress, quiet: quiet,
-            trackingRefspecs: tracking
-        )
-        options.leases = leases
-        options.mirror = mirroring
-        options.prune = prune
-        options.matching = matching
-        options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
-        if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
-            options.upstreams = try Self.upstreams(configuration)
-        }
-        options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
-        let shown = RemoteURL.withoutCredentials(pushedURL)
-        if verbose {
-            Console.writeError("Pushing to \(shown)\n")
-            FetchCommand.announceConnection(pushing)
-        }
-        if let hook = try Self.prePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify) {
-            options.prePush = Self.prePushCheck(
-                hook, remote: repository, url: pushedURL, format: format, configuration: configuration)
-        }
-        let result: PushResult
-        do {
-            result = try recording.saving {
-                defer { display.finish() }
-                return try pushing.pushBlocking(
-                    from: gitDirectory, updates: specs, options: options, progress: display.handler,
-                    exchangeEnded: programOutput.hold)
-            }
-        } catch let error as PushError where error.stopsSendPack {
-            // git's send-pack dies, and receive-pack then finds its input ended.
-            Console.writeError("fatal: \(error.message)\n")
-            return 128
-        } catch let error as PushHungUpError {
-            // receive-pack's own last words (if any) first: it ended before send-pack noticed.
-            programOutput.release()
-            if let said = error.demultiplexerError {
-                Console.writeError("send-pack: \(said)\n")
-            } else if error.sideBand {
-                Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n")
-            }
-            Console.writeError("fatal: the remote end hung up unexpectedly\n")
-            return 128
-        } catch let error as PushRequestFailedError {
-            // git's remote helper dies with its message, then its send-pack with the hang-up.
-            Console.writeError("fatal: \(error.underlying)\n")
-            if error.sideBand { Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n") }
-            Console.writeError("fatal: the remote end hung up unexpectedly\n")
-            Console.writeError("error: failed to push some refs to '\(shown)'\n")
-            return 1
-        } catch is PrePushHookFailure {
-            programOutput.release()
-            Console.writeError("error: failed to push some refs to '\(shown)'\n")
-            return 1
-        } catch let error as PushMatchError {
-            let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
-            for (index, message) in error.errors.enumerated() {
-                Console.writeError("error: \(message)\n")
-                if advises, let hint = error.hints[index] {
-                    Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+        // git pushes to each of the remote's push URLs in turn (its `pushurl`s, else its `url`s):
+        // one that fails is counted and the next pushed to; a fatal error ends the push.
+        func push(to url: String, pushedURL: String) throws -> Int32 {
+            // --receive-pack names the program of the live connection, recorded or not; a replay
+            // runs no program, so there it changes nothing (the recorded command line replays as it is).
+            let command = try receivePack ?? Self.configuredReceivePack(configuration, remote: repository)
+            // What receive-pack (or ssh) says once the connection closes comes after what git prints
+            // before closing it (send-pack's errors, or its death): held until those are printed.
+            let programOutput = HeldErrorOutput()
+            defer { programOutput.release() }
+            let (pushing, recording) = try connection.remote(Self.fromTopOfWorkTree(url)) { remote in
+                remote.programErrorOutput = programOutput.output
+                if verbose, var http = remote.transport as? HTTPTransport {
+                    // git's remote helper runs at verbosity 2 under `push -v`.
+                    http.options.postAnnouncement = { Console.writeError("\($0)\n") }
+                    remote.transport = http
+                }
+                guard let command else { return }
+                if var local = remote.transport as? LocalTransport {
+                    local.receivePack = command
+                    remote.transport = local
+                } else if var ssh = remote.transport as? SSHTransport {
+                    ssh.receivePack = command
+                    remote.transport = ssh
                 }
             }
+            // git's rule: --progress or --no-progress decides; otherwise a terminal and no -q.
+            let showsProgress = noProgress ? false : progress || (!quiet && Console.errorIsTerminal)
+            let display = FetchDisplay(showsProgress: showsProgress)
+            var options = RepositoryPushOptions(
+                protocolVersion: try connection.version(), force: force, atomic: atomic, dryRun: dryRun,
+                pushOptions: pushOptions, all: all, tags: tags, progress: showsProgress, quiet: quiet,
+                trackingRefspecs: tracking
+            )
+            options.leases = leases
+            options.mirror = mirroring
+            options.prune = prune
+            options.matching = matching
+            options.configuredRefspecs = try configuredPushes.map { try PushRefspec($0, objectFormat: format) }
+            if let mode = try configuration.string("push.default"), mode == "upstream" || mode == "tracking" {
+                options.upstreams = try Self.upstreams(configuration)
+            }
+            options.followTags = try followTags ?? configuration.bool("push.followtags") ?? false
+            let shown = RemoteURL.withoutCredentials(pushedURL)
+            if verbose {
+                Console.writeError("Pushing to \(shown)\n")
+                FetchCommand.announceConnection(pushing)
+            }
+            if let hook = try Self.prePushHook(configuration, commonDirectory: refStore.commonDirectory, verify: verify)
+            {
+                options.prePush = Self.prePushCheck(
+                    hook, remote: repository, url: pushedURL, format: format, configuration: configuration)
+            }
+            let result: PushResult
+            do {
+                result = try recording.saving {
+                    defer { display.finish() }
+                    return try pushing.pushBlocking(
+                        from: gitDirectory, updates: specs, options: options, progress: display.handler,
+                        exchangeEnded: programOutput.hold)
+                }
+            } catch let error as PushError where error.stopsSendPack {
+                // git's send-pack dies, and receive-pack then finds its input ended.
+                Console.writeError("fatal: \(error.message)\n")
+                return 128
+            } catch let error as PushHungUpError {
+                // receive-pack's own last words (if any) first: it ended before send-pack noticed.
+                programOutput.release()
+                if let said = error.demultiplexerError {
+                    Console.writeError("send-pack: \(said)\n")
+                } else if error.sideBand {
+                    Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n")
+                }
+                Console.writeError("fatal: the remote end hung up unexpectedly\n")
+                return 128
+            } catch let error as PushRequestFailedError {
+                // git's remote helper dies with its message, then its send-pack with the hang-up.
+                Console.writeError("fatal: \(error.underlying)\n")
+                if error.sideBand {
+                    Console.writeError("send-pack: unexpected disconnect while reading sideband packet\n")
+                }
+                Console.writeError("fatal: the remote end hung up unexpectedly\n")
+                Console.writeError("error: failed to push some refs to '\(shown)'\n")
+                return 1
+            } catch is PrePushHookFailure {
+                programOutput.release()
+                Console.writeError("error: failed to push some refs to '\(shown)'\n")
+                return 1
+            } catch let error as PushMatchError {
+                let advises = try configuration.bool("advice.pushunqualifiedrefname") ?? true
+                for (index, message) in error.errors.enumerated() {
+                    Console.writeError("error: \(message)\n")
+                    if advises, let hint = error.hints[index] {
+                        Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+                    }
+                }
+                programOutput.release()
+                Console.writeError("error: failed to push some refs to '\(shown)'\n")
+                return 1
+            } catch let error as PushHelperError {
+                // Over smart HTTP git's send-pack runs under git-remote-http: it dies with this, the
+                // helper then with its lost connection, and push reports what it refused itself.
+                Console.writeError("fatal: \(error.error.message)\nfatal: the remote end hung up unexpectedly\n")
+                if !error.result.refs.isEmpty {
+                    let text = Self.summary(error.result, url: shown, porcelain: porcelain)
+                    if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+                }
+                Console.writeError("error: failed to push some refs to '\(shown)'\n")
+                if let hint = Self.hint(error.result, head: try? refStore.head()) {
+                    Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
+                }
+                return 1
+            }
+            for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
+            for error in result.errors { Console.writeError("error: \(error)\n") }
             programOutput.release()
-            Console.writeError("error: failed to push some refs to '\(shown)'\n")
-            return 1
-        } catch let error as PushHelperError {
-            // Over smart HTTP git's send-pack runs under git-remote-http: it dies with this, the
-            // helper then with its lost connection, and push reports what it refused itself.
-            Console.writeError("fatal: \(error.error.message)\nfatal: the remote end hung up unexpectedly\n")
-            if !error.result.refs.isEmpty {
-                let text = Self.summary(error.result, url: shown, porcelain: porcelain)
+            let failed = !result.succeeded
+            let head = try? refStore.head()
+            if porcelain || !quiet || failed {
+                let text = Self.summary(result, url: shown, porcelain: porcelain, verbose: verbose)
                 if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
             }
+            if setsUpstream {
+                try Self.setUpstreams(
+                    result, remote: repository, refs: refStore, configuration: configuration,
+                    dryRun: dryRun, quiet: quiet)
+            }
+            if verbose && !dryRun {
+                // git's transport_update_tracking_ref, told with -v.
+                for ref in result.refs where ref.status == .ok || ref.status == .upToDate {
+                    if let local = tracking.lazy.compactMap({ $0.destination(for: ref.destination) }).first {
+                        Console.writeError("updating local tracking ref '\(local)'\n")
+                    }
+                }
+            }
+            for error in result.trackingErrors {
+                Console.writeError(
+                    "error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
+            }
+            // git's send-pack fails the push itself when the report says the unpack failed (or
+            // cannot be read): then its push prints no "Done" (over smart HTTP the helper's failure
+            // is not heard, and "Done" comes).
+            let sendPackFailed = pushing.transport.connectionPersists && !(result.report?.problems.isEmpty ?? true)
+            if porcelain {
+                if !sendPackFailed { try Console.writeOutput("Done\n") }
+            } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
+                Console.writeError("Everything up-to-date\n")
+            }
+            guard failed else { return 0 }
             Console.writeError("error: failed to push some refs to '\(shown)'\n")
-            if let hint = Self.hint(error.result, head: try? refStore.head()) {
+            if let hint = Self.hint(result, head: head) {
                 Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
             }
             return 1
         }
-        for warning in result.warnings { Console.writeError("warning: \(warning)\n") }
-        for error in result.errors { Console.writeError("error: \(error)\n") }
-        programOutput.release()
-        let failed = !result.succeeded
-        let head = try? refStore.head()
-        if porcelain || !quiet || failed {
-            let text = Self.summary(result, url: shown, porcelain: porcelain, verbose: verbose)
-            if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+        var status: Int32 = 0
+        for (index, target) in urls.enumerated() {
+            let code = try push(to: target, pushedURL: index == 0 ? pushedURL : target)
+            if code == 128 { return code }
+            if code != 0 { status = 1 }
         }
-        if setsUpstream {
-            try Self.setUpstreams(
-                result, remote: repository, refs: refStore, configuration: configuration,
-                dryRun: dryRun, quiet: quiet)
-        }
-        if verbose && !dryRun {
-            // git's transport_update_tracking_ref, told with -v.
-            for ref in result.refs where ref.status == .ok || ref.status == .upToDate {
-                if let local = tracking.lazy.compactMap({ $0.destination(for: ref.destination) }).first {
-                    Console.writeError("updating local tracking ref '\(local)'\n")
-                }
-            }
-        }
-        for error in result.trackingErrors {
-            Console.writeError("error: update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)\n")
-        }
-        // git's send-pack fails the push itself when the report says the unpack failed (or
-        // cannot be read): then its push prints no "Done" (over smart HTTP the helper's failure
-        // is not heard, and "Done" comes).
-        let sendPackFailed = pushing.transport.connectionPersists && !(result.report?.problems.isEmpty ?? true)
-        if porcelain {
-            if !sendPackFailed { try Console.writeOutput("Done\n") }
-        } else if !quiet && !failed && !result.refs.contains(where: { $0.status == .ok }) {
-            Console.writeError("Everything up-to-date\n")
-        }
-        guard failed else { return 0 }
-        Console.writeError("error: failed to push some refs to '\(shown)'\n")
-        if let hint = Self.hint(result, head: head) {
-            Console.writeError(hint.split(separator: "\n").map { "hint: \($0)\n" }.joined())
-        }
-        return 1
-    }
-}
-
-/// A push's program output (receive-pack's or ssh's standard error): written through as it
-/// comes, and from ``hold()`` on (the exchange has ended, the connection closed) kept until
-/// ``release()``, so that what git prints before closing its connection comes first, as in git.
-/// At most 64 KiB is kept; past that, everything goes through again.
-final class HeldErrorOutput: Sendable {
-    private struct State {
-        var holding = false
-        var held: [UInt8] = []
-    }
-    private let state = Locked(State())
-
-    /// The output to give the remote's transport.
-    var output: ProgramErrorOutput { ProgramErrorOutput { [self] bytes in write(bytes) } }
-
-    private func write(_ bytes: [UInt8]) {
-        let passed = state.withLock { state -> [UInt8]? in
-            guard state.holding else { return bytes }
-            state.held += bytes
-            guard state.held.count > 64 << 10 else { return nil }
-            defer {
-                state.held = []
-                state.holding = false
-            }
-            return state.held
-        }
-        if let passed { Console.writeError(passed) }
-    }
-
-    /// Keeps what comes from now on.
-    func hold() { state.withLock { $0.holding = true } }
-
-    /// Writes what was kept, and everything after it as it comes.
-    func release() {
-        let kept = state.withLock { state in
-            defer {
-                state.held = []
-                state.holding = false
-            }
-            return state.held
-        }
-        if !kept.isEmpty { Console.writeError(kept) }
+        return status
     }
 }

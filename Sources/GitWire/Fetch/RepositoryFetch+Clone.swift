@@ -118,6 +118,30 @@ extension RepositoryFetch {
             text[...], to: "\(repository.gitDirectory)/config", permissions: 0o666, temporaryPrefix: ".config-")
     }
 
+    /// The message of the reflog entries a clone writes (`clone: from <url>`, without
+    /// credentials).
+    var cloneReflogMessage: String {
+        "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
+    }
+
+    /// The `HEAD` reflog entry git's bare clone writes (its `update_head`) when
+    /// `core.logAllRefUpdates` logs `HEAD` (`true` or `always`, from `-c`, the template's or the
+    /// user's configuration): for `HEAD` made to name a branch that exists, a line without a
+    /// message (`create_symref`); for a detached `HEAD`, a line with `message`. Either starts from
+    /// the commit of the branch git's init pointed `HEAD` at (`init.defaultBranch`, else
+    /// `master`), now one of the clone's refs, or the zero id. `new` nil: nothing written.
+    func logBareCloneHead(new: ObjectID?, message: String, in repository: Repository) throws {
+        guard let new else { return }
+        let configuration = try GitConfiguration.load(gitDirectory: repository.gitDirectory)
+        let initial = ((try? configuration.string("init.defaultBranch")) ?? nil) ?? "master"
+        let old = try? repository.refs.resolve("refs/heads/\(initial)")
+        let reflog = Reflog(
+            gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory,
+            policy: Reflog.policy(configuration, bare: true),
+            identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
+        try reflog.append("HEAD", old: old, new: new, message: message)
+    }
+
     /// What git's clone does after the refs are written, for a repository with a work tree
     /// (`update_remote_refs`, `update_head`, `write_refspec_config`): `refs/remotes/<origin>/HEAD`
     /// names the remote's `HEAD` branch; `HEAD` names the local branch made from it (or from
@@ -132,7 +156,7 @@ extension RepositoryFetch {
             gitDirectory: repository.gitDirectory, commonDirectory: repository.commonDirectory,
             policy: Reflog.policy(configuration, bare: false),
             identity: Reflog.committerIdentity(configuration, environment: Environment.all()))
-        let message = "clone: from \(RemoteURL.withoutCredentials(options.configuredURL ?? remoteURL.text))"
+        let message = cloneReflogMessage
         let defaultBranch = (try? configuration.string("init.defaultBranch")) ?? nil
         let remoteHead = listing.refs.first { $0.name == "HEAD" }
         // git's guess_remote_head: the ref HEAD names, else a branch at HEAD's commit.

@@ -138,10 +138,12 @@ extension RepositoryFetch {
                 switch bareHead {
                 case .symbolic(let target)?:
                     try repository.refs.setSymbolicRef(to: target)
+                    try logBareCloneHead(new: try? repository.refs.resolve(target), message: "", in: repository)
                     head = .symbolic(target)
                 case .detached(let id)?:
                     try Self.checkDetachedHead(id, in: repository.objects)
                     try repository.refs.setDetachedHead(id)
+                    try logBareCloneHead(new: id, message: cloneReflogMessage, in: repository)
                     head = .detached(id)
                 case nil:
                     head = try repository.refs.head()

@@ -7,10 +7,13 @@ extension Repository {
     /// (git's default `size_mult` 2); the layer is written as `graph-<checksum>.graph` (mode
     /// 0444) through a temporary file under the lock of `commit-graph-chain` (taken first, as
     /// git takes it: a lock that is there stops the write), then the chain, and the layers
-    /// no longer in the chain are removed. Nothing is written when no commit is new, in a shallow
-    /// repository, one whose `info/grafts` grafts, one with replace refs, or one with a graph of
-    /// one file (`objects/info/commit-graph`, which gitwire does not turn into a chain), or when
-    /// `objects/info` or `objects/info/commit-graphs` is a symbolic link. Without
+    /// no longer in the chain are removed. A graph of one file (`objects/info/commit-graph`) is
+    /// what git reads first: it stands for the chain's only layer (a chain beside it is ignored,
+    /// and its layers removed), and the new layer either takes its commits in (the file is then
+    /// deleted) or names it as its base (the file is then renamed `graph-<its checksum>.graph`
+    /// in `commit-graphs/`), as git's `write_commit_graph_file` does. Nothing is written when no
+    /// commit is new, in a shallow repository, one whose `info/grafts` grafts, one with replace
+    /// refs, or when `objects/info` or `objects/info/commit-graphs` is a symbolic link. Without
     /// `generationData` (`commitGraph.generationVersion` 1) the layer has no `GDA2` chunk.
     /// Returns whether a layer was written.
     @discardableResult
@@ -22,18 +25,21 @@ extension Repository {
         guard !FileSystem.exists("\(commonDirectory)/shallow"),
             !grafts.split(separator: 0x0a).contains(where: { !$0.isEmpty && $0.first != UInt8(ascii: "#") }),
             !refs.contains(where: { $0.name.hasPrefix("refs/replace/") }),
-            !FileSystem.exists("\(objectsDirectory)/info/commit-graph"),
             // A directory that is a symbolic link leads outside the repository: nothing is
             // written or removed there (git 2.39 follows it and removes every `*.graph` file
             // it finds, its own or not).
             !FileSystem.isSymbolicLink("\(objectsDirectory)/info"), !FileSystem.isSymbolicLink(graphs)
         else { return false }
-        // A planted layer claiming more commits than the repository has objects is not read
-        // (it could be a sparse file of many gigabytes), as the reader does not read it.
+        // git's prepare_commit_graph: the file of one graph first, else the chain. A planted
+        // layer claiming more commits than the repository has objects is not read (it could be
+        // a sparse file of many gigabytes), as the reader does not read it.
+        let singlePath = "\(objectsDirectory)/info/commit-graph"
         var chain = CommitGraphChain.load(
             objectsDirectory: objectsDirectory, alternates: [], format: objectFormat,
             allowsCommits: objects.commitGraphAllowance())
-        if let loaded = chain, !FileSystem.exists("\(graphs)/commit-graph-chain") || loaded.layers.isEmpty {
+        let single = chain?.layers.count == 1 && chain?.layers[0].checksum.bytes == trailingChecksum(of: singlePath)
+        if let loaded = chain, loaded.layers.isEmpty || (!single && !FileSystem.exists("\(graphs)/commit-graph-chain"))
+        {
             chain = nil
         }
         // The commits reachable from the refs (tags peeled) that the chain does not hold.
@@ -94,6 +100,15 @@ extension Repository {
         do {
             try FileSystem.writeAtomically(
                 bytes[...], to: "\(graphs)/\(name)", permissions: 0o444, temporaryPrefix: "tmp_graph_")
+            if single, chain != nil {
+                // The one-file graph becomes the chain's base, or goes (its commits are in the new
+                // layer).
+                if kept.isEmpty {
+                    try? FileSystem.remove(singlePath)
+                } else {
+                    try FileSystem.rename(singlePath, to: "\(graphs)/graph-\(kept[0].checksum.hex).graph")
+                }
+            }
             try lock.write(Array(layers.map { "\($0)\n" }.joined().utf8)[...])
             try lock.close()
             try FileSystem.adjustSharedPermissions("\(graphs)/commit-graph-chain.lock")
@@ -114,6 +129,18 @@ extension Repository {
             try? FileSystem.remove("\(graphs)/\(file)")
         }
         return true
+    }
+
+    /// The last hash's worth of bytes of the file at `path` (a commit-graph's checksum), or nil
+    /// when it cannot be read.
+    private func trailingChecksum(of path: String) -> [UInt8]? {
+        guard FileSystem.status(path)?.isRegularFile == true, let file = try? File.openForReading(path) else {
+            return nil
+        }
+        defer { try? file.close() }
+        let count = objectFormat.byteCount
+        guard let size = try? file.size(), size >= Int64(count) else { return nil }
+        return try? file.read(at: size - Int64(count), count: count)
     }
 
     /// Takes `commit-graph-chain.lock` as git does: made exclusively (mode 0444), removed if a

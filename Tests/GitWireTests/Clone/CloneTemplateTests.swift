@@ -55,10 +55,6 @@ extension CloneWorkTreeTests {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: "\(template)/\(name)")
         }
         try FileManager.default.createSymbolicLink(atPath: "\(template)/described", withDestinationPath: "description")
-        // For a bare clone, one without `logAllRefUpdates`: git's bare clone then logs `HEAD`,
-        // which gitwire's does not (as with `clone --bare -c core.logAllRefUpdates=true`).
-        try run(["cp", "-a", template, "\(template)-bare"])
-        try git(["config", "-f", "\(template)-bare/config", "--unset", "core.logAllRefUpdates"])
         return template
     }
 
@@ -68,7 +64,7 @@ extension CloneWorkTreeTests {
         let template = try Self.template.get()
         let url = source.daemon.url("source")
         for (index, (options, environment)) in [
-            (["--template", template], [String: String]()), (["--template=\(template)-bare", "--bare"], [:]),
+            (["--template", template], [String: String]()), (["--template=\(template)", "--bare"], [:]),
             (["--template=\(template)", "-c", "a.b=c", "--single-branch"], [:]),
             (["--template=\(source.directory.appending("nowhere"))"], [:]), (["--template="], [:]),
             ([], ["GIT_TEMPLATE_DIR": template]),
@@ -95,6 +91,93 @@ extension CloneWorkTreeTests {
             let (ours, theirs) = (results["ours"]!, results["git"]!)
             #expect(ours.status == theirs.status, "\(context)")
             #expect(ours.errorText == theirs.errorText, "\(context)")
+            for key in Set(theirs.tree.keys).union(ours.tree.keys).sorted() {
+                #expect(ours.tree[key] == theirs.tree[key], "\(context): \(key)")
+            }
+        }
+    }
+
+    /// A template whose `config` declares a repository format git does not read (a version
+    /// past 1, unknown extensions in version 1, a version-1 extension in version 0): git copies
+    /// nothing from it, with a warning in `verify_repository_format`'s words; the formats it
+    /// reads are copied. gitwire copied every template.
+    @Test func templatesOfAnUnknownFormatAreNotCopied() throws {
+        let source = try Self.source.get()
+        let url = source.daemon.url("source")
+        for (index, config) in [
+            "[core]\n\trepositoryFormatVersion = 99\n",
+            "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tfoo = x\n\tBar = y\n",
+            "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tfoo = x\n\tworktreeConfig = true\n",
+            "[core]\n\trepositoryformatversion = 0\n[extensions]\n\tobjectFormat = sha256\n",
+            "[core]\n\trepositoryformatversion = 0\n[extensions]\n\tfoo = x\n",
+            "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tnoop = x\n",
+        ].enumerated() {
+            let base = source.directory.appending("clones/format-\(index)")
+            let template = "\(base)/template"
+            try FileManager.default.createDirectory(atPath: "\(template)/hooks", withIntermediateDirectories: true)
+            try "x\n".write(toFile: "\(template)/hooks/notes", atomically: true, encoding: .utf8)
+            try config.write(toFile: "\(template)/config", atomically: true, encoding: .utf8)
+            var results: [String: (status: Int32, errorText: String, tree: [String: String])] = [:]
+            for side in ["git", "ours"] {
+                try FileManager.default.createDirectory(atPath: "\(base)/\(side)", withIntermediateDirectories: true)
+                let arguments = ["--bare", "--template", template, url, "repo"]
+                let result =
+                    side == "git"
+                    ? try git(["clone"] + arguments, in: "\(base)/git", check: false)
+                    : try gitwire(["clone"] + arguments, in: "\(base)/ours", environment: reproducibleGitEnvironment)
+                results[side] = (
+                    result.status, result.errorText, try tree("\(base)/\(side)/repo", base: "\(base)/\(side)")
+                )
+            }
+            let (ours, theirs) = (results["ours"]!, results["git"]!)
+            #expect(ours.status == theirs.status, "\(config)")
+            #expect(ours.errorText == theirs.errorText, "\(config)")
+            #expect(theirs.errorText.contains("not copying templates") == (index < 4), "\(config)")
+            for key in Set(theirs.tree.keys).union(ours.tree.keys).sorted() {
+                #expect(ours.tree[key] == theirs.tree[key], "\(config): \(key)")
+            }
+        }
+    }
+
+    /// A bare clone under `core.logAllRefUpdates` (`true` or `always`, from `-c`): git logs
+    /// `HEAD` alone (the refs go to `packed-refs` unlogged), a line without a message when
+    /// `HEAD` names a branch, `clone: from <url>` when it is detached (at a tag, or the remote's
+    /// detached `HEAD`), either from the commit of the branch its init named (`init.defaultBranch`,
+    /// else `master`) if the clone has it, else the zero id; nothing for an empty repository.
+    /// gitwire's bare clone wrote no reflog.
+    @Test(arguments: [0, 2])
+    func bareClonesLogHeadAsGitDoes(version: Int) throws {
+        let source = try Self.source.get()
+        let all = "core.logAllRefUpdates=true"
+        for (index, (before, options, path)) in [
+            ([], ["--bare", "-c", all], "source"), ([], ["--mirror", "-c", "core.logAllRefUpdates=always"], "source"),
+            (["-c", "init.defaultBranch=trunk"], ["--bare", "-b", "v1", "-c", all], "source"),
+            (["-c", all], ["--bare", "-b", "light"], "source"), ([], ["--bare", "-c", all], "detached.git"),
+            (["-c", "init.defaultBranch=trunk"], ["--bare", "-c", all], "source"),
+            ([], ["--bare", "-c", all], "empty.git"), ([], ["--bare"], "source"),
+        ].enumerated() {
+            let base = source.directory.appending("clones/bare-log-\(version)-\(index)")
+            var results: [String: (status: Int32, errorText: String, tree: [String: String])] = [:]
+            for side in ["git", "ours"] {
+                try FileManager.default.createDirectory(atPath: "\(base)/\(side)", withIntermediateDirectories: true)
+                let url = source.daemon.url(path)
+                let result =
+                    side == "git"
+                    ? try git(
+                        before + ["-c", "protocol.version=\(version)", "clone"] + options + [url, "repo"],
+                        in: "\(base)/git", check: false)
+                    : try gitwire(
+                        before + ["clone", "--protocol-version=\(version)"] + options + [url, "repo"],
+                        in: "\(base)/ours", environment: reproducibleGitEnvironment)
+                results[side] = (
+                    result.status, result.errorText, try tree("\(base)/\(side)/repo", base: "\(base)/\(side)")
+                )
+            }
+            let context = "\(before) clone \(options) \(path) (v\(version))"
+            let (ours, theirs) = (results["ours"]!, results["git"]!)
+            #expect(ours.status == theirs.status, "\(context)")
+            #expect(ours.errorText == theirs.errorText, "\(context)")
+            #expect(theirs.tree.keys.contains("logs/HEAD") == (index < 6), "\(context)")
             for key in Set(theirs.tree.keys).union(ours.tree.keys).sorted() {
                 #expect(ours.tree[key] == theirs.tree[key], "\(context): \(key)")
             }

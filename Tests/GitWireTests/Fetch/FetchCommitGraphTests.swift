@@ -87,4 +87,49 @@ struct FetchCommitGraphTests {
             #expect(verify.status == 0, "\(what): \(verify.errorText)")
         }
     }
+
+    /// A repository whose graph is one file (`git commit-graph write --reachable`, written
+    /// before the fetch, beside a stale chain when `staleChain`): git's fetch turns it into a
+    /// chain, keeping the file as the base layer (renamed into `commit-graphs/`) when it holds
+    /// more than twice the new commits, else taking its commits into the new layer and deleting
+    /// it; the stale chain's layers are removed. gitwire wrote nothing there.
+    @Test(arguments: [(10, 2, false), (2, 10, false), (10, 2, true)])
+    func turnsAOneFileGraphIntoAChain(before: Int, new: Int, staleChain: Bool) throws {
+        let directory = try TemporaryDirectory(prefix: "gitwire-commitgraph-one")
+        let upstream = directory.appending("up")
+        try git(["init", "-q", "-b", "main", upstream])
+        for index in 0..<before { try commit("old \(index)", date: 1_700_000_000 + Int64(index), in: upstream) }
+        for side in ["git", "ours"] {
+            let path = directory.appending(side)
+            try git(["clone", "-q", "--no-checkout", upstream, path])
+            let graphs = "\(path)/.git/objects/info/commit-graphs"
+            if staleChain {  // git's own write of one file removes the chain: kept aside meanwhile
+                try git(["-c", "fetch.writeCommitGraph=true", "fetch", "-q"], in: path)
+                try FileManager.default.moveItem(atPath: graphs, toPath: "\(path)/aside")
+            }
+            try git(["commit-graph", "write", "--reachable"], in: path)
+            if staleChain {
+                try? FileManager.default.removeItem(atPath: graphs)
+                try FileManager.default.moveItem(atPath: "\(path)/aside", toPath: graphs)
+            }
+        }
+        for index in 0..<new { try commit("new \(index)", date: 1_700_001_000 + Int64(index), in: upstream) }
+        let command = ["-c", "fetch.writeCommitGraph=true", "fetch", "-q"]
+        let theirs = try git(command, in: directory.appending("git"), check: false)
+        let ours = try gitwire(command, in: directory.appending("ours"), environment: reproducibleGitEnvironment)
+        #expect(ours.status == theirs.status, "\(ours.errorText)")
+        #expect(ours.errorText == theirs.errorText)
+        let (ourFiles, theirFiles) = (
+            try graphFiles(directory.appending("ours/.git")), try graphFiles(directory.appending("git/.git"))
+        )
+        #expect(!theirFiles.isEmpty)
+        #expect(ourFiles.keys.sorted() == theirFiles.keys.sorted())
+        for key in theirFiles.keys.sorted() { #expect(ourFiles[key] == theirFiles[key], "\(key)") }
+        for side in ["git", "ours"] {
+            #expect(
+                !FileManager.default.fileExists(atPath: directory.appending("\(side)/.git/objects/info/commit-graph")))
+        }
+        let verify = try git(["commit-graph", "verify"], in: directory.appending("ours"), check: false)
+        #expect(verify.status == 0, "\(verify.errorText)")
+    }
 }

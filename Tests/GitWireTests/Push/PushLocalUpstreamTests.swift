@@ -88,4 +88,49 @@ import Testing
         #expect(outputs[1].status == outputs[0].status)
         #expect(refs[1] == refs[0])
     }
+
+    /// A remote with several push URLs (its `pushurl`s, else its `url`s): git pushes to each in
+    /// turn, one that rejects the push does not stop the next, and the exit status says whether
+    /// any failed; a `push.default` git does not know is named with the file and line it comes
+    /// from. gitwire pushed to the first URL only, and named no place.
+    @Test(
+        arguments: [
+            (["pushurl=remotes/a.git", "pushurl=remotes/b.git"], 0), (["url=remotes/a.git", "url=remotes/b.git"], 0),
+            (["url=remotes/b.git", "pushurl=remotes/ahead.git", "pushurl=remotes/b.git"], 1),
+            (["url=remotes/a.git", "push.default=bogus"], 128),
+        ] as [([String], Int32)])
+    func severalPushURLs(_ settings: [String], status: Int32) throws {
+        let (directory, template) = try Self.template.get()
+        var outputs: [ProcessOutput] = []
+        var refs: [String] = []
+        for name in ["git", "gitwire"] {
+            let copy = directory.appending("urls-\(name)")
+            try? FileManager.default.removeItem(atPath: copy)
+            try run(["cp", "-a", template, copy])
+            for remote in ["a", "b", "ahead"] { try git(["init", "-q", "--bare", "\(copy)/remotes/\(remote).git"]) }
+            // ahead.git's topic is a commit the local topic lacks: the push there is rejected.
+            let other = try gitText(["commit-tree", "main^{tree}", "-p", "main", "-m", "other"], in: copy)
+            try git(["push", "-q", "remotes/ahead.git", "\(other):refs/heads/topic"], in: copy)
+            for setting in settings {
+                let (key, value) = (setting.prefix { $0 != "=" }, setting.drop { $0 != "=" }.dropFirst())
+                let name = key.contains(".") ? String(key) : "remote.origin.\(key)"
+                try git(["config", "--add", name, String(value)], in: copy)
+            }
+            outputs.append(
+                name == "git"
+                    ? try git(["push", "origin", "topic"], in: copy, check: false)
+                    : try gitwire(["push", "origin", "topic"], in: copy, environment: reproducibleGitEnvironment))
+            var listing = ""
+            for remote in ["a", "b", "ahead"] {
+                listing += try git(
+                    ["for-each-ref", "--format=%(objectname) %(refname)"], in: "\(copy)/remotes/\(remote).git"
+                ).text
+            }
+            refs.append(listing)
+        }
+        #expect(outputs[1].errorText == outputs[0].errorText)
+        #expect(outputs[1].status == outputs[0].status)
+        #expect(refs[1] == refs[0])
+        #expect(outputs[0].status == status)
+    }
 }
