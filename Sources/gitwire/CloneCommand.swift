@@ -267,7 +267,10 @@ struct CloneCommand: Subcommand {
     /// unknown `extensions.*`, or, in version 0, an extension of version 1), in git's words
     /// (`verify_repository_format`); nil when it copies the template.
     static func unsupportedFormat(ofTemplate directory: String) -> String? {
-        guard let text = try? FileSystem.read("\(directory)/config") else { return nil }
+        // Only a regular file (a link followed) is read: a FIFO there would make the clone wait.
+        guard FileSystem.status("\(directory)/config")?.isRegularFile == true,
+            let text = try? FileSystem.read("\(directory)/config")
+        else { return nil }
         var version = -1
         var unknown: [String] = []
         var versionOne: [String] = []
