@@ -13,11 +13,8 @@ import Testing
     private static func scenario() throws -> TemporaryDirectory {
         let root = try TemporaryDirectory(prefix: "gitwire-user-agent")
         let bare = root.appending("repo.git")
-        try git(["init", "-q", "--bare", "-b", "main", bare])
         let work = root.appending("work")
-        try git(["clone", "-q", bare, work])
-        try git(["commit", "-q", "--allow-empty", "-m", "first"], in: work)
-        try git(["push", "-q", "origin", "main"], in: work)
+        try bareUpstreamWithClone(upstream: bare, work: work)
         try git(["commit", "-q", "--allow-empty", "-m", "second"], in: work)
         for side in ["git", "gitwire"] {
             try git(["clone", "-q", "--bare", bare, root.appending("push-\(side).git")])

@@ -82,11 +82,8 @@ import Testing
     func reportBeforeDying(options: [String]) throws {
         let directory = try TemporaryDirectory(prefix: "gitwire-shared-push")
         let upstream = directory.appending("up.git")
-        try git(["init", "-q", "--bare", "-b", "main", upstream])
         let work = directory.appending("work")
-        try git(["clone", "-q", upstream, work])
-        try git(["commit", "-q", "--allow-empty", "-m", "first"], in: work)
-        try git(["push", "-q", "origin", "main"], in: work)
+        try bareUpstreamWithClone(upstream: upstream, work: work)
         try git(["commit", "-q", "--allow-empty", "-m", "second"], in: work)
         var outputs: [ProcessOutput] = []
         var refs: [String] = []

@@ -13,11 +13,8 @@ import Testing
     @Test func fetchIntoASharedClone() throws {
         let root = try TemporaryDirectory(prefix: "gitwire-unreadable-pack")
         let source = root.appending("src.git")
-        try git(["init", "-q", "--bare", "-b", "main", source])
         let work = root.appending("work")
-        try git(["clone", "-q", source, work])
-        try git(["commit", "-q", "--allow-empty", "-m", "first"], in: work)
-        try git(["push", "-q", "origin", "main"], in: work)
+        try bareUpstreamWithClone(upstream: source, work: work)
         for side in ["git", "gitwire"] {
             try git(["clone", "-q", "--bare", "--shared", source, root.appending("\(side).git")])
             try git(["remote", "set-url", "origin", "file://\(work)/.git"], in: root.appending("\(side).git"))
