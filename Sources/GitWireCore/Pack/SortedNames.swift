@@ -13,10 +13,10 @@ package struct SortedNames: Sendable {
     }
 
     /// Where each bucket's names start, and (at 256) the number of names.
-    private let starts: [Int]
+    @usableFromInline let starts: [Int]
     /// The first eight bytes of each name, big-endian, in name order: lookups search these (8
     /// bytes a name) and read a whole name only where they match.
-    private let prefixes: [UInt64]
+    @usableFromInline let prefixes: [UInt64]
 
     /// The number of names.
     package var count: Int { prefixes.count }
@@ -49,7 +49,9 @@ package struct SortedNames: Sendable {
     }
 
     /// The position of `id` in name order, or nil if the table does not hold it; `name` gives the
-    /// whole name at a position whose first eight bytes match.
+    /// whole name at a position whose first eight bytes match. Inlinable, as the lookups of every
+    /// object read are: the search compiles into each caller.
+    @inlinable
     package func position(of id: ObjectID, name: (Int) -> ObjectID) -> Int? {
         let bucket = Int(id.firstByte)
         let end = starts[bucket + 1]
