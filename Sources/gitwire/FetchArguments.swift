@@ -56,10 +56,13 @@ struct FetchArguments {
         var options = FetchOptions(
             protocolVersion: version, depth: depthCount, shallowSince: try shallowSince.map(Self.parseDate),
             shallowExclude: shallowExclude, unshallow: unshallow, filter: filter, progress: showsProgress)
-        // git's git_user_agent(): GIT_USER_AGENT is the agent its requests name.
-        if let agent = Environment.value("GIT_USER_AGENT") { options.agent = agent }
+        options.agent = Self.userAgent
         return options
     }
+
+    /// The agent every command's requests name (`agent=`, and HTTP's `User-Agent` unless
+    /// configured): git's `git_user_agent()`, `GIT_USER_AGENT` when set.
+    static var userAgent: String { Environment.value("GIT_USER_AGENT") ?? GitWireInfo.agent }
 
     /// Seconds since 1970 from `text`: a number, or `YYYY-MM-DD[THH:MM[:SS]]` in UTC.
     static func parseDate(_ text: String) throws -> Int64 {

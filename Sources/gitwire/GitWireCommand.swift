@@ -51,6 +51,8 @@ enum GitWireCommand {
             SignalCleanup.removeAllNow()
             Console.exit(128)
         }
+        // An object store's pack directory that cannot be listed: git's error, and no packs there.
+        ObjectDatabase.onUnreadablePackDirectory { Console.writeError("error: \($0)\n") }
         switch CommandConfiguration.applyGlobalOptions(Array(CommandLine.arguments.dropFirst())) {
         case .success(let words): Console.exit(run(words))
         case .failure(let status): Console.exit(status.code)

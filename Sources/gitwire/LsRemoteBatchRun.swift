@@ -37,7 +37,8 @@ extension LsRemoteCommand {
         let options = LsRemoteBatchOptions(
             jobs: jobs, jobsPerHost: jobsPerHost, ordering: completionOrder ? .completion : .input,
             listing: LsRemoteOptions(
-                protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions),
+                protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions,
+                agent: FetchArguments.userAgent),
             timeout: timeout, deadline: deadline)
         let loop = try EpollRunLoop.current()
         let run = BatchRun(

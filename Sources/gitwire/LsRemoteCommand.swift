@@ -120,7 +120,8 @@ struct LsRemoteCommand: Subcommand {
         let (remote, recording) = try connection.remote(target)
         let filter = RefFilter(heads: heads, tags: tags, refsOnly: refs, patterns: patterns)
         let options = LsRemoteOptions(
-            protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions)
+            protocolVersion: version, refPrefixes: filter.refPrefixes, serverOptions: serverOptions,
+            agent: FetchArguments.userAgent)
         // Each ref is formatted as it arrives, while the server is still sending the rest; the
         // whole is printed at the end, as git prints it.
         var output: [UInt8] = []

@@ -264,7 +264,7 @@ struct PushCommand: Subcommand {
             var options = RepositoryPushOptions(
                 protocolVersion: try connection.version(), force: force, atomic: atomic, dryRun: dryRun,
                 pushOptions: pushOptions, all: all, tags: tags, progress: showsProgress, quiet: quiet,
-                trackingRefspecs: tracking
+                trackingRefspecs: tracking, agent: FetchArguments.userAgent
             )
             options.leases = leases
             options.mirror = mirroring
@@ -353,6 +353,18 @@ struct PushCommand: Subcommand {
             if porcelain || !quiet || failed {
                 let text = Self.summary(result, url: shown, porcelain: porcelain, verbose: verbose)
                 if porcelain { try Console.writeOutput(text) } else { Console.writeError(text) }
+            }
+            if result.trackingRefusedBySharedRepository {
+                // git dies taking the first remote-tracking ref's lock, after telling of it with -v.
+                let moved = result.refs.lazy.filter { $0.status == .ok || $0.status == .upToDate }
+                if verbose,
+                    let first = moved.compactMap({ ref in
+                        tracking.lazy.compactMap { $0.destination(for: ref.destination) }.first
+                    }).first
+                {
+                    Console.writeError("updating local tracking ref '\(first)'\n")
+                }
+                FileSystem.checkSharedRepositoryRefusal()
             }
             if setsUpstream {
                 try Self.setUpstreams(

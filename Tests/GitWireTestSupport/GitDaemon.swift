@@ -14,8 +14,11 @@ public final class GitDaemon: @unchecked Sendable {
     private let process: ChildProcess
 
     /// Starts a daemon for `basePath`, retrying on port collisions, and waits until it answers.
-    /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say).
-    public init(basePath: String, lifetime: Int = 3600, extraArguments: [String] = []) throws {
+    /// `extraArguments` go to `git daemon` before the base path (`--informative-errors`, say);
+    /// `environment` is added to the daemon's (and so its upload-pack's and receive-pack's).
+    public init(
+        basePath: String, lifetime: Int = 3600, extraArguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
         let lifetime = scaledForSlowRuns(seconds: lifetime)
         let ipv6 = loopbackIPv6IsAvailable
         (port, process) = try startServer(
@@ -26,7 +29,8 @@ public final class GitDaemon: @unchecked Sendable {
                         "--port=\(port)", "--export-all", "--base-path=\(basePath)", "--max-connections=256",
                     ] + extraArguments + [basePath]
                 return try ChildProcess.spawnDetached(
-                    boundedServerCommand(arguments, lifetime: lifetime), environment: reproducibleGitEnvironment)
+                    boundedServerCommand(arguments, lifetime: lifetime),
+                    environment: reproducibleGitEnvironment.merging(environment) { $1 })
             }, failure: { DaemonStartError(port: $0) })
         hasIPv6 = ipv6
     }

@@ -26,3 +26,12 @@ public func gitText(_ arguments: [String], in directory: String? = nil) throws -
     if text.hasSuffix("\n") { text.removeLast() }
     return text
 }
+
+/// A bare repository `upstream` (branch `main`) and a clone of it, `work`, whose first commit
+/// (empty, `first`) is pushed: the start of tests that push, fetch or clone between the two.
+public func bareUpstreamWithClone(upstream: String, work: String) throws {
+    try git(["init", "-q", "--bare", "-b", "main", upstream])
+    try git(["clone", "-q", upstream, work])
+    try git(["commit", "-q", "--allow-empty", "-m", "first"], in: work)
+    try git(["push", "-q", "origin", "main"], in: work)
+}

@@ -155,7 +155,8 @@ extension HTTPOptions {
     ///   `GIT_HTTP_PROXY_AUTHMETHOD`); hosts in `no_proxy`/`NO_PROXY` are reached directly.
     ///   Without it, libcurl reads `http_proxy`, `https_proxy`, `all_proxy` itself.
     /// - `http.version` (`HTTP/1.1`, `HTTP/2`), `http.followRedirects` (`initial`, `true`,
-    ///   `false`), `http.userAgent` (then `GIT_HTTP_USER_AGENT`), `http.lowSpeedLimit` and
+    ///   `false`), `http.userAgent` (then `GIT_HTTP_USER_AGENT`; without either, `GIT_USER_AGENT`
+    ///   as git's `git_user_agent()`, else ``defaultUserAgent``), `http.lowSpeedLimit` and
     ///   `http.lowSpeedTime` (then `GIT_HTTP_LOW_SPEED_LIMIT` and `GIT_HTTP_LOW_SPEED_TIME`).
     ///
     /// Throws ``ConfigError`` with git's message for a value git refuses.
@@ -164,6 +165,8 @@ extension HTTPOptions {
     ) throws {
         let environment = environment ?? Environment.all()
         self.init()
+        // git's `User-Agent` is git_user_agent() unless configured: GIT_USER_AGENT when set.
+        if let agent = environment["GIT_USER_AGENT"] { userAgent = agent }
         var version: String?
         var proxy: String?
         var proxyAuthMethod: String?

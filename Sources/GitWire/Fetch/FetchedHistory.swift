@@ -20,7 +20,8 @@ struct TagPeeler {
                 result = cached
                 break
             }
-            guard let object = try? objects.object(current), object.type == .tag,
+            // The type from the header first: what names a large blob does not read it.
+            guard (try? objects.objectType(current)) == .tag, let object = try? objects.object(current),
                 let link = try? ObjectLinks.links(of: .tag, data: object.data, format: objects.format).first
             else {
                 result = nil
@@ -43,7 +44,7 @@ struct TagPeeler {
     /// `lookup_commit_reference`); nil when it names no commit that is here.
     mutating func commit(_ id: ObjectID) -> ObjectID? {
         let target = peel(id) ?? id
-        guard let object = try? objects.object(target), object.type == .commit else { return nil }
+        guard (try? objects.objectType(target)) == .commit else { return nil }
         return target
     }
 }

@@ -214,7 +214,7 @@ extension RepositoryFetch {
             let objects = repository.objects
             try repository.refs.apply(
                 [RefUpdate(name: local, newID: ours.id, logMessage: message)], atomic: true,
-                objectType: { (try? objects.object($0))?.type }, reflog: reflog)
+                objectType: { try? objects.objectType($0) }, reflog: reflog)
             trackedBranch = String(local.dropFirst("refs/heads/".count))
             head = .symbolic(local)
         } else if let ours {
@@ -249,12 +249,15 @@ extension RepositoryFetch {
     /// A clone detaches `HEAD` only at a commit: git's refuses anything else (`cannot update ref
     /// 'HEAD': trying to write non-commit object … to branch 'HEAD'`, or, for a `--branch` tag
     /// that peels to no commit, a crash), and a `HEAD` at a blob or tree leaves a repository git
-    /// cannot use.
+    /// cannot use. git's clone sets it with `update_ref`, which dies with `update_ref failed for
+    /// ref 'HEAD': ` first. The type comes from the object's header: a large blob is not read.
     static func checkDetachedHead(_ id: ObjectID, in objects: ObjectDatabase) throws {
-        guard let type = (try? objects.object(id))?.type else {
-            throw RefUpdateError(name: "HEAD", reason: .missingObject(id))
+        guard let type = try? objects.objectType(id) else {
+            throw UpdateRefFailure(error: RefUpdateError(name: "HEAD", reason: .missingObject(id)))
         }
-        guard type == .commit else { throw RefUpdateError(name: "HEAD", reason: .nonCommitToBranch(id)) }
+        guard type == .commit else {
+            throw UpdateRefFailure(error: RefUpdateError(name: "HEAD", reason: .nonCommitToBranch(id)))
+        }
     }
 
     func readShallow(_ repository: Repository) throws -> Set<ObjectID> {

@@ -212,9 +212,9 @@ extension RepositoryFetch {
         return false
     }
 
-    /// Whether `id` names a commit the repository has.
+    /// Whether `id` names a commit the repository has (from the object's header alone).
     static func isCommit(_ id: ObjectID, in objects: ObjectDatabase) -> Bool {
-        (try? objects.object(id))?.type == .commit
+        (try? objects.objectType(id)) == .commit
     }
 
     /// Where a clone's `HEAD` points, as git's clone decides (`guess_remote_head`, then

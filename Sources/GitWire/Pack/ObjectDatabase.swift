@@ -68,7 +68,17 @@ public final class ObjectDatabase: ObjectSource {
         for objects in [objectsDirectory] + alternateDirectories {
             let directory = "\(objects)/pack"
             guard FileSystem.isDirectory(directory) else { continue }
-            let names = try FileSystem.contents(ofDirectory: directory).filter { $0.hasSuffix(".idx") }.sorted()
+            let listed: [String]
+            do {
+                listed = try FileSystem.contents(ofDirectory: directory)
+            } catch let error as SystemCallError {
+                // As git's prepare_packed_git_one: a directory that cannot be listed holds no
+                // packs, after an error line.
+                Self.reportUnreadablePackDirectory(
+                    "unable to open object pack directory: \(directory): \(error.errno)")
+                continue
+            }
+            let names = listed.filter { $0.hasSuffix(".idx") }.sorted()
             found += try names.compactMap { name in
                 let packPath = "\(directory)/\(name.dropLast(4)).pack"
                 guard isRegularFile(packPath), isRegularFile("\(directory)/\(name)") else { return nil }

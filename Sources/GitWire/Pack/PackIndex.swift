@@ -10,12 +10,11 @@ public struct PackIndex: Sendable {
     public let packChecksum: ObjectID
     private let bytes: [UInt8]
     private let largeOffsetCount: Int
-    /// The first eight bytes of each name, big-endian, in name order: lookups search these (8
-    /// bytes an object) and read a whole name only where they match.
-    private let prefixes: [UInt64]
+    /// The fan-out and the first eight bytes of each name: lookups search these.
+    private let names: SortedNames
 
     private static let headerLength = 8
-    private static let fanOutLength = 256 * 4
+    private static let fanOutLength = SortedNames.fanOutLength
     private var namesStart: Int { Self.headerLength + Self.fanOutLength }
     private var crcStart: Int { namesStart + count * format.byteCount }
     private var offsetStart: Int { crcStart + count * 4 }
@@ -32,13 +31,12 @@ public struct PackIndex: Sendable {
         guard bytes.starts(with: [0xff, 0x74, 0x4f, 0x63]) else { throw .badSignature }
         let version = bigEndianUInt32(bytes[...], at: 4)
         guard version == 2 else { throw .unsupportedVersion(version) }
-        var previous: UInt32 = 0
-        for bucket in 0..<256 {
-            let value = bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4)
-            guard value >= previous else { throw .badFanOut(bucket: bucket) }
-            previous = value
+        let count: Int
+        do {
+            count = try SortedNames.count(fanOut: bytes[...], at: Self.headerLength)
+        } catch {
+            throw .badFanOut(bucket: error.bucket)
         }
-        let count = Int(previous)
         let fixed = minimum + count * (width + 8)
         // As git's load_idx: at most one 8-byte large offset per object but the first (which
         // starts at offset 12).
@@ -48,13 +46,8 @@ public struct PackIndex: Sendable {
         self.count = count
         self.bytes = bytes
         largeOffsetCount = (bytes.count - fixed) / 8
-        let namesStart = Self.headerLength + Self.fanOutLength
-        prefixes = (0..<count).map { position in
-            let start = namesStart + position * width
-            var value: UInt64 = 0
-            for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
-            return value
-        }
+        names = SortedNames(
+            bytes[...], fanOut: Self.headerLength, names: Self.headerLength + Self.fanOutLength, width: width)
         packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * width)...], format: format)!
         for position in 0..<count where offsetWord(at: position) & 0x8000_0000 != 0 {
             guard Int(offsetWord(at: position) & 0x7fff_ffff) < largeOffsetCount else {
@@ -118,18 +111,7 @@ public struct PackIndex: Sendable {
     /// another format never is).
     public func position(of id: ObjectID) -> Int? {
         guard id.format == format else { return nil }
-        let bucket = Int(id.firstByte)
-        let first = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: Self.headerLength + (bucket - 1) * 4))
-        let end = Int(bigEndianUInt32(bytes[...], at: Self.headerLength + bucket * 4))
-        // A fan-out table that goes down (a damaged index) holds no such name.
-        guard first < end else { return nil }
-        // Names of one prefix are next to each other (in an index in name order).
-        var position = partitionPoint(in: first..<end) { prefixes[$0] < id.w0 }
-        while position < end && prefixes[position] == id.w0 {
-            if self.id(at: position) == id { return position }
-            position += 1
-        }
-        return nil
+        return names.position(of: id, name: self.id(at:))
     }
 
     /// The pack offset of `id`, or nil if the pack does not hold it.

@@ -39,13 +39,7 @@
     ) throws -> ObjectID {
         var output = start
         try output.append([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2])
-        var fanOut = [UInt32](repeating: 0, count: 256)
-        for index in order { fanOut[Int(ids[Int(index)].firstByte)] += 1 }
-        var total: UInt32 = 0
-        for bucket in 0..<256 {
-            total += fanOut[bucket]
-            try output.append(bigEndian: total)
-        }
+        try output.append(SortedNames.fanOut(firstBytes: order.lazy.map { ids[Int($0)].firstByte }))
         for index in order { try output.append(id: ids[Int(index)]) }
         for index in order { try output.append(bigEndian: crc32s[Int(index)]) }
         let isLarge = { (offset: UInt64) in offset >> 31 != 0 || offset > largeOffsetThreshold }

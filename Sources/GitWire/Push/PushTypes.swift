@@ -318,6 +318,10 @@ public struct PushResult: Hashable, Sendable {
     /// conflict, a held lock): git's `error: update_ref failed for ref '…': …` lines, after
     /// the ref lines. The push itself is not failed by them, as in git.
     public var trackingErrors: [RefUpdateError] = []
+    /// The remote-tracking refs were not moved because `core.sharedRepository` is a value git
+    /// refuses and the command line dies of it: after the report, as git's push prints its
+    /// report and then dies taking the first remote-tracking ref's lock.
+    package var trackingRefusedBySharedRepository = false
 }
 
 /// A push over smart HTTP that stopped after its refs were decided, as git's push stops when

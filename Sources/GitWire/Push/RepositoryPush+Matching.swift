@@ -191,7 +191,7 @@ extension RepositoryPush {
         }
         // git's advice (advice.pushUnqualifiedRefName) after the error: what the source's
         // object suggests.
-        if let sourceID, let type = try repository.objects.object(sourceID)?.type {
+        if let sourceID, let type = try repository.objects.objectType(sourceID) {
             let (kind, action, prefix) =
                 switch type {
                 case .commit: ("commit", "create a new branch", "refs/heads/")

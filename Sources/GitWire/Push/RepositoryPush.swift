@@ -247,8 +247,7 @@ final class RepositoryPush: @unchecked Sendable {
         let named = Set(remoteRefs.map(\.name)).union(matches.map(\.destination))
         var candidates: [(RefRecord, ObjectID)] = []
         for ref in localRefs where ref.name.hasPrefix("refs/tags/") && !named.contains(ref.name) {
-            guard let object = try repository.objects.object(ref.id), object.type == .tag,
-                let commit = try peeledCommit(ref.id)
+            guard try repository.objects.objectType(ref.id) == .tag, let commit = try peeledCommit(ref.id)
             else { continue }
             candidates.append((ref, commit))
         }
@@ -274,25 +273,6 @@ final class RepositoryPush: @unchecked Sendable {
         guard repository.objects.contains(old) else { return .fetchFirst }
         guard let oldCommit = try peeledCommit(old), let newCommit = try peeledCommit(new) else { return .needsForce }
         return try isAncestor(oldCommit, of: newCommit) ? nil : .nonFastForward
-    }
-
-    /// The commit `id` is or names through tags.
-    private func peeledCommit(_ id: ObjectID) throws -> ObjectID? {
-        var current = id
-        for _ in 0..<ObjectWalk.longestTagChain {
-            guard let object = try repository.objects.object(current) else { return nil }
-            switch object.type {
-            case .commit: return current
-            case .tag:
-                guard
-                    let target = try ObjectLinks.links(of: .tag, data: object.data, format: repository.objects.format)
-                        .first
-                else { return nil }
-                current = target.id
-            case .tree, .blob: return nil
-            }
-        }
-        return nil
     }
 
     /// Whether `ancestor` is reachable from `commit`: git's `ref_newer`, which walks from
@@ -379,10 +359,12 @@ final class RepositoryPush: @unchecked Sendable {
                 if let rejection = answer.rejection { results[index].status = .remoteRejected(rejection) }
             }
         }
-        let trackingErrors = options.dryRun ? [] : try updateTrackingRefs()
-        return PushResult(
+        let tracking = options.dryRun ? (errors: [], refused: false) : try updateTrackingRefs()
+        var result = PushResult(
             refs: results, pack: writer?.statistics, report: outcome.report, errors: errors, warnings: warnings,
-            trackingErrors: trackingErrors)
+            trackingErrors: tracking.errors)
+        result.trackingRefusedBySharedRepository = tracking.refused
+        return result
     }
 
     /// What a push that failed before sending anything reports: over smart HTTP (`stateless`),
@@ -418,8 +400,9 @@ final class RepositoryPush: @unchecked Sendable {
     }
 
     /// Moves the remote-tracking refs the tracking refspecs map accepted refs to; returns those
-    /// that could not be moved.
-    private func updateTrackingRefs() throws -> [RefUpdateError] {
+    /// that could not be moved. Moves none when a refused `core.sharedRepository` would end the
+    /// command at the first lock (`refused`): the caller reports first, then dies, as git.
+    private func updateTrackingRefs() throws -> (errors: [RefUpdateError], refused: Bool) {
         var updates: [RefUpdate] = []
         // git's transport_update_tracking_ref moves them for refs up to date too (a stale
         // remote-tracking ref catches up); one that already holds the value is not written.
@@ -433,8 +416,11 @@ final class RepositoryPush: @unchecked Sendable {
                 break
             }
         }
-        guard !updates.isEmpty else { return [] }
-        return try repository.refs.apply(updates, atomic: false, objectType: nil, reflog: trackingReflog())
+        guard !updates.isEmpty else { return ([], false) }
+        // Reading the reflog's configuration makes the repository's `core.sharedRepository` the process's.
+        let reflog = trackingReflog()
+        if FileSystem.sharedRepositoryRefusalPending { return ([], true) }
+        return (try repository.refs.apply(updates, atomic: false, objectType: nil, reflog: reflog), false)
     }
 
     /// The reflog the remote-tracking refs are logged in, as git's `update_ref` logs them

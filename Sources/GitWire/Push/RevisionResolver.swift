@@ -64,8 +64,12 @@ struct RevisionResolver {
     private func peel(_ id: ObjectID, to type: ObjectType?) throws -> ObjectID? {
         var current = id
         for _ in 0..<ObjectWalk.longestTagChain {
-            guard let object = try repository.objects.object(current) else { return nil }
-            if object.type == type || (type == nil && object.type != .tag) { return current }
+            // The type from the header: only a tag, or a commit peeled to its tree, is read.
+            guard let found = try repository.objects.objectType(current) else { return nil }
+            if found == type || (type == nil && found != .tag) { return current }
+            guard found == .tag || (found == .commit && type == .tree),
+                let object = try repository.objects.object(current)
+            else { return nil }
             let format = repository.objects.format
             switch object.type {
             case .tag:

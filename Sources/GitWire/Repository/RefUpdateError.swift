@@ -102,3 +102,16 @@ public struct RefUpdateError: GitWireError, Hashable, Sendable {
         }
     }
 }
+
+/// A ref git's clone sets with `update_ref` (a detached `HEAD`) could not be set: git dies with
+/// `update_ref failed for ref '<name>': ` before the reason.
+public struct UpdateRefFailure: GitWireError, Hashable, Sendable {
+    /// Why the ref could not be set.
+    public let error: RefUpdateError
+
+    /// What kind of failure this is: the reason's.
+    public var kind: GitWireErrorKind { error.kind }
+
+    /// git's message.
+    public var description: String { "update_ref failed for ref '\(escapedForDisplay(error.name.utf8))': \(error)" }
+}

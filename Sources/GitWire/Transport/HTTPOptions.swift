@@ -61,11 +61,12 @@ public struct HTTPOptions: Sendable {
         self.warning = warning
     }
 
-    /// Options from git's environment variables: `GIT_HTTP_USER_AGENT`, `GIT_SSL_CAINFO`,
+    /// Options from git's environment variables: `GIT_HTTP_USER_AGENT` (else `GIT_USER_AGENT`), `GIT_SSL_CAINFO`,
     /// `GIT_SSL_CAPATH`, `GIT_SSL_NO_VERIFY` (any value turns verification off, as in git).
     /// Proxies come from `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy`, which libcurl reads.
     public static func fromEnvironment() -> HTTPOptions {
         var options = HTTPOptions()
+        if let agent = Environment.value("GIT_USER_AGENT") { options.userAgent = agent }
         if let agent = Environment.value("GIT_HTTP_USER_AGENT"), !agent.isEmpty { options.userAgent = agent }
         options.tls.caInfo = Environment.value("GIT_SSL_CAINFO").flatMap { $0.isEmpty ? nil : $0 }
         options.tls.caPath = Environment.value("GIT_SSL_CAPATH").flatMap { $0.isEmpty ? nil : $0 }

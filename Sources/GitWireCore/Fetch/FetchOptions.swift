@@ -71,9 +71,7 @@ public struct FetchOptions: Hashable, Sendable {
     package var deepens: Bool { effectiveDepth != nil || shallowSince != nil || !shallowExclude.isEmpty }
 
     /// ``agent`` as git sends it: bytes outside printable ASCII, and spaces, become `.`.
-    var sanitizedAgent: String {
-        String(decoding: agent.utf8.map { (0x21...0x7e).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-    }
+    var sanitizedAgent: String { GitWireInfo.sanitizedAgent(agent) }
 
     /// Throws ``FetchError`` for combinations git refuses before it connects.
     func validate() throws {

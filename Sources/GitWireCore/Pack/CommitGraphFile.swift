@@ -19,14 +19,13 @@ public struct CommitGraphFile: Sendable {
     /// Whether the file has corrected commit dates (`GDA2`): generation numbers v2.
     public let hasGenerationData: Bool
     private let bytes: [UInt8]
-    private let fanOut: Int
     private let lookup: Int
     private let data: Int
     private let edges: Range<Int>?
     private let generationData: Int?
     private let generationOverflow: Range<Int>?
-    /// The first eight bytes of each id in name order, big-endian: lookups search these.
-    private let prefixes: [UInt64]
+    /// The fan-out and the first eight bytes of each id: lookups search these.
+    private let names: SortedNames
 
     /// No parent (git's `GRAPH_PARENT_NONE`).
     static let parentNone: UInt32 = 0x7000_0000
@@ -34,10 +33,6 @@ public struct CommitGraphFile: Sendable {
     static let extraEdges: UInt32 = 0x8000_0000
     private static let headerLength = 8
     private static let tableEntryLength = 12
-
-    private static func chunkID(_ text: StaticString) -> UInt32 {
-        text.withUTF8Buffer { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-    }
 
     /// The bytes of one commit's record in the commit data chunk.
     private var recordLength: Int { format.byteCount + 16 }
@@ -47,7 +42,7 @@ public struct CommitGraphFile: Sendable {
     public init(bytes: [UInt8], format: ObjectFormat) throws(CommitGraphError) {
         let width = format.byteCount
         let headerAndTrailer = Self.headerLength + width
-        guard bytes.count >= headerAndTrailer + Self.tableEntryLength + 256 * 4 else {
+        guard bytes.count >= headerAndTrailer + Self.tableEntryLength + SortedNames.fanOutLength else {
             throw .tooShort(bytes.count)
         }
         guard bytes.starts(with: Array("CGPH".utf8)) else { throw .badSignature }
@@ -70,37 +65,31 @@ public struct CommitGraphFile: Sendable {
             guard chunks.updateValue(Int(start)..<Int(end), forKey: id) == nil else { throw .badChunkTable }
         }
         guard bigEndianUInt32(all, at: tableEnd - Self.tableEntryLength) == 0 else { throw .badChunkTable }
-        guard let fanOutChunk = chunks[Self.chunkID("OIDF")], fanOutChunk.count == 256 * 4 else {
-            throw .missingChunk("OIDF")
+        // A chunk's bytes, nil when the file has none; throws if it has one of a size that fails `fits`.
+        func optional(_ id: CommitGraphChunk, fits: (Int) -> Bool) throws(CommitGraphError) -> Range<Int>? {
+            guard let range = chunks[id.id] else { return nil }
+            guard fits(range.count) else { throw .missingChunk(id.name) }
+            return range
         }
-        var previous: UInt32 = 0
-        for bucket in 0..<256 {
-            let value = bigEndianUInt32(all, at: fanOutChunk.lowerBound + bucket * 4)
-            guard value >= previous else { throw .badFanOut(bucket: bucket) }
-            previous = value
+        func required(_ id: CommitGraphChunk, size: Int) throws(CommitGraphError) -> Range<Int> {
+            guard let range = try optional(id, fits: { $0 == size }) else { throw .missingChunk(id.name) }
+            return range
         }
-        let count = Int(previous)
-        guard let lookupChunk = chunks[Self.chunkID("OIDL")], lookupChunk.count == count * width else {
-            throw .missingChunk("OIDL")
+        let fanOutChunk = try required(.fanOut, size: SortedNames.fanOutLength)
+        let count: Int
+        do {
+            count = try SortedNames.count(fanOut: all, at: fanOutChunk.lowerBound)
+        } catch {
+            throw .badFanOut(bucket: error.bucket)
         }
-        guard let dataChunk = chunks[Self.chunkID("CDAT")], dataChunk.count == count * (width + 16) else {
-            throw .missingChunk("CDAT")
-        }
-        if let generation = chunks[Self.chunkID("GDA2")] {
-            guard generation.count == count * 4 else { throw .missingChunk("GDA2") }
-            generationData = generation.lowerBound
-        } else {
-            generationData = nil
-        }
-        generationOverflow = chunks[Self.chunkID("GDO2")]
-        if let overflow = generationOverflow, overflow.count % 8 != 0 { throw .missingChunk("GDO2") }
-        edges = chunks[Self.chunkID("EDGE")]
-        if let edges, edges.count % 4 != 0 { throw .missingChunk("EDGE") }
+        let lookupChunk = try required(.lookup, size: count * width)
+        let dataChunk = try required(.commitData, size: count * (width + 16))
+        generationData = try optional(.generationData) { $0 == count * 4 }?.lowerBound
+        generationOverflow = try optional(.generationOverflow) { $0 % 8 == 0 }
+        edges = try optional(.extraEdges) { $0 % 4 == 0 }
         var bases: [ObjectID] = []
         if baseCount > 0 {
-            guard let base = chunks[Self.chunkID("BASE")], base.count == baseCount * width else {
-                throw .missingChunk("BASE")
-            }
+            let base = try required(.baseGraphs, size: baseCount * width)
             for index in 0..<baseCount {
                 bases.append(ObjectID(bytes: all[(base.lowerBound + index * width)...].prefix(width), format: format)!)
             }
@@ -110,16 +99,10 @@ public struct CommitGraphFile: Sendable {
         self.bytes = bytes
         self.baseGraphs = bases
         hasGenerationData = generationData != nil
-        fanOut = fanOutChunk.lowerBound
         lookup = lookupChunk.lowerBound
         data = dataChunk.lowerBound
         checksum = ObjectID(bytes: all[contentEnd...], format: format)!
-        prefixes = (0..<count).map { position in
-            let start = lookupChunk.lowerBound + position * width
-            var value: UInt64 = 0
-            for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
-            return value
-        }
+        names = SortedNames(all, fanOut: fanOutChunk.lowerBound, names: lookupChunk.lowerBound, width: width)
     }
 
     /// The number of commits a commit-graph file lists, from its chunk `table` (the
@@ -134,10 +117,10 @@ public struct CommitGraphFile: Sendable {
         let base = table.startIndex
         for index in 0..<chunkCount {
             let entry = base + index * tableEntryLength
-            guard bigEndianUInt32(table, at: entry) == chunkID("OIDF") else { continue }
+            guard bigEndianUInt32(table, at: entry) == CommitGraphChunk.fanOut.id else { continue }
             let start = bigEndianUInt64(table, at: entry + 4)
             let end = bigEndianUInt64(table, at: entry + 4 + tableEntryLength)
-            guard start <= end, end - start == 256 * 4 else { return nil }
+            guard start <= end, end - start == UInt64(SortedNames.fanOutLength) else { return nil }
             let word = read(start + 255 * 4)
             guard word.count == 4 else { return nil }
             return Int(bigEndianUInt32(word[...], at: 0))
@@ -153,16 +136,7 @@ public struct CommitGraphFile: Sendable {
     /// The position of `id` in this file's name order, or nil if the file does not list it.
     public func position(of id: ObjectID) -> Int? {
         guard id.format == format else { return nil }
-        let bucket = Int(id.firstByte)
-        let first = bucket == 0 ? 0 : Int(bigEndianUInt32(bytes[...], at: fanOut + (bucket - 1) * 4))
-        let end = Int(bigEndianUInt32(bytes[...], at: fanOut + bucket * 4))
-        guard first < end else { return nil }
-        var position = partitionPoint(in: first..<end) { prefixes[$0] < id.w0 }
-        while position < end && prefixes[position] == id.w0 {
-            if self.id(at: position) == id { return position }
-            position += 1
-        }
-        return nil
+        return names.position(of: id, name: self.id(at:))
     }
 
     /// The commit id at `position` (less than ``count``) in name order.

@@ -50,14 +50,7 @@ public enum CommitGraphWriter {
         let (levels, corrected) = try generations(sorted, index: index, base: base)
 
         let width = format.byteCount
-        var fanOut = [UInt8]()
-        var counts = [Int](repeating: 0, count: 256)
-        for commit in sorted { counts[Int(commit.id.bytes[0])] += 1 }
-        var running = 0
-        for bucket in 0..<256 {
-            running += counts[bucket]
-            append32(&fanOut, UInt32(running))
-        }
+        let fanOut = SortedNames.fanOut(firstBytes: sorted.lazy.map(\.id.firstByte))
         var lookup = [UInt8]()
         lookup.reserveCapacity(sorted.count * width)
         for commit in sorted { lookup += commit.id.bytes }
@@ -71,16 +64,16 @@ public enum CommitGraphWriter {
         for (local, commit) in sorted.enumerated() {
             data += commit.tree.bytes
             let parents = commit.parents
-            append32(&data, parents.isEmpty ? parentNone : UInt32(try position(parents[0])))
+            append32(&data, parents.isEmpty ? CommitGraphFile.parentNone : UInt32(try position(parents[0])))
             if parents.count <= 1 {
-                append32(&data, parentNone)
+                append32(&data, CommitGraphFile.parentNone)
             } else if parents.count == 2 {
                 append32(&data, UInt32(try position(parents[1])))
             } else {
-                append32(&data, extraEdges | UInt32(edgeCount))
+                append32(&data, CommitGraphFile.extraEdges | UInt32(edgeCount))
                 for (offset, parent) in parents.dropFirst().enumerated() {
                     let last = offset == parents.count - 2
-                    append32(&edges, UInt32(try position(parent)) | (last ? extraEdges : 0))
+                    append32(&edges, UInt32(try position(parent)) | (last ? CommitGraphFile.extraEdges : 0))
                     edgeCount += 1
                 }
             }
@@ -97,19 +90,21 @@ public enum CommitGraphWriter {
                 append32(&generation, UInt32(offset))
             }
         }
-        var chunks: [(id: StaticString, bytes: [UInt8])] = [("OIDF", fanOut), ("OIDL", lookup), ("CDAT", data)]
+        var chunks: [(id: CommitGraphChunk, bytes: [UInt8])] = [
+            (.fanOut, fanOut), (.lookup, lookup), (.commitData, data),
+        ]
         if generationData {
-            chunks.append(("GDA2", generation))
-            if overflowCount > 0 { chunks.append(("GDO2", overflow)) }
+            chunks.append((.generationData, generation))
+            if overflowCount > 0 { chunks.append((.generationOverflow, overflow)) }
         }
-        if edgeCount > 0 { chunks.append(("EDGE", edges)) }
+        if edgeCount > 0 { chunks.append((.extraEdges, edges)) }
         let layers = base?.layers ?? []
-        if !layers.isEmpty { chunks.append(("BASE", layers.flatMap(\.checksum.bytes))) }
+        if !layers.isEmpty { chunks.append((.baseGraphs, layers.flatMap(\.checksum.bytes))) }
 
         var file: [UInt8] = Array("CGPH".utf8) + [1, format == .sha1 ? 1 : 2, UInt8(chunks.count), UInt8(layers.count)]
         var offset = UInt64(8 + 12 * (chunks.count + 1))
         for chunk in chunks {
-            chunk.id.withUTF8Buffer { file += $0 }
+            file += chunk.id.bytes
             append64(&file, offset)
             offset += UInt64(chunk.bytes.count)
         }
@@ -167,9 +162,6 @@ public enum CommitGraphWriter {
         }
         return (levels, corrected)
     }
-
-    private static let parentNone: UInt32 = 0x7000_0000
-    private static let extraEdges: UInt32 = 0x8000_0000
 
     private static func append32(_ bytes: inout [UInt8], _ value: UInt32) {
         bytes += [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]

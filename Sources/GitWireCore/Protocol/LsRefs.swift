@@ -24,7 +24,9 @@ public struct LsRefsCommand: Hashable, Sendable {
     public func request(for capabilities: Capabilities) throws -> [PktLine] {
         var lines: [PktLine] = [.text("command=ls-refs")]
         // git writes these three without a trailing newline; so do we, byte for byte.
-        if capabilities.contains("agent") { lines.append(.data(Array("agent=\(agent)".utf8))) }
+        if capabilities.contains("agent") {
+            lines.append(.data(Array("agent=\(GitWireInfo.sanitizedAgent(agent))".utf8)))
+        }
         if let format = try Self.objectFormat(of: capabilities) {
             lines.append(.data(Array("object-format=\(format.name)".utf8)))
         }
@@ -97,4 +99,10 @@ public enum GitWireInfo {
     public static let version = "0.1.0"
     /// The user agent gitwire sends in `agent=`.
     public static let agent = "gitwire/\(version)"
+
+    /// `agent` as git sends it in `agent=` (`git_user_agent_sanitized`): bytes outside printable
+    /// ASCII, and spaces, become `.`.
+    package static func sanitizedAgent(_ agent: String) -> String {
+        String(decoding: agent.utf8.map { (0x21...0x7e).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+    }
 }

@@ -70,9 +70,7 @@ public struct PushOptions: Hashable, Sendable {
     /// The version asked for: v2 falls back to v0, as in git.
     var effectiveVersion: ProtocolVersion { protocolVersion == .v2 ? .v0 : protocolVersion }
 
-    var sanitizedAgent: String {
-        String(decoding: agent.utf8.map { (0x21...0x7e).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
-    }
+    var sanitizedAgent: String { GitWireInfo.sanitizedAgent(agent) }
 }
 
 /// A push that cannot go ahead: the server lacks a feature the push needs, the push options do

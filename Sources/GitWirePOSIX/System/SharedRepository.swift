@@ -1,3 +1,4 @@
+import GitWireCore
 import Glibc
 import Synchronization
 
@@ -17,8 +18,10 @@ package enum SharedRepository {
     /// The setting `value` names, as git's `git_config_perm` reads it: `umask`/`false`/`0`
     /// (0: the umask alone), `group`/`true`/`1`, `all`/`world`/`everybody`/`2`, or an octal
     /// mode `0xxx` the files are set to (a negative number here, as in git); a key without a
-    /// value is `group`. nil for an octal mode that does not let the owner read and write, which
-    /// git refuses.
+    /// value is `group`; anything else that is no octal number is a boolean as git's
+    /// `git_config_bool` reads it (`0x1ff`, `9` and `1k` are true; `08` and `0999`, octal to
+    /// `strtol` up to the 8, are no boolean: git dies). nil for an octal mode that does not let
+    /// the owner read and write, which git refuses.
     package static func parse(_ value: String?) -> Int32? {
         guard let value else { return group }
         switch value {
@@ -27,12 +30,7 @@ package enum SharedRepository {
         case "all", "world", "everybody": return everybody
         default: break
         }
-        guard let number = octal(value) else {
-            switch value.lowercased() {
-            case "true", "yes", "on": return group
-            default: return (Int(value) ?? 0) != 0 ? group : 0
-            }
-        }
+        guard let number = octal(value) else { return ConfigValue.bool(value) == true ? group : 0 }
         switch number {
         case 0: return 0
         case 1: return group
@@ -74,12 +72,8 @@ package enum SharedRepository {
         default: break
         }
         guard let number = octal(value) else {
-            switch value.lowercased() {
-            case "true", "yes", "on", "false", "no", "off": return nil
-            default:
-                if Int(value) != nil { return nil }
-                return "fatal: bad boolean config value '\(value)' for 'core.sharedrepository'\n"
-            }
+            guard ConfigValue.bool(value) == nil else { return nil }
+            return "fatal: bad boolean config value '\(value)' for 'core.sharedrepository'\n"
         }
         guard !(0...2).contains(number), number & 0o600 != 0o600 else { return nil }
         var digits = String(UInt32(bitPattern: number), radix: 8)
@@ -139,6 +133,17 @@ extension FileSystem {
         SharedRepository.refusalHandler.withLock { $0 = handler }
     }
 
+    /// Whether the next file made in a repository calls the refusal handler: the setting is one
+    /// git refuses and a handler is installed. A command that prints something before git would
+    /// make that file (push's report, before its remote-tracking refs) asks first, and then
+    /// calls ``checkSharedRepositoryRefusal()``.
+    package static var sharedRepositoryRefusalPending: Bool {
+        SharedRepository.isRefused.load(ordering: .relaxed) && SharedRepository.refusalHandler.withLock { $0 != nil }
+    }
+
+    /// Calls the refusal handler now if the setting is one git refuses (as making a file would).
+    package static func checkSharedRepositoryRefusal() { SharedRepository.checkRefusal() }
+
     /// The process's `core.sharedRepository` setting (0: none).
     package static var sharedRepository: Int32 { SharedRepository.current.load(ordering: .relaxed) }
 
@@ -152,7 +157,8 @@ extension FileSystem {
     }
 
     /// git's `adjust_shared_perm`: opens up what `path` names as `core.sharedRepository` says (a
-    /// directory also gets execute bits where it has read bits, and the set-group-id bit);
+    /// directory also gets execute bits where it has read bits, and the set-group-id bit when
+    /// the group may read or write it);
     /// nothing without the setting.
     package static func adjustSharedPermissions(_ path: String) throws {
         SharedRepository.checkRefusal()
@@ -164,7 +170,8 @@ extension FileSystem {
         var new = SharedRepository.mode(old, setting: setting)
         if UInt32(info.st_mode) & UInt32(S_IFMT) == UInt32(S_IFDIR) {
             new |= (new & 0o444) >> 2
-            new |= UInt32(S_ISGID)
+            // git: "g+s matters only if any extra access is granted based on group membership".
+            if new & 0o060 != 0 { new |= UInt32(S_ISGID) }
         }
         if old != new, chmod(path, mode_t(new)) != 0 { throw SystemCallError("chmod \(path)", Errno.current) }
     }

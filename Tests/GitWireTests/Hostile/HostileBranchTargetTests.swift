@@ -68,9 +68,10 @@ struct HostileBranchTargetTests {
     }
 
     /// A remote `HEAD` detached at a blob (a work-tree, bare or mirror clone), or `--branch` naming
-    /// a tag at a blob: git refuses to detach `HEAD` there (`cannot update ref 'HEAD': trying to
-    /// write non-commit object … to branch 'HEAD'`, 128, no directory left; with `--branch`, git
-    /// 2.39 crashes). gitwire used to detach `HEAD` at the blob and exit 0.
+    /// a tag at a blob: git refuses to detach `HEAD` there (`update_ref failed for ref 'HEAD':
+    /// cannot update ref 'HEAD': trying to write non-commit object … to branch 'HEAD'`, 128, no
+    /// directory left; with `--branch`, git 2.39 crashes). gitwire used to detach `HEAD` at the
+    /// blob and exit 0 (and then left out `update_ref failed for ref 'HEAD': `).
     @Test(arguments: [[], ["--bare"], ["--mirror"], ["--branch", "v1"]])
     func detachedHeadOnlyAtACommit(options: [String]) throws {
         let (id, server) = try Self.blobServer(connections: 2, branch: false)
@@ -78,7 +79,9 @@ struct HostileBranchTargetTests {
         let theirs = try git(["clone"] + options + [server.url(), "git-clone"], in: work.path, check: false)
         let ours = try gitwire(["clone"] + options + [server.url(), "our-clone"], in: work.path)
         _ = server.finish()
-        let refusal = "cannot update ref 'HEAD': trying to write non-commit object \(id) to branch 'HEAD'\n"
+        let refusal =
+            "update_ref failed for ref 'HEAD': cannot update ref 'HEAD': trying to write non-commit object \(id) "
+            + "to branch 'HEAD'\n"
         if options.first != "--branch" {
             #expect(theirs.status == 128)
             #expect(theirs.errorText.hasSuffix(refusal), "\(theirs.errorText)")
