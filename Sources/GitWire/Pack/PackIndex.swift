@@ -13,6 +13,13 @@ public struct PackIndex: Sendable {
     /// The first eight bytes of each name, big-endian, in name order: lookups search these (8
     /// bytes an object) and read a whole name only where they match.
     private let prefixes: [UInt64]
+    /// A finer fan-out over `prefixes`, by the first `radixBits` bits of a name: `radix[k]` is
+    /// the first position whose name's first bits are `k` or more (`radix[1 << radixBits]` is
+    /// `count`). About two names a slot: a lookup searches a few neighbouring prefixes instead of
+    /// binary-searching a bucket of the 256 (1,900 names each in curl's pack: about ten reads,
+    /// half of them cache misses).
+    private let radix: [UInt32]
+    private let radixBits: Int
 
     private static let headerLength = 8
     private static let fanOutLength = 256 * 4
@@ -55,6 +62,19 @@ public struct PackIndex: Sendable {
             for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
             return value
         }
+        // Between 8 bits (the fan-out's) and 16 (256 KiB of table), about two names a slot.
+        let radixBits = min(16, max(8, (Int.bitWidth - count.leadingZeroBitCount) - 1))
+        var radix = [UInt32](repeating: UInt32(truncatingIfNeeded: count), count: (1 << radixBits) + 1)
+        var slot = 0
+        for (position, prefix) in prefixes.enumerated() {
+            let first = Int(truncatingIfNeeded: prefix >> UInt64(64 - radixBits))
+            while slot <= first {
+                radix[slot] = UInt32(truncatingIfNeeded: position)
+                slot += 1
+            }
+        }
+        self.radix = radix
+        self.radixBits = radixBits
         packChecksum = ObjectID(bytes: bytes[(bytes.count - 2 * width)...], format: format)!
         for position in 0..<count where offsetWord(at: position) & 0x8000_0000 != 0 {
             guard Int(offsetWord(at: position) & 0x7fff_ffff) < largeOffsetCount else {
@@ -124,7 +144,12 @@ public struct PackIndex: Sendable {
         // A fan-out table that goes down (a damaged index) holds no such name.
         guard first < end else { return nil }
         // Names of one prefix are next to each other (in an index in name order).
-        var position = partitionPoint(in: first..<end) { prefixes[$0] < id.w0 }
+        // The names sharing the key's first `radixBits` bits (a few), within its fan-out bucket.
+        let slot = Int(truncatingIfNeeded: id.w0 >> UInt64(64 - radixBits))
+        let low = max(first, Int(radix[slot]))
+        let high = min(end, Int(radix[slot + 1]))
+        guard low < high else { return nil }
+        var position = partitionPoint(in: low..<high) { prefixes[$0] < id.w0 }
         while position < end && prefixes[position] == id.w0 {
             if self.id(at: position) == id { return position }
             position += 1
