@@ -180,8 +180,12 @@ struct ObjectWalk {
                     var next = 0
                     subtreePaths.removeAll(keepingCapacity: true)
                     let reference = references.swap(data, at: prefix)
-                    try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) {
-                        name, link in
+                    var ends: [UInt32] = []
+                    ends.reserveCapacity(reference.ends.count + 4)
+                    try ObjectLinks.forEachTreeEntry(
+                        data, format: database.format, skipping: reference.bytes, referenceEnds: reference.ends,
+                        ends: &ends
+                    ) { name, link in
                         if link.type == .tree {
                             // The reader's set says which trees are new; a tree named twice in one
                             // tree is new at its first entry only.
@@ -197,6 +201,7 @@ struct ObjectWalk {
                         if link.type == .tree { subtreePaths.append(path) }
                     }
                     guard next == newSubtrees.count else { throw PushPackError.malformed(tree) }
+                    references.recordEnds(ends)
                     prefixes += subtreePaths.reversed()
                 }
             }
@@ -238,8 +243,11 @@ struct ObjectWalk {
                     var foundPaths: [UInt64] = []
                     let data = object.data
                     let reference = references.swap(data, at: pathHash)
+                    var ends: [UInt32] = []
+                    ends.reserveCapacity(reference.ends.count + 4)
                     try ObjectLinks.forEachTreeEntry(
-                        data, format: database.format, treesOnly: true, skipping: reference
+                        data, format: database.format, treesOnly: true, skipping: reference.bytes,
+                        referenceEnds: reference.ends, ends: &ends
                     ) { name, link in
                         guard seen.insert(link.id).inserted else { return }
                         found.append(link.id)
@@ -248,6 +256,7 @@ struct ObjectWalk {
                         for index in name { hash = (hash ^ UInt64(data[index])) &* 0x100_0000_01b3 }
                         foundPaths.append(hash)
                     }
+                    references.recordEnds(ends)
                     for (id, path) in zip(found, foundPaths).reversed() { stack.append((id, path)) }
                     batch.append(.tree(id: tree, data: object.data, newSubtrees: found))
                     batchBytes += object.data.count
@@ -377,13 +386,18 @@ struct ObjectWalk {
             subtrees.removeAll(keepingCapacity: true)
             // Entries are read in place; a path is made only for an object not seen before.
             let reference = treeReferences.swap(data, at: prefix)
-            try ObjectLinks.forEachTreeEntry(data, format: database.format, skipping: reference) { name, link in
+            var ends: [UInt32] = []
+            ends.reserveCapacity(reference.ends.count + 4)
+            try ObjectLinks.forEachTreeEntry(
+                data, format: database.format, skipping: reference.bytes, referenceEnds: reference.ends, ends: &ends
+            ) { name, link in
                 guard seen.insert(link.id).inserted else { return }
                 let path = Self.childPath(prefix, data[name])
                 try addPreferredBases(path: path)
                 objects.append(Entry(id: link.id, type: link.type, nameHash: ObjectLinks.nameHash(path)))
                 if link.type == .tree { subtrees.append((link.id, path)) }
             }
+            treeReferences.recordEnds(ends)
             stack += subtrees.reversed()
         }
     }

@@ -26,7 +26,7 @@ extension PackWriter {
                 continue
             }
             if let index = queue.popLast() {
-                try write(items[index])
+                try write(at: index)
                 // As git counts: once an object is written with the bases it needed first.
                 if queue.isEmpty { reportWriting() }
                 continue
@@ -42,10 +42,10 @@ extension PackWriter {
             // The object and, first, the bases it needs that are not written yet.
             var index = next
             next += 1
-            while written[items[index].id] == nil {
+            while writtenAt[index] == Self.notWritten {
                 queue.append(index)
                 guard let base = baseID(of: items[index].plan), let basePosition = position[base],
-                    written[base] == nil, !queue.contains(basePosition)
+                    writtenAt[basePosition] == Self.notWritten, !queue.contains(basePosition)
                 else { break }
                 index = basePosition
             }
@@ -71,9 +71,11 @@ extension PackWriter {
         }
     }
 
-    func write(_ item: Item) throws {
-        guard written[item.id] == nil else { return }
-        written[item.id] = offset
+    /// Writes `items[index]` (once: an object written before as a base is not written again).
+    func write(at index: Int) throws {
+        guard writtenAt[index] == Self.notWritten else { return }
+        writtenAt[index] = offset
+        let item = items[index]
         statistics.objects += 1
         switch item.plan {
         case .copy(let pack, let range):
@@ -111,7 +113,8 @@ extension PackWriter {
     }
 
     func emitDeltaHeader(size: UInt64, base: ObjectID) {
-        if options.offsetDeltas, let baseOffset = written[base] {
+        if options.offsetDeltas, let basePosition = position[base], writtenAt[basePosition] != Self.notWritten {
+            let baseOffset = writtenAt[basePosition]
             var header = PackEntryHeader.encode(typeNumber: 6, size: size)
             header += Self.encodeOffset(offset - baseOffset)
             emit(header)

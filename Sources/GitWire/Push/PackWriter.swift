@@ -88,7 +88,12 @@ public final class PackWriter {
     var position = ObjectIDMap<Int>()
     var queue: [Int] = []
     var next = 0
-    var written = ObjectIDMap<UInt64>()
+    /// Where each of `items` was written in the pack (``notWritten``: not yet), by its place in
+    /// `items`: the writing looks up only a delta's base by name (in `position`), where a map of
+    /// the objects written took three or four lookups an object (5% of curl's whole push).
+    var writtenAt: [UInt64] = []
+    /// ``writtenAt`` of an object not written yet.
+    static let notWritten = UInt64.max
     var offset: UInt64 = 0
     /// The trailer's digest: SHA-1 (without collision detection: the pack is ours), or SHA-256
     /// when the database's format is SHA-256 (then `sha256` is set and `hasher` unused).
@@ -126,7 +131,7 @@ public final class PackWriter {
         let located = try plan(walk)
         try searchDeltas(walk, located: located)
         position = ObjectIDMap(capacity: items.count)
-        written = ObjectIDMap(capacity: items.count)
+        writtenAt = [UInt64](repeating: Self.notWritten, count: items.count)
         for (index, item) in items.enumerated() { position[item.id] = index }
         var header = Array("PACK".utf8)
         appendBigEndian(UInt32(2), to: &header)

@@ -71,6 +71,25 @@ public enum ObjectLinks {
         _ data: [UInt8], format: ObjectFormat, treesOnly: Bool = false, skipping reference: [UInt8] = [],
         _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
     ) throws {
+        var ends: [UInt32] = []
+        try forEachTreeEntry(
+            data, format: format, treesOnly: treesOnly, skipping: reference, referenceEnds: [], ends: &ends,
+            recordingEnds: false, body)
+    }
+
+    /// ``forEachTreeEntry(_:format:treesOnly:skipping:_:)``, knowing where `reference`'s entries
+    /// end (`referenceEnds`: the end of each of its entries in order, as this function records
+    /// them; empty: not known) and recording where `data`'s end into `ends` (appended, each entry
+    /// gitlinks included, when `recordingEnds`). Where a run of bytes equal to `reference`'s covers
+    /// whole entries, the walk jumps from entry end to entry end with `referenceEnds` instead of
+    /// reading each entry's mode and name for its space and NUL: those bytes are `reference`'s,
+    /// read (and found well formed) when it was walked. `referenceEnds` must be those of
+    /// `reference` (or empty); a wrong list can leave out entries that are not `reference`'s.
+    package static func forEachTreeEntry(
+        _ data: [UInt8], format: ObjectFormat, treesOnly: Bool = false, skipping reference: [UInt8],
+        referenceEnds: [UInt32], ends: inout [UInt32], recordingEnds: Bool = true,
+        _ body: (_ name: Range<Int>, _ link: Link) throws -> Void
+    ) throws {
         let count = data.count
         let width = format.byteCount
         var start = 0
@@ -80,7 +99,28 @@ public enum ObjectLinks {
         var usesReference = !reference.isEmpty
         var runEnd = usesReference ? commonPrefixCount(data, 0, reference, 0) : 0
         var shift = 0
+        // With `referenceEnds`: the number of `reference`'s entries ending at or before
+        // `start + shift` (so the one starting there, while `usesReference`).
+        let jumps = usesReference && !referenceEnds.isEmpty
+        let referenceEntries = referenceEnds.count
+        var referenceIndex = 0
         while start < count {
+            if jumps && usesReference {
+                // The entries of `reference` the run covers whole are `data`'s from `start` on.
+                let limit = runEnd + shift
+                var index = referenceIndex
+                while index < referenceEntries && Int(referenceEnds[index]) <= limit { index += 1 }
+                if index > referenceIndex {
+                    if recordingEnds {
+                        for covered in referenceIndex..<index {
+                            ends.append(UInt32(truncatingIfNeeded: Int(referenceEnds[covered]) - shift))
+                        }
+                    }
+                    start = Int(referenceEnds[index - 1]) - shift
+                    referenceIndex = index
+                    if start >= count { break }
+                }
+            }
             var space = start
             while space < count && data[space] != 0x20 { space += 1 }
             var nul = space
@@ -88,8 +128,9 @@ public enum ObjectLinks {
             guard nul < count, width <= count - nul - 1 else {
                 throw ProtocolError("malformed tree entry at byte \(start)")
             }
+            let next = nul + 1 + width
+            if recordingEnds { ends.append(UInt32(truncatingIfNeeded: next)) }
             if usesReference {
-                let next = nul + 1 + width
                 if next <= runEnd {
                     start = next
                     continue
@@ -101,6 +142,11 @@ public enum ObjectLinks {
                 shift = referenceAt - next
                 runEnd = next + commonPrefixCount(data, next, reference, referenceAt)
                 usesReference = referenceAt < reference.count
+                if jumps {
+                    while referenceIndex < referenceEntries && Int(referenceEnds[referenceIndex]) <= referenceAt {
+                        referenceIndex += 1
+                    }
+                }
                 if skips {
                     start = next
                     continue
@@ -126,7 +172,7 @@ public enum ObjectLinks {
             let isTree = octal && fileType == 0o040000
             let isGitlink = octal && !isTree && fileType != 0o100000 && fileType != 0o120000
             let idStart = nul + 1
-            start = idStart + width
+            start = next
             if isGitlink || (treesOnly && !isTree) { continue }
             @inline(__always) func word(_ from: Int, _ length: Int) -> UInt64 {
                 var value: UInt64 = 0

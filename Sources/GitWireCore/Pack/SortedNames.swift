@@ -17,6 +17,14 @@ package struct SortedNames: Sendable {
     /// The first eight bytes of each name, big-endian, in name order: lookups search these (8
     /// bytes a name) and read a whole name only where they match.
     @usableFromInline let prefixes: [UInt64]
+    /// A finer fan-out over `prefixes`, by the first `radixBits` bits of a name: `radix[k]` is
+    /// the first position whose name's first bits are `k` or more (`radix[1 << radixBits]` is
+    /// `count`). About two names a slot: a lookup searches a few neighbouring prefixes instead of
+    /// binary-searching a bucket of the 256 (1,900 names each in curl's pack: about ten reads,
+    /// half of them cache misses).
+    @usableFromInline let radix: [UInt32]
+    /// The number of a name's first bits `radix` is indexed by: 8 to 16.
+    @usableFromInline let radixBits: Int
 
     /// The number of names.
     package var count: Int { prefixes.count }
@@ -46,6 +54,20 @@ package struct SortedNames: Sendable {
             for index in start..<(start + 8) { value = value << 8 | UInt64(bytes[index]) }
             return value
         }
+        // Between 8 bits (the fan-out's) and 16 (256 KiB of table), about two names a slot.
+        let count = starts[256]
+        let radixBits = min(16, max(8, (Int.bitWidth - count.leadingZeroBitCount) - 1))
+        var radix = [UInt32](repeating: UInt32(truncatingIfNeeded: count), count: (1 << radixBits) + 1)
+        var slot = 0
+        for (position, prefix) in prefixes.enumerated() {
+            let first = Int(truncatingIfNeeded: prefix >> UInt64(64 - radixBits))
+            while slot <= first {
+                radix[slot] = UInt32(truncatingIfNeeded: position)
+                slot += 1
+            }
+        }
+        self.radix = radix
+        self.radixBits = radixBits
     }
 
     /// The position of `id` in name order, or nil if the table does not hold it; `name` gives the
@@ -55,8 +77,13 @@ package struct SortedNames: Sendable {
     package func position(of id: ObjectID, name: (Int) -> ObjectID) -> Int? {
         let bucket = Int(id.firstByte)
         let end = starts[bucket + 1]
-        // Names of one prefix are next to each other (in a table in name order).
-        var position = partitionPoint(in: starts[bucket]..<end) { prefixes[$0] < id.w0 }
+        // The names sharing the key's first `radixBits` bits (a few), within its fan-out bucket;
+        // names of one prefix are next to each other (in a table in name order).
+        let slot = Int(truncatingIfNeeded: id.w0 >> UInt64(64 - radixBits))
+        let low = max(starts[bucket], Int(radix[slot]))
+        let high = min(end, Int(radix[slot + 1]))
+        guard low < high else { return nil }
+        var position = partitionPoint(in: low..<high) { prefixes[$0] < id.w0 }
         while position < end && prefixes[position] == id.w0 {
             if name(position) == id { return position }
             position += 1

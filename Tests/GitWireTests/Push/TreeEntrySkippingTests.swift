@@ -65,6 +65,14 @@ struct TreeEntrySkippingTests {
             let expected = entries(of: otherData).filter { !baseEntries.contains($0) }.compactMap(asRead)
             let reading = try read(otherData, skipping: baseData)
             #expect(reading == expected)
+            // With the other tree's entry ends: the same entries read, and the ends recorded.
+            var baseEnds: [UInt32] = []
+            _ = try readJumping(baseData, skipping: [], referenceEnds: [], ends: &baseEnds)
+            #expect(baseEnds == ends(of: baseData))
+            var otherEnds: [UInt32] = []
+            let jumping = try readJumping(otherData, skipping: baseData, referenceEnds: baseEnds, ends: &otherEnds)
+            #expect(jumping == expected)
+            #expect(otherEnds == ends(of: otherData))
             #expect(try read(otherData) == entries(of: otherData).compactMap(asRead))
             skipped += entries(of: otherData).count - reading.count
             // Out of git's order: the reference's entries reversed; nothing it does not hold is left out.
@@ -73,6 +81,50 @@ struct TreeEntrySkippingTests {
             #expect(left.isSubset(of: Set(baseEntries.compactMap(asRead))))
         }
         #expect(skipped > 20)
+    }
+
+    /// What `read` gives, read with `reference`'s entry ends and recording `data`'s into `ends`.
+    private func readJumping(
+        _ data: [UInt8], skipping reference: [UInt8], referenceEnds: [UInt32], ends: inout [UInt32]
+    ) throws -> [[UInt8]] {
+        var read: [[UInt8]] = []
+        try ObjectLinks.forEachTreeEntry(
+            data, format: .sha1, skipping: reference, referenceEnds: referenceEnds, ends: &ends
+        ) { name, link in
+            read.append(Array(data[name]) + [0] + link.id.bytes)
+        }
+        return read
+    }
+
+    /// Where each entry of a tree ends.
+    private func ends(of data: [UInt8]) -> [UInt32] {
+        var total = 0
+        return entries(of: data).map { entry in
+            total += entry.count
+            return UInt32(total)
+        }
+    }
+
+    @Test("a long run of shared entries is jumped over whole; a change after it is still read")
+    func jumpsOverSharedEntries() throws {
+        // 300 entries; the other tree changes the id of one entry in the middle, removes one and
+        // adds one at the end (names in git's order: fixed width).
+        func entry(_ number: Int, _ idByte: UInt8) -> [UInt8] {
+            Array("100644 f\(String(1000 + number))".utf8) + [0] + [UInt8](repeating: idByte, count: 20)
+        }
+        let base = (0..<300).map { entry($0, 1) }
+        var other = base
+        other[150] = entry(150, 2)
+        other.remove(at: 200)
+        other.append(entry(300, 3))
+        let baseData = Array(base.joined())
+        let otherData = Array(other.joined())
+        var baseEnds: [UInt32] = []
+        #expect(try readJumping(baseData, skipping: [], referenceEnds: [], ends: &baseEnds).count == 300)
+        var otherEnds: [UInt32] = []
+        let read = try readJumping(otherData, skipping: baseData, referenceEnds: baseEnds, ends: &otherEnds)
+        #expect(read.map { Array($0.prefix(5)) } == [Array("f1150".utf8), Array("f1300".utf8)])
+        #expect(otherEnds == ends(of: otherData))
     }
 
     /// The raw entries of a tree (mode, space, name, NUL, id), each whole.
