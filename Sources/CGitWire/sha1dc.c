@@ -477,32 +477,6 @@ void cgw_sha1dc_finish_lane(const hash_lane *lane, cgw_sha1dc_ctx *ctx) {
     job->attack = ctx->attack;
 }
 
-/* Hashes `count` jobs from their start, two at a time side by side when the SHA extensions are
- * there (see sha1dc_pairs.c), else one after the other. */
-static void hash_jobs_streaming(cgw_sha1dc_job *jobs, size_t count, int features) {
-    enum { ON_STACK = 16 };
-    hash_lane lanes_buffer[ON_STACK], *lanes = lanes_buffer;
-    cgw_sha1dc_ctx contexts_buffer[ON_STACK], *contexts = contexts_buffer;
-    if (count > ON_STACK) {
-        lanes = malloc(count * sizeof *lanes);
-        contexts = malloc(count * sizeof *contexts);
-    }
-    if (count < 2 || !(features & CGW_SHA1DC_SHA_EXTENSIONS) || !lanes || !contexts) {
-        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
-    } else {
-        for (size_t n = 0; n < count; n++) {
-            lanes[n].job = &jobs[n];
-            lanes[n].position = 0;
-            lanes[n].length = jobs[n].prefix_length + jobs[n].length;
-            lanes[n].padded = (lanes[n].length + 8 + 64) & ~(uint64_t)63;
-            cgw_sha1dc_init(&contexts[n], 1, features);
-        }
-        cgw_sha1dc_finish_lanes_in_pairs(lanes, contexts, count);
-    }
-    if (lanes != lanes_buffer) free(lanes);
-    if (contexts != contexts_buffer) free(contexts);
-}
-
 #if defined(CGW_SHA1DC_X86)
 
 /* Longest first: the short ones then fill the lanes the long ones leave, and the lanes run out
@@ -587,6 +561,47 @@ static void queue_checks(check_queue queues[2], redo_list *redo, cgw_sha1dc_job 
     }
 }
 
+struct cgw_sha1dc_deferred {
+    check_queue *queues;
+    redo_list *redo;
+};
+
+void cgw_sha1dc_defer_check(
+    cgw_sha1dc_deferred *deferred, cgw_sha1dc_ctx *ctx, cgw_sha1dc_job *job, const uint8_t *block, uint32_t candidates) {
+    uint32_t midway[16], before[2][5], w[80];
+    cgw_sha1dc_compress_shani_midway(ctx->state, block, midway);
+    cgw_sha1dc_midway_states(midway, before[0], before[1]);
+    load_block(block, w);
+    run_forward(before[0], 56, 58, w);
+    run_forward(before[1], 64, 65, w);
+    for (uint32_t mask = candidates; mask; mask &= mask - 1) {
+        int v = __builtin_ctz(mask);
+        int queue_index = vectors[v].test_step == 58 ? 0 : 1;
+        check_queue *queue = &deferred->queues[queue_index];
+        int slot = queue->count++;
+        queue->jobs[slot] = job;
+        queue->vectors[slot] = (uint32_t)v;
+        memcpy(queue->blocks[slot], block, 64);
+        for (int i = 0; i < 5; i++) {
+            queue->start[i][slot] = before[queue_index][i];
+            queue->output[i][slot] = ctx->state[i];
+        }
+        if (queue->count == LANES) flush_checks(queue, deferred->redo);
+    }
+}
+
+/* Runs the checks still queued, then hashes again from the start, on the streaming path, each job
+ * found to hold an attack (every job if the list of them could not be kept). */
+static void finish_checks(check_queue queues[2], redo_list *redo, cgw_sha1dc_job *jobs, size_t count, int features) {
+    flush_checks(&queues[0], redo);
+    flush_checks(&queues[1], redo);
+    if (redo->failed) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    } else {
+        for (size_t n = 0; n < redo->count; n++) hash_job(redo->jobs[n], features);
+    }
+}
+
 /* Hashes the jobs sixteen lanes at a time. A block flagged by its condition mask is not checked
  * at once: its checks wait until sixteen are queued and then run side by side, while the lane goes
  * on as if the block were no attack. A job found to hold one (which real data never does) is then
@@ -660,22 +675,69 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
         left++;
     }
     if (left >= 2 && (features & CGW_SHA1DC_SHA_EXTENSIONS)) {
-        cgw_sha1dc_finish_lanes_in_pairs(rest, contexts, left);
+        /* Their flagged blocks' checks join the same queues. */
+        cgw_sha1dc_deferred deferred = {queues, &redo};
+        cgw_sha1dc_finish_lanes_in_pairs(rest, contexts, left, &deferred);
     } else {
         for (size_t n = 0; n < left; n++) cgw_sha1dc_finish_lane(&rest[n], &contexts[n]);
     }
-    flush_checks(&queues[0], &redo);
-    flush_checks(&queues[1], &redo);
-    if (redo.failed) {
-        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
-    } else {
-        for (size_t n = 0; n < redo.count; n++) hash_job(redo.jobs[n], features);
-    }
+    finish_checks(queues, &redo, jobs, count, features);
     free(redo.jobs);
     free(queues);
     if (order != order_buffer) free(order);
 }
 #endif
+
+/* Hashes lanes from their contexts two at a time (see sha1dc_pairs.c); with AVX-512 the checks of
+ * flagged blocks wait in queues and run sixteen at a time, as in the lanes. */
+static void finish_in_pairs(const hash_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count, int features) {
+#if defined(CGW_SHA1DC_X86)
+    check_queue *queues = (features & CGW_SHA1DC_AVX512) ? malloc(2 * sizeof *queues) : NULL;
+    if (queues) {
+        pthread_once(&expanded_once, expand_differences);
+        queues[0].test_step = 58;
+        queues[1].test_step = 65;
+        queues[0].count = queues[1].count = 0;
+        redo_list redo = {NULL, 0, 0, 0};
+        cgw_sha1dc_deferred deferred = {queues, &redo};
+        cgw_sha1dc_finish_lanes_in_pairs(lanes, contexts, count, &deferred);
+        /* The jobs of these lanes: hash_jobs_streaming's, consecutive. */
+        finish_checks(queues, &redo, lanes[0].job, count, features);
+        free(redo.jobs);
+        free(queues);
+        return;
+    }
+#else
+    (void)features;
+#endif
+    cgw_sha1dc_finish_lanes_in_pairs(lanes, contexts, count, NULL);
+}
+
+/* Hashes `count` jobs from their start, two at a time side by side when the SHA extensions are
+ * there (see sha1dc_pairs.c), else one after the other. */
+static void hash_jobs_streaming(cgw_sha1dc_job *jobs, size_t count, int features) {
+    enum { ON_STACK = 16 };
+    hash_lane lanes_buffer[ON_STACK], *lanes = lanes_buffer;
+    cgw_sha1dc_ctx contexts_buffer[ON_STACK], *contexts = contexts_buffer;
+    if (count > ON_STACK) {
+        lanes = malloc(count * sizeof *lanes);
+        contexts = malloc(count * sizeof *contexts);
+    }
+    if (count < 2 || !(features & CGW_SHA1DC_SHA_EXTENSIONS) || !lanes || !contexts) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    } else {
+        for (size_t n = 0; n < count; n++) {
+            lanes[n].job = &jobs[n];
+            lanes[n].position = 0;
+            lanes[n].length = jobs[n].prefix_length + jobs[n].length;
+            lanes[n].padded = (lanes[n].length + 8 + 64) & ~(uint64_t)63;
+            cgw_sha1dc_init(&contexts[n], 1, features);
+        }
+        finish_in_pairs(lanes, contexts, count, features);
+    }
+    if (lanes != lanes_buffer) free(lanes);
+    if (contexts != contexts_buffer) free(contexts);
+}
 
 void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features) {
     features &= detected_features();

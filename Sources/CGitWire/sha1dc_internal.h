@@ -32,10 +32,19 @@ void cgw_sha1dc_compress_and_check(cgw_sha1dc_ctx *ctx, const uint8_t *block, ui
 /* Hashes the rest of the lane's message on the streaming path from the context (its state that
  * of the lane's position), writing the job's digest and whether an attack was found. */
 void cgw_sha1dc_finish_lane(const cgw_sha1dc_lane *lane, cgw_sha1dc_ctx *ctx);
+/* Full checks of flagged blocks waiting to run sixteen at a time with AVX-512 (sha1dc.c), and the
+ * jobs they found to hold an attack, to be hashed again from the start. */
+typedef struct cgw_sha1dc_deferred cgw_sha1dc_deferred;
+/* Compresses one block whose condition mask is `candidates` into the context's state on the SHA
+ * extensions and queues its checks in `deferred`, going on as if it were no attack. */
+void cgw_sha1dc_defer_check(
+    cgw_sha1dc_deferred *deferred, cgw_sha1dc_ctx *ctx, cgw_sha1dc_job *job, const uint8_t *block, uint32_t candidates);
 /* Hashes the rest of `count` lanes' messages, each from its context (as for
  * cgw_sha1dc_finish_lane), two at a time side by side on the SHA extensions, which the contexts'
- * features must include (see sha1dc_pairs.c). */
-void cgw_sha1dc_finish_lanes_in_pairs(const cgw_sha1dc_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count);
+ * features must include (see sha1dc_pairs.c). Flagged blocks are checked at once, or with
+ * `deferred` queued there (whose owner then runs the checks and hashes again what they find). */
+void cgw_sha1dc_finish_lanes_in_pairs(
+    const cgw_sha1dc_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count, cgw_sha1dc_deferred *deferred);
 
 /* The mask of disturbance vectors whose unavoidable conditions the expanded message `w`
  * (at least words 0...64) meets; bit k stands for the k-th vector of the table. */

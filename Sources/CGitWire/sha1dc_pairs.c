@@ -41,13 +41,16 @@ static void write_digest(const uint32_t state[5], uint8_t digest[20]) {
 }
 
 /* `count` blocks of the two messages: side by side up to each block one of them flags. */
-static void compress_pair(cgw_sha1dc_ctx *ctx[2], const uint8_t *blocks[2], uint32_t masks[2][16], size_t count) {
+static void compress_pair(cgw_sha1dc_ctx *ctx[2], cgw_sha1dc_job *jobs[2], const uint8_t *blocks[2], uint32_t masks[2][16],
+    size_t count, cgw_sha1dc_deferred *deferred) {
     size_t done = 0;
     for (size_t i = 0; i < count; i++) {
         if (!(masks[0][i] | masks[1][i])) continue;
         cgw_sha1dc_compress2_shani(ctx[0]->state, blocks[0] + 64 * done, ctx[1]->state, blocks[1] + 64 * done, i - done);
         for (int k = 0; k < 2; k++) {
-            if (masks[k][i])
+            if (masks[k][i] && deferred)
+                cgw_sha1dc_defer_check(deferred, ctx[k], jobs[k], blocks[k] + 64 * i, masks[k][i]);
+            else if (masks[k][i])
                 cgw_sha1dc_compress_and_check(ctx[k], blocks[k] + 64 * i, masks[k][i]);
             else
                 cgw_sha1dc_compress_shani(ctx[k]->state, blocks[k] + 64 * i, 1);
@@ -58,7 +61,8 @@ static void compress_pair(cgw_sha1dc_ctx *ctx[2], const uint8_t *blocks[2], uint
 }
 #endif
 
-void cgw_sha1dc_finish_lanes_in_pairs(const cgw_sha1dc_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count) {
+void cgw_sha1dc_finish_lanes_in_pairs(
+    const cgw_sha1dc_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count, cgw_sha1dc_deferred *deferred) {
 #if defined(CGW_SHA1DC_X86)
     cgw_sha1dc_lane pair[2];
     cgw_sha1dc_ctx *ctx[2] = {NULL, NULL};
@@ -86,7 +90,8 @@ void cgw_sha1dc_finish_lanes_in_pairs(const cgw_sha1dc_lane *lanes, cgw_sha1dc_c
             for (size_t done = 0; done < run;)
                 done += cgw_sha1dc_condition_masks(ctx[k]->features, blocks[k] + 64 * done, run - done, masks[k] + done);
         }
-        compress_pair(ctx, blocks, masks, run);
+        cgw_sha1dc_job *jobs[2] = {pair[0].job, pair[1].job};
+        compress_pair(ctx, jobs, blocks, masks, run, deferred);
         for (int k = 0; k < 2; k++) {
             pair[k].position += 64 * run;
             if (pair[k].position < pair[k].padded) continue;
@@ -96,6 +101,7 @@ void cgw_sha1dc_finish_lanes_in_pairs(const cgw_sha1dc_lane *lanes, cgw_sha1dc_c
         }
     }
 #else
+    (void)deferred;
     for (size_t n = 0; n < count; n++) cgw_sha1dc_finish_lane(&lanes[n], &contexts[n]);
 #endif
 }
