@@ -282,7 +282,7 @@ static void compress_blocks(const cgw_sha1dc_ctx *ctx, uint32_t state[5], const 
 /* Compresses the block whose condition mask is `candidates` into the context's state, and checks
  * it. If it completes an attack, records that and moves to the safe hash: the block compressed
  * twice more. With the SHA extensions the check starts from the states they leave midway. */
-static void compress_and_check_block(cgw_sha1dc_ctx *ctx, const uint8_t *block, uint32_t candidates) {
+void cgw_sha1dc_compress_and_check(cgw_sha1dc_ctx *ctx, const uint8_t *block, uint32_t candidates) {
     uint32_t input[5], w[80], *before56 = NULL, *before64 = NULL;
     memcpy(input, ctx->state, sizeof input);
 #if defined(CGW_SHA1DC_X86)
@@ -310,41 +310,47 @@ static void compress_and_check_block(cgw_sha1dc_ctx *ctx, const uint8_t *block, 
  * masks are as fast (measured on 100- to 20,000-byte messages). */
 enum { SHORT_BATCH_MINIMUM = 2 };
 
+size_t cgw_sha1dc_condition_masks(int features, const uint8_t *blocks, size_t count, uint32_t masks[16]) {
+#if defined(CGW_SHA1DC_X86)
+    if (count >= 16 && (features & CGW_SHA1DC_AVX512)) {
+        cgw_sha1dc_condition_masks_avx512(blocks, masks);
+        return 16;
+    } else if (count >= 8 && (features & CGW_SHA1DC_AVX2)) {
+        cgw_sha1dc_condition_masks_avx2(blocks, masks);
+        return 8;
+    } else if (count >= SHORT_BATCH_MINIMUM && (features & (CGW_SHA1DC_AVX512 | CGW_SHA1DC_AVX2))) {
+        /* The last few blocks (most objects are a few blocks long): in a zeroed copy of a whole
+         * batch, whose extra lanes are ignored; cheaper than the portable masks one by one. */
+        uint8_t padded[16 * 64];
+        uint32_t all[16];
+        memcpy(padded, blocks, 64 * count);
+        memset(padded + 64 * count, 0, sizeof padded - 64 * count);
+        if (features & CGW_SHA1DC_AVX512)
+            cgw_sha1dc_condition_masks_avx512(padded, all);
+        else
+            cgw_sha1dc_condition_masks_avx2(padded, all);
+        memcpy(masks, all, count * sizeof *masks);
+        return count;
+    }
+#else
+    (void)features;
+    (void)count;
+#endif
+    uint32_t w[80];
+    load_block(blocks, w);
+    masks[0] = cgw_sha1dc_condition_mask(w);
+    return 1;
+}
+
 static void process_blocks(cgw_sha1dc_ctx *ctx, const uint8_t *blocks, size_t count) {
     while (count > 0) {
         uint32_t masks[16];
-        size_t batch;
-#if defined(CGW_SHA1DC_X86)
-        if (count >= 16 && (ctx->features & CGW_SHA1DC_AVX512)) {
-            cgw_sha1dc_condition_masks_avx512(blocks, masks);
-            batch = 16;
-        } else if (count >= 8 && (ctx->features & CGW_SHA1DC_AVX2)) {
-            cgw_sha1dc_condition_masks_avx2(blocks, masks);
-            batch = 8;
-        } else if (count >= SHORT_BATCH_MINIMUM && (ctx->features & (CGW_SHA1DC_AVX512 | CGW_SHA1DC_AVX2))) {
-            /* The last few blocks (most objects are a few blocks long): in a zeroed copy of a whole
-             * batch, whose extra lanes are ignored; cheaper than the portable masks one by one. */
-            uint8_t padded[16 * 64];
-            memcpy(padded, blocks, 64 * count);
-            memset(padded + 64 * count, 0, sizeof padded - 64 * count);
-            if (ctx->features & CGW_SHA1DC_AVX512)
-                cgw_sha1dc_condition_masks_avx512(padded, masks);
-            else
-                cgw_sha1dc_condition_masks_avx2(padded, masks);
-            batch = count;
-        } else
-#endif
-        {
-            uint32_t w[80];
-            load_block(blocks, w);
-            masks[0] = cgw_sha1dc_condition_mask(w);
-            batch = 1;
-        }
+        size_t batch = cgw_sha1dc_condition_masks(ctx->features, blocks, count, masks);
         size_t done = 0;
         for (size_t k = 0; k < batch; k++) {
             if (masks[k] == 0) continue;
             compress_blocks(ctx, ctx->state, blocks + 64 * done, k - done);
-            compress_and_check_block(ctx, blocks + 64 * k, masks[k]);
+            cgw_sha1dc_compress_and_check(ctx, blocks + 64 * k, masks[k]);
             done = k + 1;
         }
         compress_blocks(ctx, ctx->state, blocks + 64 * done, batch - done);
@@ -410,16 +416,9 @@ int cgw_sha1dc_final(cgw_sha1dc_ctx *ctx, uint8_t digest[20]) {
 
 enum { LANES = 16, HANDOFF_LANES = 7 };
 
-typedef struct {
-    cgw_sha1dc_job *job;
-    uint64_t position; /* bytes of prefix, data and padding taken so far: a multiple of 64 */
-    uint64_t length;   /* prefix and data */
-    uint64_t padded;   /* prefix, data and padding */
-} hash_lane;
+typedef cgw_sha1dc_lane hash_lane;
 
-/* The 64 bytes of the lane's padded message at its position, written to `out` unless they lie
- * whole in the job's data, where the pointer returned then points. */
-static const uint8_t *lane_block(const hash_lane *lane, uint8_t out[64]) {
+const uint8_t *cgw_sha1dc_lane_block(const hash_lane *lane, uint8_t out[64]) {
     const cgw_sha1dc_job *job = lane->job;
     uint64_t p = lane->position;
     if (p >= job->prefix_length && p + 64 <= lane->length) return job->data + (p - job->prefix_length);
@@ -458,30 +457,27 @@ static void hash_job(cgw_sha1dc_job *job, int features) {
     job->attack = (uint8_t)cgw_sha1dc_final(&ctx, job->digest);
 }
 
-#if defined(CGW_SHA1DC_X86)
-/* Finishes a lane on the streaming path, from the state the vectors left. */
-static void finish_lane(hash_lane *lane, const uint32_t state[5], int features) {
-    cgw_sha1dc_ctx ctx;
-    cgw_sha1dc_init(&ctx, 1, features);
-    memcpy(ctx.state, state, sizeof ctx.state);
-    ctx.total = lane->position;
+void cgw_sha1dc_finish_lane(const hash_lane *lane, cgw_sha1dc_ctx *ctx) {
+    ctx->total = lane->position;
     cgw_sha1dc_job *job = lane->job;
     if (lane->position <= lane->length) {
         uint64_t p = lane->position;
         if (p < job->prefix_length) {
-            cgw_sha1dc_update(&ctx, job->prefix + p, job->prefix_length - p);
+            cgw_sha1dc_update(ctx, job->prefix + p, job->prefix_length - p);
             p = job->prefix_length;
         }
-        cgw_sha1dc_update(&ctx, job->data + (p - job->prefix_length), lane->length - p);
-        job->attack = (uint8_t)cgw_sha1dc_final(&ctx, job->digest);
+        cgw_sha1dc_update(ctx, job->data + (p - job->prefix_length), lane->length - p);
+        job->attack = (uint8_t)cgw_sha1dc_final(ctx, job->digest);
         return;
     }
     /* Only padding is left: its last block, checked as any other. */
     uint8_t block[64];
-    process(&ctx, lane_block(lane, block), 1);
-    write_digest(ctx.state, job->digest);
-    job->attack = ctx.attack;
+    process(ctx, cgw_sha1dc_lane_block(lane, block), 1);
+    write_digest(ctx->state, job->digest);
+    job->attack = ctx->attack;
 }
+
+#if defined(CGW_SHA1DC_X86)
 
 /* Longest first: the short ones then fill the lanes the long ones leave, and the lanes run out
  * of work close together. */
@@ -565,6 +561,47 @@ static void queue_checks(check_queue queues[2], redo_list *redo, cgw_sha1dc_job 
     }
 }
 
+struct cgw_sha1dc_deferred {
+    check_queue *queues;
+    redo_list *redo;
+};
+
+void cgw_sha1dc_defer_check(
+    cgw_sha1dc_deferred *deferred, cgw_sha1dc_ctx *ctx, cgw_sha1dc_job *job, const uint8_t *block, uint32_t candidates) {
+    uint32_t midway[16], before[2][5], w[80];
+    cgw_sha1dc_compress_shani_midway(ctx->state, block, midway);
+    cgw_sha1dc_midway_states(midway, before[0], before[1]);
+    load_block(block, w);
+    run_forward(before[0], 56, 58, w);
+    run_forward(before[1], 64, 65, w);
+    for (uint32_t mask = candidates; mask; mask &= mask - 1) {
+        int v = __builtin_ctz(mask);
+        int queue_index = vectors[v].test_step == 58 ? 0 : 1;
+        check_queue *queue = &deferred->queues[queue_index];
+        int slot = queue->count++;
+        queue->jobs[slot] = job;
+        queue->vectors[slot] = (uint32_t)v;
+        memcpy(queue->blocks[slot], block, 64);
+        for (int i = 0; i < 5; i++) {
+            queue->start[i][slot] = before[queue_index][i];
+            queue->output[i][slot] = ctx->state[i];
+        }
+        if (queue->count == LANES) flush_checks(queue, deferred->redo);
+    }
+}
+
+/* Runs the checks still queued, then hashes again from the start, on the streaming path, each job
+ * found to hold an attack (every job if the list of them could not be kept). */
+static void finish_checks(check_queue queues[2], redo_list *redo, cgw_sha1dc_job *jobs, size_t count, int features) {
+    flush_checks(&queues[0], redo);
+    flush_checks(&queues[1], redo);
+    if (redo->failed) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    } else {
+        for (size_t n = 0; n < redo->count; n++) hash_job(redo->jobs[n], features);
+    }
+}
+
 /* Hashes the jobs sixteen lanes at a time. A block flagged by its condition mask is not checked
  * at once: its checks wait until sixteen are queued and then run side by side, while the lane goes
  * on as if the block were no attack. A job found to hold one (which real data never does) is then
@@ -609,7 +646,7 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
         }
         if (busy == 0) break;
         if (next == count && busy < HANDOFF_LANES) break;
-        for (int k = 0; k < LANES; k++) blocks[k] = lanes[k].job ? lane_block(&lanes[k], scratch[k]) : scratch[k];
+        for (int k = 0; k < LANES; k++) blocks[k] = lanes[k].job ? cgw_sha1dc_lane_block(&lanes[k], scratch[k]) : scratch[k];
         cgw_sha1dc_compress16_avx512(state, blocks, masks, at58, at65);
         for (int k = 0; k < LANES; k++) {
             hash_lane *lane = &lanes[k];
@@ -626,24 +663,81 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
             }
         }
     }
+    /* The last few lanes on the streaming path, from the states the vectors left. */
+    hash_lane rest[LANES];
+    cgw_sha1dc_ctx contexts[LANES];
+    size_t left = 0;
     for (int k = 0; k < LANES; k++) {
         if (!lanes[k].job) continue;
-        uint32_t s[5];
-        for (int i = 0; i < 5; i++) s[i] = state[i][k];
-        finish_lane(&lanes[k], s, features);
+        rest[left] = lanes[k];
+        cgw_sha1dc_init(&contexts[left], 1, features);
+        for (int i = 0; i < 5; i++) contexts[left].state[i] = state[i][k];
+        left++;
     }
-    flush_checks(&queues[0], &redo);
-    flush_checks(&queues[1], &redo);
-    if (redo.failed) {
-        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    if (left >= 2 && (features & CGW_SHA1DC_SHA_EXTENSIONS)) {
+        /* Their flagged blocks' checks join the same queues. */
+        cgw_sha1dc_deferred deferred = {queues, &redo};
+        cgw_sha1dc_finish_lanes_in_pairs(rest, contexts, left, &deferred);
     } else {
-        for (size_t n = 0; n < redo.count; n++) hash_job(redo.jobs[n], features);
+        for (size_t n = 0; n < left; n++) cgw_sha1dc_finish_lane(&rest[n], &contexts[n]);
     }
+    finish_checks(queues, &redo, jobs, count, features);
     free(redo.jobs);
     free(queues);
     if (order != order_buffer) free(order);
 }
 #endif
+
+/* Hashes lanes from their contexts two at a time (see sha1dc_pairs.c); with AVX-512 the checks of
+ * flagged blocks wait in queues and run sixteen at a time, as in the lanes. */
+static void finish_in_pairs(const hash_lane *lanes, cgw_sha1dc_ctx *contexts, size_t count, int features) {
+#if defined(CGW_SHA1DC_X86)
+    check_queue *queues = (features & CGW_SHA1DC_AVX512) ? malloc(2 * sizeof *queues) : NULL;
+    if (queues) {
+        pthread_once(&expanded_once, expand_differences);
+        queues[0].test_step = 58;
+        queues[1].test_step = 65;
+        queues[0].count = queues[1].count = 0;
+        redo_list redo = {NULL, 0, 0, 0};
+        cgw_sha1dc_deferred deferred = {queues, &redo};
+        cgw_sha1dc_finish_lanes_in_pairs(lanes, contexts, count, &deferred);
+        /* The jobs of these lanes: hash_jobs_streaming's, consecutive. */
+        finish_checks(queues, &redo, lanes[0].job, count, features);
+        free(redo.jobs);
+        free(queues);
+        return;
+    }
+#else
+    (void)features;
+#endif
+    cgw_sha1dc_finish_lanes_in_pairs(lanes, contexts, count, NULL);
+}
+
+/* Hashes `count` jobs from their start, two at a time side by side when the SHA extensions are
+ * there (see sha1dc_pairs.c), else one after the other. */
+static void hash_jobs_streaming(cgw_sha1dc_job *jobs, size_t count, int features) {
+    enum { ON_STACK = 16 };
+    hash_lane lanes_buffer[ON_STACK], *lanes = lanes_buffer;
+    cgw_sha1dc_ctx contexts_buffer[ON_STACK], *contexts = contexts_buffer;
+    if (count > ON_STACK) {
+        lanes = malloc(count * sizeof *lanes);
+        contexts = malloc(count * sizeof *contexts);
+    }
+    if (count < 2 || !(features & CGW_SHA1DC_SHA_EXTENSIONS) || !lanes || !contexts) {
+        for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    } else {
+        for (size_t n = 0; n < count; n++) {
+            lanes[n].job = &jobs[n];
+            lanes[n].position = 0;
+            lanes[n].length = jobs[n].prefix_length + jobs[n].length;
+            lanes[n].padded = (lanes[n].length + 8 + 64) & ~(uint64_t)63;
+            cgw_sha1dc_init(&contexts[n], 1, features);
+        }
+        finish_in_pairs(lanes, contexts, count, features);
+    }
+    if (lanes != lanes_buffer) free(lanes);
+    if (contexts != contexts_buffer) free(contexts);
+}
 
 void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features) {
     features &= detected_features();
@@ -653,5 +747,5 @@ void cgw_sha1dc_hash_jobs(cgw_sha1dc_job *jobs, size_t count, int features) {
         return;
     }
 #endif
-    for (size_t n = 0; n < count; n++) hash_job(&jobs[n], features);
+    hash_jobs_streaming(jobs, count, features);
 }

@@ -97,4 +97,45 @@ struct ObjectHashBatchTests {
             }
         }
     }
+
+    /// Batches of two to six objects and the last lanes of a larger batch are hashed two at a
+    /// time on the SHA extensions, each message with its own checks: an attack file paired with
+    /// a longer, a shorter and an equally long message, at every position of such a batch, is
+    /// refused with the streaming path's safe hash, and the message beside it keeps its plain
+    /// name. After an object header the file is no attack, and is named as the streaming path
+    /// names it.
+    @Test(arguments: SHA1CollisionDetectionTests.AttackPair.allCases)
+    func findsTheAttacksInPairs(_ pair: SHA1CollisionDetectionTests.AttackPair) throws {
+        var generator = SystemRandomNumberGenerator()
+        let attack = try readFile("\(SHA1CollisionDetectionTests.collisionFiles)/\(pair.files[0])")
+        let lengths = [attack.count, attack.count - 1, attack.count + 1, attack.count / 3, attack.count * 2 + 100, 10]
+        let others = lengths.map { length in
+            (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        }
+        func streamed(_ type: ObjectType?, _ data: [UInt8]) -> Result<ObjectID, SHA1CollisionError> {
+            var sha = SHA1()
+            if let type { sha.update(type.header(size: data.count)) }
+            sha.update(data)
+            do { return .success(try sha.finish()) } catch { return .failure(error) }
+        }
+        for paths in Self.paths {
+            for size in [2, 3, 5, 6, 8, 17] {
+                for position in 0..<min(size, 6) {
+                    for type in [nil, ObjectType.blob] {
+                        var contents = (0..<size - 1).map { others[$0 % others.count] }
+                        contents.insert(attack, at: size >= 8 ? size - 1 - position : position)
+                        var batch = ObjectHashBatch()
+                        for content in contents {
+                            if let type { batch.append(type: type, data: content) } else { batch.append(raw: content) }
+                        }
+                        let results = batch.hashAll(paths: paths)
+                        let expected = contents.map { streamed(type, $0) }
+                        #expect(results == expected, "\(paths), \(size) objects, attack at \(position)")
+                        // Raw, the file is the attack; after a header it is other data.
+                        #expect(results.filter { (try? $0.get()) == nil }.count == (type == nil ? 1 : 0))
+                    }
+                }
+            }
+        }
+    }
 }
