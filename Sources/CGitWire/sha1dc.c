@@ -437,15 +437,6 @@ const uint8_t *cgw_sha1dc_lane_block(const hash_lane *lane, uint8_t out[64]) {
     return out;
 }
 
-static void write_digest(const uint32_t state[5], uint8_t digest[20]) {
-    for (int i = 0; i < 5; i++) {
-        digest[4 * i] = (uint8_t)(state[i] >> 24);
-        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
-        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
-        digest[4 * i + 3] = (uint8_t)state[i];
-    }
-}
-
 static const uint32_t initial_state[5] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u, 0xc3d2e1f0u};
 
 /* One job on the streaming path. */
@@ -473,7 +464,7 @@ void cgw_sha1dc_finish_lane(const hash_lane *lane, cgw_sha1dc_ctx *ctx) {
     /* Only padding is left: its last block, checked as any other. */
     uint8_t block[64];
     process(ctx, cgw_sha1dc_lane_block(lane, block), 1);
-    write_digest(ctx->state, job->digest);
+    cgw_sha1dc_write_digest(ctx->state, job->digest);
     job->attack = ctx->attack;
 }
 
@@ -656,7 +647,7 @@ static void hash_jobs_avx512(cgw_sha1dc_job *jobs, size_t count, int features) {
             if (lane->position == lane->padded) {
                 uint32_t out[5];
                 for (int i = 0; i < 5; i++) out[i] = state[i][k];
-                write_digest(out, lane->job->digest);
+                cgw_sha1dc_write_digest(out, lane->job->digest);
                 lane->job->attack = 0;
                 lane->job = NULL;
                 busy--;

@@ -19,6 +19,16 @@ typedef struct {
     uint64_t padded;
 } cgw_sha1dc_lane;
 
+/* The digest of a SHA-1 state, big-endian. */
+static inline void cgw_sha1dc_write_digest(const uint32_t state[5], uint8_t digest[20]) {
+    for (int i = 0; i < 5; i++) {
+        digest[4 * i] = (uint8_t)(state[i] >> 24);
+        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
+        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
+        digest[4 * i + 3] = (uint8_t)state[i];
+    }
+}
+
 /* The 64 bytes of the lane's padded message at its position, written to `out` unless they lie
  * whole in the job's data, where the pointer returned then points. */
 const uint8_t *cgw_sha1dc_lane_block(const cgw_sha1dc_lane *lane, uint8_t out[64]);

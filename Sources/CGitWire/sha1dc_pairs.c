@@ -31,15 +31,6 @@ static const uint8_t *lane_run(const cgw_sha1dc_lane *lane, uint8_t scratch[64],
     return cgw_sha1dc_lane_block(lane, scratch);
 }
 
-static void write_digest(const uint32_t state[5], uint8_t digest[20]) {
-    for (int i = 0; i < 5; i++) {
-        digest[4 * i] = (uint8_t)(state[i] >> 24);
-        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
-        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
-        digest[4 * i + 3] = (uint8_t)state[i];
-    }
-}
-
 /* `count` blocks of the two messages: side by side up to each block one of them flags. */
 static void compress_pair(cgw_sha1dc_ctx *ctx[2], cgw_sha1dc_job *jobs[2], const uint8_t *blocks[2], uint32_t masks[2][16],
     size_t count, cgw_sha1dc_deferred *deferred) {
@@ -95,7 +86,7 @@ void cgw_sha1dc_finish_lanes_in_pairs(
         for (int k = 0; k < 2; k++) {
             pair[k].position += 64 * run;
             if (pair[k].position < pair[k].padded) continue;
-            write_digest(ctx[k]->state, pair[k].job->digest);
+            cgw_sha1dc_write_digest(ctx[k]->state, pair[k].job->digest);
             pair[k].job->attack = ctx[k]->attack;
             ctx[k] = NULL;
         }
